@@ -1,0 +1,1 @@
+"""Compiled kernels (Cython). Nothing here imports omlc's Python layer."""

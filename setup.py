@@ -1,0 +1,78 @@
+"""Build script: compiles every ``omlc/_core/*.pyx`` with a plain C compiler.
+
+``OMLC_DEBUG_BUILD=1`` turns on bounds checking and Python division semantics so
+that an out-of-range access in a kernel raises instead of corrupting memory;
+CI runs the kernel tests once in that mode.
+"""
+import glob
+import os
+import sys
+
+import numpy as np
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+DEBUG = os.environ.get("OMLC_DEBUG_BUILD", "0") not in ("", "0")
+MODE_FILE = os.path.join("build", ".omlc_build_mode")
+
+
+def _mode_changed():
+    # Cython and setuptools only compare timestamps, so switching between debug
+    # and release directives must force a full rebuild or stale objects survive.
+    mode = "debug" if DEBUG else "release"
+    try:
+        with open(MODE_FILE) as fh:
+            previous = fh.read().strip()
+    except OSError:
+        previous = None
+    os.makedirs("build", exist_ok=True)
+    with open(MODE_FILE, "w") as fh:
+        fh.write(mode)
+    return previous is not None and previous != mode
+
+
+class BuildExt(build_ext):
+    def finalize_options(self):
+        super().finalize_options()
+        if FORCE:
+            self.force = True
+
+
+directives = {
+    "language_level": 3,
+    "boundscheck": DEBUG,
+    "wraparound": False,
+    "initializedcheck": DEBUG,
+    "nonecheck": False,
+    "cdivision": not DEBUG,
+    "embedsignature": True,
+}
+
+compile_args = []
+if sys.platform != "win32":
+    compile_args = ["-O3", "-fno-strict-aliasing"]
+    if DEBUG:
+        compile_args = ["-O0", "-g"]
+    if os.environ.get("OMLC_NATIVE", "0") not in ("", "0"):
+        compile_args.append("-march=native")
+
+extensions = [
+    Extension(
+        "omlc._core." + os.path.splitext(os.path.basename(path))[0],
+        [path],
+        include_dirs=[np.get_include()],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_22_API_VERSION")],
+        extra_compile_args=compile_args,
+    )
+    for path in sorted(glob.glob(os.path.join("omlc", "_core", "*.pyx")))
+]
+
+FORCE = _mode_changed()
+
+setup(
+    ext_modules=cythonize(
+        extensions, compiler_directives=directives, force=FORCE, nthreads=0
+    ),
+    cmdclass={"build_ext": BuildExt},
+)

@@ -1,0 +1,30 @@
+import os
+from pathlib import Path
+
+import pytest
+
+_HERE = Path(__file__).resolve().parent
+
+
+def shared_datasets_dir():
+    """Where the real benchmark files live: $OMLC_DATA_DIR, else ../shared/datasets."""
+    env = os.environ.get("OMLC_DATA_DIR")
+    if env:
+        return Path(env)
+    return _HERE.parent.parent / "shared" / "datasets"
+
+
+@pytest.fixture(scope="session")
+def shared_datasets():
+    path = shared_datasets_dir()
+    if not path.is_dir():
+        pytest.skip(f"real data sets not found at {path} (set OMLC_DATA_DIR to their folder)")
+    return path
+
+
+def shared_file(relpath):
+    """Path of one shared data file, or skip the test with the reason."""
+    path = shared_datasets_dir() / relpath
+    if not path.exists():
+        pytest.skip(f"data file {path} not present (set OMLC_DATA_DIR to the shared datasets folder)")
+    return path
