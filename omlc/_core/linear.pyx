@@ -1,0 +1,364 @@
+# cython: language_level=3
+"""Linear learner kernels on a feature-major weight matrix ``W[d, K]``.
+
+One call processes a whole block of rows with the GIL released. A row's score
+reads the ``nnz`` contiguous label rows ``W[j, :]``; its update is one axpy of
+length K per nonzero, restricted to the labels whose coefficient is nonzero
+when few are (hinge-type losses leave most labels untouched once learned).
+
+Threshold learners (ALT) use ``K = L + 1``: column L scores the threshold and the
+reported decision value is ``s_l - s_L``. Binary relevance uses ``K = L``.
+
+Every kernel can write, into ``out[k, :]``, the decision values of the k-th
+row of the stream *before* that row's update: the prequential
+(test-then-train) step costs one pass, not two.
+
+Inputs are trusted: ``omlc._validation`` checks them before they get here.
+"""
+import numpy as np
+cimport numpy as cnp
+from libc.math cimport sqrt
+from libc.stdlib cimport calloc, free, malloc
+from libc.stdint cimport int32_t, int64_t
+
+from omlc._core.rowstream cimport CSRRows, Row, RowStream, get_row
+
+cnp.import_array()
+
+ctypedef double float64_t
+
+# PA variants
+cpdef enum PAVariant:
+    PA = 0
+    PA1 = 1
+    PA2 = 2
+
+
+cdef struct Scratch:
+    float64_t* s        # scores, K
+    float64_t* c        # accumulated per-label coefficient of x for this row, K
+    float64_t* g        # per-repetition gradient coefficients (SALT), K
+    char* rel           # relevance mask, L
+    int32_t* act        # labels with nonzero coefficient, K
+
+
+cdef int scratch_alloc(Scratch* sc, int64_t K) noexcept nogil:
+    sc.s = <float64_t*> calloc(K + 1, sizeof(float64_t))
+    sc.c = <float64_t*> calloc(K + 1, sizeof(float64_t))
+    sc.g = <float64_t*> calloc(K + 1, sizeof(float64_t))
+    sc.rel = <char*> calloc(K + 1, sizeof(char))
+    sc.act = <int32_t*> calloc(K + 1, sizeof(int32_t))
+    if sc.s == NULL or sc.c == NULL or sc.g == NULL or sc.rel == NULL or sc.act == NULL:
+        scratch_free(sc)
+        return -1
+    return 0
+
+
+cdef void scratch_free(Scratch* sc) noexcept nogil:
+    free(sc.s); free(sc.c); free(sc.g); free(sc.rel); free(sc.act)
+    sc.s = NULL; sc.c = NULL; sc.g = NULL; sc.rel = NULL; sc.act = NULL
+
+
+cdef inline void score_row(const Row* r, const float64_t* W, int64_t K,
+                           float64_t* s) noexcept nogil:
+    cdef int64_t p, l
+    cdef const float64_t* w
+    cdef float64_t x
+    for l in range(K):
+        s[l] = 0.0
+    for p in range(r.x_nnz):
+        x = r.x_data[p]
+        w = W + <int64_t> r.x_indices[p] * K
+        for l in range(K):
+            s[l] += x * w[l]
+
+
+cdef inline float64_t sq_norm(const Row* r) noexcept nogil:
+    cdef int64_t p
+    cdef float64_t q = 0.0
+    for p in range(r.x_nnz):
+        q += r.x_data[p] * r.x_data[p]
+    return q
+
+
+cdef inline void write_decision(float64_t* out_row, const float64_t* s, int64_t L,
+                                bint has_threshold) noexcept nogil:
+    cdef int64_t l
+    cdef float64_t t = s[L] if has_threshold else 0.0
+    for l in range(L):
+        out_row[l] = s[l] - t
+
+
+cdef inline void rank_one_update(const Row* r, float64_t* W, int64_t K,
+                                 const float64_t* c, int32_t* act) noexcept nogil:
+    """W[j, :] += x_j * c for every nonzero j of the row."""
+    cdef int64_t p, l, n_act = 0
+    cdef float64_t x
+    cdef float64_t* w
+    for l in range(K):
+        if c[l] != 0.0:
+            act[n_act] = <int32_t> l
+            n_act += 1
+    if n_act == 0:
+        return
+    if 4 * n_act >= K:
+        # Dense axpy: contiguous, vectorisable; cheaper than a gather when
+        # most labels move.
+        for p in range(r.x_nnz):
+            x = r.x_data[p]
+            w = W + <int64_t> r.x_indices[p] * K
+            for l in range(K):
+                w[l] += x * c[l]
+    else:
+        for p in range(r.x_nnz):
+            x = r.x_data[p]
+            w = W + <int64_t> r.x_indices[p] * K
+            for l in range(n_act):
+                w[act[l]] += x * c[act[l]]
+
+
+cdef inline int64_t alt_coefficients(const float64_t* s, const char* rel, int64_t L,
+                                     int64_t P, int64_t N, float64_t* g,
+                                     int64_t* A_out, int64_t* B_out) noexcept nogil:
+    """Subgradient coefficients of the ALT loss at scores ``s``.
+
+    ``g[l]`` is the scalar with grad_l = g[l] * x (spec §2). Returns the number
+    of active hinges; A and B count active relevant and irrelevant hinges.
+    """
+    cdef int64_t l, A = 0, B = 0
+    cdef float64_t thr = s[L]
+    cdef float64_t inv_p = 1.0 / P if P > 0 else 0.0
+    cdef float64_t inv_n = 1.0 / N if N > 0 else 0.0
+    for l in range(L):
+        if rel[l]:
+            if s[l] - thr < 1.0:
+                g[l] = -inv_p
+                A += 1
+            else:
+                g[l] = 0.0
+        else:
+            if thr - s[l] < 1.0:
+                g[l] = inv_n
+                B += 1
+            else:
+                g[l] = 0.0
+    # An empty side contributes nothing (spec §9.1): its inv is 0.
+    g[L] = A * inv_p - B * inv_n
+    A_out[0] = A
+    B_out[0] = B
+    return A + B
+
+
+def falt_partial_fit(float64_t[:, ::1] W, RowStream stream, double eta,
+                     int64_t M, float64_t[:, ::1] out=None):
+    """FALT (spec §3.1): up to M gradient steps per row, done exactly in score
+    space, then one rank-one update of the touched rows of W.
+
+    Returns the number of rows with a nonzero update.
+    """
+    cdef CSRRows* rows = &stream.rows
+    cdef int64_t K = W.shape[1]
+    cdef int64_t L = K - 1
+    cdef int64_t n = rows.n_rows, k, l, rep, P, N, A, B
+    cdef float64_t q
+    cdef bint write_out = out is not None
+    cdef float64_t* Wp = &W[0, 0] if W.shape[0] > 0 else NULL
+    cdef float64_t* outp = NULL
+    cdef int64_t n_updated = 0
+    cdef Row r
+    cdef Scratch sc
+    if write_out:
+        if out.shape[0] < n or out.shape[1] != L:
+            raise ValueError("out has the wrong shape")
+        if n > 0:
+            outp = &out[0, 0]
+    if scratch_alloc(&sc, K) != 0:
+        raise MemoryError()
+    with nogil:
+        for k in range(n):
+            get_row(rows, k, &r)
+            score_row(&r, Wp, K, sc.s)
+            if write_out:
+                write_decision(outp + k * L, sc.s, L, True)
+            if r.x_nnz == 0:
+                continue  # no update can change an empty row's scores
+            for l in range(r.y_nnz):
+                sc.rel[r.y_indices[l]] = 1
+            P = r.y_nnz
+            N = L - P
+            q = sq_norm(&r)
+            for l in range(K):
+                sc.c[l] = 0.0
+            for rep in range(M):
+                if alt_coefficients(sc.s, sc.rel, L, P, N, sc.g, &A, &B) == 0:
+                    break  # zero subgradient: further repetitions are no-ops
+                # w_l -= eta * g_l * x  implies  s_l -= eta * g_l * q
+                for l in range(K):
+                    if sc.g[l] != 0.0:
+                        sc.c[l] -= eta * sc.g[l]
+                        sc.s[l] -= eta * sc.g[l] * q
+            for l in range(r.y_nnz):
+                sc.rel[r.y_indices[l]] = 0
+            for l in range(K):
+                if sc.c[l] != 0.0:
+                    n_updated += 1
+                    break
+            rank_one_update(&r, Wp, K, sc.c, sc.act)
+    scratch_free(&sc)
+    return n_updated
+
+
+def salt_partial_fit(float64_t[:, ::1] W, float64_t[:, ::1] G, RowStream stream,
+                     double eta, double delta, int64_t M, float64_t[:, ::1] out=None):
+    """SALT (spec §3.2): diagonal AdaGrad on the ALT loss. ``G`` holds the
+    running sums of squared gradients, same shape as W; each repetition is one
+    AdaGrad step (its gradient enters G before the step, δ outside the sqrt).
+    """
+    cdef CSRRows* rows = &stream.rows
+    cdef int64_t K = W.shape[1]
+    cdef int64_t L = K - 1
+    cdef int64_t n = rows.n_rows, k, l, a, p, rep, P, N, A, B, n_act
+    cdef float64_t x, gx, step
+    cdef float64_t* w
+    cdef float64_t* gsq
+    cdef bint write_out = out is not None
+    cdef float64_t* Wp = &W[0, 0] if W.shape[0] > 0 else NULL
+    cdef float64_t* Gp = &G[0, 0] if G.shape[0] > 0 else NULL
+    cdef float64_t* outp = NULL
+    cdef int64_t n_updated = 0
+    cdef bint touched
+    cdef Row r
+    cdef Scratch sc
+    if G.shape[0] != W.shape[0] or G.shape[1] != K:
+        raise ValueError("G must have the shape of W")
+    if write_out:
+        if out.shape[0] < n or out.shape[1] != L:
+            raise ValueError("out has the wrong shape")
+        if n > 0:
+            outp = &out[0, 0]
+    if scratch_alloc(&sc, K) != 0:
+        raise MemoryError()
+    with nogil:
+        for k in range(n):
+            get_row(rows, k, &r)
+            score_row(&r, Wp, K, sc.s)
+            if write_out:
+                write_decision(outp + k * L, sc.s, L, True)
+            if r.x_nnz == 0:
+                continue
+            for l in range(r.y_nnz):
+                sc.rel[r.y_indices[l]] = 1
+            P = r.y_nnz
+            N = L - P
+            touched = False
+            for rep in range(M):
+                if alt_coefficients(sc.s, sc.rel, L, P, N, sc.g, &A, &B) == 0:
+                    break
+                n_act = 0
+                for l in range(K):
+                    if sc.g[l] != 0.0:
+                        sc.act[n_act] = <int32_t> l
+                        n_act += 1
+                touched = touched or n_act > 0
+                for p in range(r.x_nnz):
+                    x = r.x_data[p]
+                    w = Wp + <int64_t> r.x_indices[p] * K
+                    gsq = Gp + <int64_t> r.x_indices[p] * K
+                    for a in range(n_act):
+                        l = sc.act[a]
+                        gx = sc.g[l] * x
+                        gsq[l] += gx * gx
+                        step = -eta * gx / (delta + sqrt(gsq[l]))
+                        w[l] += step
+                        sc.s[l] += x * step
+            for l in range(r.y_nnz):
+                sc.rel[r.y_indices[l]] = 0
+            if touched:
+                n_updated += 1
+    scratch_free(&sc)
+    return n_updated
+
+
+def pa_partial_fit(float64_t[:, ::1] W, RowStream stream, int variant, double C,
+                   float64_t[:, ::1] out=None):
+    """Binary-relevance passive-aggressive (Crammer et al. 2006): L independent
+    hinge learners sharing the row's score pass and its rank-one update."""
+    cdef CSRRows* rows = &stream.rows
+    cdef int64_t K = W.shape[1]
+    cdef int64_t n = rows.n_rows, k, l
+    cdef float64_t q, y, loss, tau
+    cdef bint write_out = out is not None
+    cdef float64_t* Wp = &W[0, 0] if W.shape[0] > 0 else NULL
+    cdef float64_t* outp = NULL
+    cdef int64_t n_updated = 0
+    cdef bint touched
+    cdef Row r
+    cdef Scratch sc
+    if write_out:
+        if out.shape[0] < n or out.shape[1] != K:
+            raise ValueError("out has the wrong shape")
+        if n > 0:
+            outp = &out[0, 0]
+    if scratch_alloc(&sc, K) != 0:
+        raise MemoryError()
+    with nogil:
+        for k in range(n):
+            get_row(rows, k, &r)
+            score_row(&r, Wp, K, sc.s)
+            if write_out:
+                write_decision(outp + k * K, sc.s, K, False)
+            q = sq_norm(&r)
+            if q == 0.0:
+                continue  # tau is undefined and no step could change the scores
+            for l in range(r.y_nnz):
+                sc.rel[r.y_indices[l]] = 1
+            touched = False
+            for l in range(K):
+                y = 1.0 if sc.rel[l] else -1.0
+                loss = 1.0 - y * sc.s[l]
+                if loss > 0.0:
+                    if variant == PA1:
+                        tau = loss / q
+                        if tau > C:
+                            tau = C
+                    elif variant == PA2:
+                        tau = loss / (q + 0.5 / C)
+                    else:
+                        tau = loss / q
+                    sc.c[l] = tau * y
+                    touched = True
+                else:
+                    sc.c[l] = 0.0
+            for l in range(r.y_nnz):
+                sc.rel[r.y_indices[l]] = 0
+            if touched:
+                n_updated += 1
+                rank_one_update(&r, Wp, K, sc.c, sc.act)
+    scratch_free(&sc)
+    return n_updated
+
+
+def linear_decision(const float64_t[:, ::1] W, RowStream stream, float64_t[:, ::1] out,
+                    bint has_threshold):
+    """Decision values of every row of the stream: ``x W`` (minus the threshold
+    column when ``has_threshold``)."""
+    cdef CSRRows* rows = &stream.rows
+    cdef int64_t K = W.shape[1]
+    cdef int64_t L = K - 1 if has_threshold else K
+    cdef int64_t n = rows.n_rows, k
+    cdef const float64_t* Wp = &W[0, 0] if W.shape[0] > 0 else NULL
+    cdef float64_t* s
+    cdef Row r
+    if out.shape[0] < n or out.shape[1] != L:
+        raise ValueError("out has the wrong shape")
+    if n == 0:
+        return
+    s = <float64_t*> malloc((K + 1) * sizeof(float64_t))
+    if s == NULL:
+        raise MemoryError()
+    with nogil:
+        for k in range(n):
+            get_row(rows, k, &r)
+            score_row(&r, Wp, K, s)
+            write_decision(&out[k, 0], s, L, has_threshold)
+    free(s)

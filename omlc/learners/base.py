@@ -1,0 +1,202 @@
+"""The contract every omlc learner shares.
+
+``partial_fit(X, Y)`` takes rows in order, one online step each; ``fit`` starts
+from a fresh state and makes one pass (optionally in a seeded shuffled order);
+``predict_then_learn`` is the prequential step: it returns each row's decision
+values computed *before* the row is learned. ``decision_function`` gives dense
+scores whose sign is the prediction: ``predict(X) == decision_function(X) > 0``.
+
+Parameters live in ``__init__`` only (scikit-learn conventions), so
+``get_params``/``set_params``/``clone`` work, and the state is plain NumPy
+arrays in attributes ending with ``_`` so pickling mid-stream is exact.
+"""
+import inspect
+
+import numpy as np
+import scipy.sparse as sp
+
+from omlc._core.rowstream import RowStream
+from omlc._validation import check_random_state, check_X, check_Y, csr_arrays
+from omlc.exceptions import NotFittedError
+
+
+def clone(learner, **overrides):
+    """A new unfitted learner with the same parameters (plus ``overrides``)."""
+    params = learner.get_params()
+    params.update(overrides)
+    return type(learner)(**params)
+
+
+class BaseLearner:
+    """Base class of omlc's online multi-label learners."""
+
+    # --- parameters -----------------------------------------------------
+    @classmethod
+    def _get_param_names(cls):
+        sig = inspect.signature(cls.__init__)
+        return sorted(p.name for p in sig.parameters.values()
+                      if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD))
+
+    def get_params(self, deep=True):
+        return {name: getattr(self, name) for name in self._get_param_names()}
+
+    def set_params(self, **params):
+        valid = set(self._get_param_names())
+        for name, value in params.items():
+            if name not in valid:
+                raise ValueError(f"invalid parameter {name!r} for {type(self).__name__}; "
+                                 f"valid parameters: {sorted(valid)}")
+            setattr(self, name, value)
+        return self
+
+    def __repr__(self):
+        defaults = {p.name: p.default for p in inspect.signature(type(self).__init__).parameters.values()}
+        shown = [f"{k}={v!r}" for k, v in self.get_params().items() if defaults.get(k) is not v
+                 and not (isinstance(v, (int, float, str)) and defaults.get(k) == v)]
+        return f"{type(self).__name__}({', '.join(shown)})"
+
+    # --- state ----------------------------------------------------------
+    def _reset(self):
+        for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
+            delattr(self, name)
+
+    @property
+    def is_fitted(self):
+        return hasattr(self, "n_labels_")
+
+    def _check_fitted(self):
+        if not self.is_fitted:
+            raise NotFittedError(f"{type(self).__name__} has not seen any data yet; "
+                                 "call partial_fit or fit first")
+
+    def _validate(self, X, Y, n_labels):
+        first = not self.is_fitted
+        X = check_X(X, None if first else self.n_features_in_)
+        if Y is None:
+            raise ValueError("Y (the label sets) is required to learn")
+        if not first:
+            if n_labels is not None and n_labels != self.n_labels_:
+                raise ValueError(f"n_labels={n_labels} but the model has {self.n_labels_} labels")
+            n_labels = self.n_labels_
+        Y = check_Y(Y, X.shape[0], n_labels)
+        if first:
+            self._check_params()
+            self.n_features_in_ = X.shape[1]
+            self.n_labels_ = Y.shape[1]
+            self.n_samples_seen_ = 0
+            self._init_state(self.n_features_in_, self.n_labels_)
+        return X, Y
+
+    @staticmethod
+    def _stream(X, Y=None, order=None):
+        xi, xx, xv = csr_arrays(X)
+        if Y is None:
+            return RowStream(xi, xx, xv, X.shape[1], order=order)
+        yi, yy, _ = csr_arrays(Y)
+        return RowStream(xi, xx, xv, X.shape[1], yi, yy, Y.shape[1], order=order)
+
+    # --- public API -----------------------------------------------------
+    def partial_fit(self, X, Y, *, n_labels=None):
+        """One online step per row of ``X`` (in order). Returns ``self``.
+
+        ``n_labels`` fixes the label count on the first call when ``Y`` is given
+        as lists of label indices.
+        """
+        X, Y = self._validate(X, Y, n_labels)
+        self._learn(X, Y, None, None)
+        self.n_samples_seen_ += X.shape[0]
+        return self
+
+    def predict_then_learn(self, X, Y, *, n_labels=None):
+        """Prequential step: decision values of each row before it is learned.
+
+        Returns a dense ``(n_samples, n_labels)`` array; the model has learned
+        every row when it returns.
+        """
+        X, Y = self._validate(X, Y, n_labels)
+        out = np.empty((X.shape[0], self.n_labels_), dtype=np.float64)
+        self._learn(X, Y, None, out)
+        self.n_samples_seen_ += X.shape[0]
+        return out
+
+    def fit(self, X, Y, *, n_labels=None, shuffle=False):
+        """Fresh state, then one online pass; ``shuffle=True`` visits the rows in
+        an order drawn from ``random_state`` (the data is not copied)."""
+        self._reset()
+        X, Y = self._validate(X, Y, n_labels)
+        order = None
+        if shuffle:
+            order = check_random_state(getattr(self, "random_state", None)).permutation(X.shape[0])
+        self._learn(X, Y, order, None)
+        self.n_samples_seen_ += X.shape[0]
+        return self
+
+    def decision_function(self, X):
+        """Dense ``(n_samples, n_labels)`` scores; positive means predicted relevant."""
+        self._check_fitted()
+        X = check_X(X, self.n_features_in_)
+        return self._decision(X)
+
+    def predict(self, X):
+        """Predicted label sets as a CSR 0/1 indicator."""
+        D = self.decision_function(X)
+        return sp.csr_matrix((D > 0).astype(np.int32))
+
+    # --- to implement -----------------------------------------------------
+    def _check_params(self):
+        """Raise ValueError on invalid hyperparameters (called on first data)."""
+
+    def _init_state(self, n_features, n_labels):
+        raise NotImplementedError
+
+    def _learn(self, X, Y, order, out):
+        """Learn every row of (X, Y) in ``order`` (None = natural); if ``out`` is
+        given, write each row's pre-update decision values into it (stream order)."""
+        raise NotImplementedError
+
+    def _decision(self, X):
+        raise NotImplementedError
+
+
+class LinearLearner(BaseLearner):
+    """A learner whose state is a feature-major weight matrix ``W_[d, K]``.
+
+    ``K = L + 1`` when the last column scores an instance-dependent threshold.
+    """
+
+    _has_threshold = False
+
+    def _init_state(self, n_features, n_labels):
+        K = n_labels + (1 if self._has_threshold else 0)
+        self.W_ = np.zeros((n_features, K), dtype=np.float64)
+
+    def _decision(self, X):
+        from omlc._core.linear import linear_decision
+        out = np.empty((X.shape[0], self.n_labels_), dtype=np.float64)
+        linear_decision(self.W_, self._stream(X), out, self._has_threshold)
+        return out
+
+    @property
+    def coef_(self):
+        """Weights as ``(n_labels[+1], n_features)``, scikit-learn's orientation (a view)."""
+        self._check_fitted()
+        return self.W_.T
+
+
+def positive_float(name, value, allow_zero=False):
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number, got {value!r}") from None
+    if not np.isfinite(v) or v < 0 or (v == 0 and not allow_zero):
+        raise ValueError(f"{name} must be {'non-negative' if allow_zero else 'positive'} and finite, got {value!r}")
+    return v
+
+
+def repetitions(M, n_labels):
+    """The paper's M: maximum learning steps per example; ``None`` means L."""
+    if M is None:
+        return max(1, int(n_labels))
+    if isinstance(M, bool) or not isinstance(M, (int, np.integer)) or M < 1:
+        raise ValueError(f"M must be a positive integer or None (= n_labels), got {M!r}")
+    return int(M)

@@ -1,0 +1,36 @@
+"""Every learner omlc ships, with small-data parameters, for the shared contract tests.
+
+A new learner joins the contract suite by adding a line here.
+"""
+import numpy as np
+import scipy.sparse as sp
+
+from omlc import learners
+
+
+def planted_problem(n=1500, d=120, L=8, seed=0, density=0.08):
+    """Sparse non-negative rows, labels from a sparse linear teacher with a
+    per-label threshold: learnable by a linear model, not by label frequency."""
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, d, density=density, format="csr", random_state=seed,
+                  data_rvs=lambda k: rng.random(k) + 0.1)
+    norms = np.sqrt(X.multiply(X).sum(axis=1)).A.ravel()
+    norms[norms == 0] = 1
+    X = sp.diags(1 / norms) @ X
+    T = rng.normal(size=(d, L)) * (rng.random((d, L)) < 0.3)
+    S = X @ T
+    Y = (S > np.quantile(S, 0.75, axis=0)).astype(np.int32)
+    return X.tocsr(), sp.csr_matrix(Y)
+
+
+def all_learners():
+    cases = [
+        learners.FALT(eta=1.0, M=8),
+        learners.SALT(eta=0.5, delta=1.0, M=8),
+        learners.PassiveAggressiveBR(variant="pa"),
+        learners.PassiveAggressiveBR(variant="pa1", C=0.5),
+        learners.PassiveAggressiveBR(variant="pa2", C=0.5),
+    ]
+    for name, params in getattr(learners, "_CONTRACT_EXTRA", []):
+        cases.append(getattr(learners, name)(**params))
+    return cases

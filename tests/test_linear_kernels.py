@@ -1,0 +1,120 @@
+"""The compiled linear kernels agree with their NumPy twins to 1e-12."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import reference_linear as ref
+from omlc._core.linear import falt_partial_fit, linear_decision, pa_partial_fit, salt_partial_fit
+from omlc._core.rowstream import RowStream
+from omlc._validation import check_Y, csr_arrays
+from omlc.learners.passive_aggressive import _VARIANTS
+
+pytestmark = pytest.mark.kernel
+
+
+def make_problem(seed, n=60, d=25, L=7):
+    """Random sparse rows with the edge cases forced in: an empty feature row,
+    empty label sets, an all-labels row."""
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, d, density=0.15, format="lil", random_state=seed, data_rvs=lambda k: rng.normal(size=k))
+    X[3, :] = 0
+    X = X.tocsr()
+    X.eliminate_zeros()
+    Yd = (rng.random((n, L)) < 0.3).astype(int)
+    Yd[5] = 0
+    Yd[7] = 1
+    Yd[3] = 1
+    Y = check_Y(Yd)
+    return X, Y
+
+
+def stream(X, Y, order=None):
+    xi, xx, xv = csr_arrays(X)
+    yi, yy, _ = csr_arrays(Y)
+    return RowStream(xi, xx, xv, X.shape[1], yi, yy, Y.shape[1], order=order)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("M", [1, 3, 20])
+@pytest.mark.parametrize("shuffled", [False, True])
+def test_falt_matches_reference(seed, M, shuffled):
+    X, Y = make_problem(seed)
+    order = np.random.default_rng(seed).permutation(X.shape[0]) if shuffled else None
+    W = np.zeros((X.shape[1], Y.shape[1] + 1))
+    out = np.empty((X.shape[0], Y.shape[1]))
+    falt_partial_fit(W, stream(X, Y, order), 0.37, M, out)
+    W_ref, out_ref = ref.falt(np.zeros_like(W), X, Y, 0.37, M, order)
+    np.testing.assert_allclose(W, W_ref, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(out, out_ref, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("M", [1, 4])
+def test_salt_matches_reference(seed, M):
+    X, Y = make_problem(seed)
+    W = np.zeros((X.shape[1], Y.shape[1] + 1))
+    G = np.zeros_like(W)
+    out = np.empty((X.shape[0], Y.shape[1]))
+    salt_partial_fit(W, G, stream(X, Y), 0.8, 0.5, M, out)
+    W_ref, G_ref, out_ref = ref.salt(np.zeros_like(W), np.zeros_like(W), X, Y, 0.8, 0.5, M)
+    np.testing.assert_allclose(W, W_ref, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(G, G_ref, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(out, out_ref, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("variant", ["pa", "pa1", "pa2"])
+def test_pa_matches_reference(seed, variant):
+    X, Y = make_problem(seed)
+    W = np.zeros((X.shape[1], Y.shape[1]))
+    out = np.empty((X.shape[0], Y.shape[1]))
+    pa_partial_fit(W, stream(X, Y), _VARIANTS[variant], 0.3, out)
+    W_ref, out_ref = ref.pa_br(np.zeros_like(W), X, Y, variant, 0.3)
+    np.testing.assert_allclose(W, W_ref, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(out, out_ref, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("threshold", [True, False])
+def test_linear_decision_matches_dense_product(threshold):
+    X, Y = make_problem(4)
+    W = np.random.default_rng(4).normal(size=(X.shape[1], 8))
+    L = 7 if threshold else 8
+    out = np.empty((X.shape[0], L))
+    xi, xx, xv = csr_arrays(X)
+    linear_decision(W, RowStream(xi, xx, xv, X.shape[1]), out, threshold)
+    S = X.toarray() @ W
+    expected = S[:, :7] - S[:, 7:8] if threshold else S
+    np.testing.assert_allclose(out, expected, rtol=0, atol=1e-12)
+
+
+def test_falt_first_step_sanity():
+    """Spec §3.1: from W = 0 with ||x|| = 1 one step gives s_i = eta/P on
+    relevant labels, -eta/N on the others, threshold unmoved, so Y-hat = Y."""
+    x = sp.csr_matrix(np.array([[0.6, 0.0, 0.8]]))
+    Y = check_Y([[1, 3]], n_labels=5)
+    W = np.zeros((3, 6))
+    falt_partial_fit(W, stream(x, Y), 0.5, 1, None)
+    s = x.toarray() @ W
+    np.testing.assert_allclose(s[0, :5], [-0.5 / 3, 0.25, -0.5 / 3, 0.25, -0.5 / 3])
+    assert abs(s[0, 5]) < 1e-15
+
+
+def test_falt_regret_bound_against_zero_comparator():
+    """Theorem 1 with U = 0 (spec §8): sum_t f_t(W_t) <= sum_t f_t(0) + eta R^2 T, M = 1."""
+    X, Y = make_problem(9, n=200)
+    eta = 0.05
+    W = np.zeros((X.shape[1], Y.shape[1] + 1))
+    out = np.empty((X.shape[0], Y.shape[1]))
+    falt_partial_fit(W, stream(X, Y), eta, 1, out)
+    L = Y.shape[1]
+    total = zero = 0.0
+    for i in range(X.shape[0]):
+        rel = set(Y[i].indices)
+        P, N = len(rel), L - len(rel)
+        d = out[i]  # s_l - threshold
+        pos = sum(max(0, 1 - d[l]) for l in rel) / P if P else 0.0
+        neg = sum(max(0, 1 + d[l]) for l in range(L) if l not in rel) / N if N else 0.0
+        total += pos + neg
+        zero += (1.0 if P else 0.0) + (1.0 if N else 0.0)
+    R2 = max(X.multiply(X).sum(axis=1).A.ravel())
+    assert total <= zero + eta * R2 * X.shape[0]
