@@ -1,0 +1,285 @@
+# cython: language_level=3
+"""Per-row sufficient statistics for the multi-label metrics.
+
+Two kernels, both one call per block with the GIL released:
+
+``set_counts``   |Y_i ∩ P_i| per row and per label, by merging two sorted CSR
+                 index lists (the example- and label-based metrics need nothing
+                 else besides the row lengths, which the caller has).
+``ranking_stats`` for every row of a dense score matrix, the pair counts and
+                 ranks behind ranking loss (both tie conventions), coverage,
+                 label-ranking average precision and one-error.
+
+How ``ranking_stats`` avoids the |Y|·|Ȳ| pairs: the m relevant scores of a row
+are sorted once; each irrelevant score is then located in that sorted list by
+two binary searches, which give how many relevant scores lie strictly below it
+(those pairs are mis-ordered) and how many equal it (tied pairs).  A row costs
+O(m log m + L log m) ≤ O(L log L) and the tie counts are exact, so both the
+"ties are errors" and the "ties count one half" conventions come from the same
+pass.  Inputs are trusted: ``omlc.metrics`` checks them first (canonical CSR
+from ``check_Y``, finite C-contiguous float64 scores from ``check_scores``).
+"""
+import numpy as np
+cimport numpy as cnp
+from libc.stdint cimport int8_t, int32_t, int64_t
+from libc.stdlib cimport calloc, free, malloc
+
+cnp.import_array()
+
+cdef int32_t _NO_INDEX = 0
+
+
+cdef inline void _insertion_sort(double* a, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t i, j
+    cdef double x
+    for i in range(1, n):
+        x = a[i]
+        j = i - 1
+        while j >= 0 and a[j] > x:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = x
+
+
+cdef inline void _sift_down(double* a, Py_ssize_t start, Py_ssize_t end) noexcept nogil:
+    cdef Py_ssize_t root = start, child
+    cdef double tmp
+    while 2 * root + 1 < end:
+        child = 2 * root + 1
+        if child + 1 < end and a[child] < a[child + 1]:
+            child += 1
+        if a[root] < a[child]:
+            tmp = a[root]
+            a[root] = a[child]
+            a[child] = tmp
+            root = child
+        else:
+            return
+
+
+cdef void _sort(double* a, Py_ssize_t n) noexcept nogil:
+    # Relevant sets are usually a handful of labels, where insertion sort wins;
+    # heapsort keeps the worst case (all-relevant rows) at n log n without
+    # recursion or extra memory.
+    cdef Py_ssize_t i, end
+    cdef double tmp
+    if n <= 16:
+        _insertion_sort(a, n)
+        return
+    i = n // 2 - 1
+    while i >= 0:
+        _sift_down(a, i, n)
+        i -= 1
+    end = n - 1
+    while end > 0:
+        tmp = a[0]
+        a[0] = a[end]
+        a[end] = tmp
+        _sift_down(a, 0, end)
+        end -= 1
+
+
+cdef inline Py_ssize_t _count_below(const double* a, Py_ssize_t n, double x) noexcept nogil:
+    """Number of entries of the ascending array ``a`` that are < x."""
+    cdef Py_ssize_t lo = 0, hi = n, mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if a[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+cdef inline Py_ssize_t _count_not_above(const double* a, Py_ssize_t n, double x) noexcept nogil:
+    """Number of entries of the ascending array ``a`` that are <= x."""
+    cdef Py_ssize_t lo = 0, hi = n, mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if a[mid] <= x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def set_counts(const int64_t[::1] y_indptr, const int32_t[::1] y_indices,
+               const int64_t[::1] p_indptr, const int32_t[::1] p_indices,
+               int64_t n_labels):
+    """Intersections of true and predicted label sets.
+
+    Both CSR structures must have sorted, unique, in-range column indices.
+    Returns ``(tp_row, tp_label)``: int64 arrays of length n_rows and n_labels.
+    """
+    cdef Py_ssize_t n = y_indptr.shape[0] - 1
+    if p_indptr.shape[0] != y_indptr.shape[0]:
+        raise ValueError("true and predicted label sets have different numbers of rows")
+    tp_row_arr = np.zeros(max(n, 0), dtype=np.int64)
+    tp_label_arr = np.zeros(n_labels, dtype=np.int64)
+    if n <= 0:
+        return tp_row_arr, tp_label_arr
+    cdef int64_t[::1] tp_row = tp_row_arr
+    cdef int64_t[::1] tp_label = tp_label_arr
+    cdef const int32_t* yi = &y_indices[0] if y_indices.shape[0] else &_NO_INDEX
+    cdef const int32_t* pi = &p_indices[0] if p_indices.shape[0] else &_NO_INDEX
+    cdef Py_ssize_t i
+    cdef int64_t a, a_end, b, b_end, c
+    cdef int32_t ya, pb
+    with nogil:
+        for i in range(n):
+            a = y_indptr[i]
+            a_end = y_indptr[i + 1]
+            b = p_indptr[i]
+            b_end = p_indptr[i + 1]
+            c = 0
+            while a < a_end and b < b_end:
+                ya = yi[a]
+                pb = pi[b]
+                if ya == pb:
+                    c += 1
+                    tp_label[ya] += 1
+                    a += 1
+                    b += 1
+                elif ya < pb:
+                    a += 1
+                else:
+                    b += 1
+            tp_row[i] = c
+    return tp_row_arr, tp_label_arr
+
+
+def ranking_stats(const int64_t[::1] y_indptr, const int32_t[::1] y_indices,
+                  const double[:, ::1] scores):
+    """Per-row ranking statistics of ``scores`` against the label sets.
+
+    Returns a tuple of arrays, one entry per row (m = |Y_i|, L = n_labels):
+
+    ``mis``       int64, pairs (j ∈ Y, k ∉ Y) with s_j < s_k
+    ``tied``      int64, pairs (j ∈ Y, k ∉ Y) with s_j == s_k
+    ``cover``     int64, number of labels scoring >= the lowest relevant score
+                  (scikit-learn's coverage_error per row); 0 when m = 0
+    ``ap``        float64, label-ranking average precision of the row, where a
+                  relevant label's rank counts every label scoring >= it
+                  (scikit-learn's tie handling); 0 when m = 0
+    ``top_n``     int32, number of labels tied at the maximum score
+    ``top_rel``   int32, how many of those are relevant
+    ``first_rel`` int8, whether the lowest-index label at the maximum is relevant
+    """
+    cdef Py_ssize_t n = scores.shape[0]
+    cdef Py_ssize_t L = scores.shape[1]
+    if y_indptr.shape[0] != n + 1:
+        raise ValueError("label sets and scores have different numbers of rows")
+    mis_arr = np.zeros(n, dtype=np.int64)
+    tied_arr = np.zeros(n, dtype=np.int64)
+    cover_arr = np.zeros(n, dtype=np.int64)
+    ap_arr = np.zeros(n, dtype=np.float64)
+    top_n_arr = np.zeros(n, dtype=np.int32)
+    top_rel_arr = np.zeros(n, dtype=np.int32)
+    first_rel_arr = np.zeros(n, dtype=np.int8)
+    if n == 0 or L == 0:
+        return mis_arr, tied_arr, cover_arr, ap_arr, top_n_arr, top_rel_arr, first_rel_arr
+    cdef int64_t[::1] mis = mis_arr
+    cdef int64_t[::1] tied = tied_arr
+    cdef int64_t[::1] cover = cover_arr
+    cdef double[::1] ap = ap_arr
+    cdef int32_t[::1] top_n = top_n_arr
+    cdef int32_t[::1] top_rel = top_rel_arr
+    cdef int8_t[::1] first_rel = first_rel_arr
+    cdef const int32_t* yi = &y_indices[0] if y_indices.shape[0] else &_NO_INDEX
+    cdef const double* s0 = &scores[0, 0]
+
+    cdef char* is_rel = <char*> calloc(L, sizeof(char))
+    cdef double* rel = <double*> malloc(L * sizeof(double))
+    # above[h] ends up as the number of irrelevant labels whose score is >= the
+    # h-th smallest relevant score (suffix sums of where each one landed).
+    cdef int64_t* above = <int64_t*> malloc((L + 1) * sizeof(int64_t))
+    if is_rel == NULL or rel == NULL or above == NULL:
+        free(is_rel)
+        free(rel)
+        free(above)
+        raise MemoryError()
+
+    cdef Py_ssize_t i, k, m, j, lo, hi, first
+    cdef int64_t a, a_end, n_mis, n_tied
+    cdef const double* s
+    cdef double x, best, prec_sum
+    cdef int32_t tn, tr
+    cdef int8_t fr
+    try:
+        with nogil:
+            for i in range(n):
+                s = s0 + i * L
+                a = y_indptr[i]
+                a_end = y_indptr[i + 1]
+                m = <Py_ssize_t> (a_end - a)
+                for j in range(m):
+                    is_rel[yi[a + j]] = 1
+                    rel[j] = s[yi[a + j]]
+
+                best = s[0]
+                tn = 1
+                tr = is_rel[0]
+                fr = is_rel[0]
+                for k in range(1, L):
+                    x = s[k]
+                    if x > best:
+                        best = x
+                        tn = 1
+                        tr = is_rel[k]
+                        fr = is_rel[k]
+                    elif x == best:
+                        tn += 1
+                        tr += is_rel[k]
+                top_n[i] = tn
+                top_rel[i] = tr
+                first_rel[i] = fr
+
+                if m > 0 and m < L:
+                    _sort(rel, m)
+                    for j in range(m + 1):
+                        above[j] = 0
+                    n_mis = 0
+                    n_tied = 0
+                    for k in range(L):
+                        if is_rel[k]:
+                            continue
+                        x = s[k]
+                        if m <= 8:
+                            # Branch-free counting beats binary search on the
+                            # few relevant labels a typical row has.
+                            lo = 0
+                            hi = 0
+                            for j in range(m):
+                                lo += rel[j] < x
+                                hi += rel[j] <= x
+                        else:
+                            lo = _count_below(rel, m, x)
+                            hi = lo + _count_not_above(rel + lo, m - lo, x)
+                        n_mis += lo
+                        n_tied += hi - lo
+                        above[hi] += 1
+                    mis[i] = n_mis
+                    tied[i] = n_tied
+                    j = m - 1
+                    while j >= 0:
+                        above[j] += above[j + 1]
+                        j -= 1
+                    cover[i] = m + above[1]
+                    prec_sum = 0.0
+                    first = 0
+                    for j in range(m):
+                        if j > 0 and rel[j] != rel[j - 1]:
+                            first = j
+                        prec_sum += (<double> (m - first)) / (<double> (m - first + above[j + 1]))
+                    ap[i] = prec_sum / m
+                elif m == L:
+                    cover[i] = L
+                    ap[i] = 1.0
+
+                for j in range(m):
+                    is_rel[yi[a + j]] = 0
+    finally:
+        free(is_rel)
+        free(rel)
+        free(above)
+    return mis_arr, tied_arr, cover_arr, ap_arr, top_n_arr, top_rel_arr, first_rel_arr
