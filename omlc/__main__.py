@@ -1,0 +1,5 @@
+import sys
+
+from omlc.cli import main
+
+sys.exit(main())

@@ -1,0 +1,273 @@
+"""Evaluation protocols of the papers, on any learner that follows the contract.
+
+- :func:`prequential` — test-then-train over a stream (CS-DPP, ANSGD, the scale
+  benchmark): each row is scored by the model that has seen only the rows before
+  it. Compiled learners do predict-then-learn inside one kernel call per block.
+- :func:`train_then_test` — one online pass over a shuffled copy of the training
+  set per run, then the frozen model on the test set; repeated over seeded
+  permutations, reported as mean ± std (thresholding and boosting papers; the
+  boosting paper keeps learning on the test pass: ``update_during_test=True``).
+- :func:`cross_validate` and :func:`grid_search` — k-fold CV on a training set
+  and a parameter search with the thresholding paper's majority rule.
+
+Metrics are accumulated block by block (``omlc.metrics.MetricAccumulator``),
+so memory is O(block), whatever the stream's length.
+"""
+import itertools
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Dict, List
+
+import numpy as np
+import scipy.sparse as sp
+
+from omlc._progress import Progress
+from omlc._validation import check_X, check_Y, iter_blocks
+from omlc.learners.base import clone
+
+#: The seven metrics of the thresholding paper's Table 2.
+ALT_METRICS = ("precision", "recall", "f1", "macro_f1", "micro_f1", "hamming_loss", "ranking_loss")
+DEFAULT_METRICS = ALT_METRICS
+
+
+def _metrics_module():
+    # Imported late: metrics is a sibling floor and only evaluation needs it here.
+    from omlc import metrics
+    return metrics
+
+
+def bigger_is_better(metric):
+    return _metrics_module().METRICS[metric].bigger_is_better
+
+
+def _xy(data, n_labels=None):
+    """(X, Y) from a Dataset or a pair; validated once here, not per block."""
+    X, Y = data
+    X = check_X(X)
+    Y = check_Y(Y, X.shape[0], n_labels)
+    return X, Y
+
+
+def _predict_from_scores(S):
+    return sp.csr_matrix(S > 0, dtype=np.int32)
+
+
+def _learner_name(learner):
+    return type(learner).__name__
+
+
+@dataclass
+class PrequentialResult:
+    """Outcome of one prequential pass.
+
+    ``metrics`` are the final cumulative values; ``curve`` maps ``"n_seen"`` and
+    each metric to arrays sampled along the stream (cumulative, or over the last
+    ``window`` rows when a window was asked for).
+    """
+
+    learner: str
+    metrics: Dict[str, float]
+    curve: Dict[str, np.ndarray]
+    n_samples: int
+    learn_time: float
+    metric_time: float
+    params: Dict[str, object] = field(default_factory=dict)
+
+    @property
+    def rows_per_second(self):
+        return self.n_samples / self.learn_time if self.learn_time > 0 else float("inf")
+
+
+def prequential(learner, data, *, metrics=DEFAULT_METRICS, block_size=8192, n_points=100,
+                window=None, pretrain=None, progress=None, desc=None):
+    """Test-then-train over ``data`` (a Dataset or ``(X, Y)``), in stream order.
+
+    ``pretrain``: an optional ``(X, Y)`` learned (one pass) before the stream.
+    ``n_points``: how many points the curves get (blocks shrink to honour it).
+    ``window``: also keep metrics over the last ``window`` rows for the curves.
+    The learner is modified in place (it has learned the stream afterwards).
+    """
+    metrics_mod = _metrics_module()
+    X, Y = _xy(data)
+    n, L = Y.shape
+    if pretrain is not None:
+        Xp, Yp = _xy(pretrain, L)
+        learner.partial_fit(Xp, Yp, n_labels=L)
+    step = max(1, min(int(block_size), math.ceil(n / max(1, int(n_points)))))
+    total = metrics_mod.MetricAccumulator(list(metrics), L)
+    recent = metrics_mod.MetricAccumulator(list(metrics), L, window=window) if window else None
+    curve = {"n_seen": []}
+    curve.update({m: [] for m in metrics})
+    learn_time = metric_time = 0.0
+    with Progress(n, desc or _learner_name(learner), enabled=progress) as bar:
+        for start, stop in iter_blocks(n, step):
+            Xb, Yb = X[start:stop], Y[start:stop]
+            t0 = time.perf_counter()
+            S = learner.predict_then_learn(Xb, Yb, n_labels=L)
+            t1 = time.perf_counter()
+            P = _predict_from_scores(S)
+            total.update(Yb, P, S)
+            values = total.get()
+            if recent is not None:
+                recent.update(Yb, P, S)
+                values = recent.get()
+            metric_time += time.perf_counter() - t1
+            learn_time += t1 - t0
+            curve["n_seen"].append(stop)
+            for m in metrics:
+                curve[m].append(values[m])
+            bar.update(stop - start)
+    return PrequentialResult(
+        learner=_learner_name(learner), metrics=total.get(),
+        curve={k: np.asarray(v) for k, v in curve.items()}, n_samples=n,
+        learn_time=learn_time, metric_time=metric_time, params=learner.get_params())
+
+
+def score(learner, data, *, metrics=DEFAULT_METRICS, block_size=8192, learn=False):
+    """Metrics of ``learner`` on ``data``: frozen (default) or predict-then-learn."""
+    metrics_mod = _metrics_module()
+    X, Y = _xy(data)
+    acc = metrics_mod.MetricAccumulator(list(metrics), Y.shape[1])
+    for start, stop in iter_blocks(X.shape[0], block_size):
+        if learn:
+            S = learner.predict_then_learn(X[start:stop], Y[start:stop], n_labels=Y.shape[1])
+        else:
+            S = learner.decision_function(X[start:stop])
+        acc.update(Y[start:stop], _predict_from_scores(S), S)
+    return acc.get()
+
+
+def _run_seeds(random_state, n):
+    return [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(random_state).spawn(n)]
+
+
+def _with_seed(learner, seed):
+    if "random_state" in learner.get_params():
+        return clone(learner, random_state=seed)
+    return clone(learner)
+
+
+@dataclass
+class TrainTestResult:
+    """Per-run metric values, their mean and sample standard deviation (ddof=1)."""
+
+    learner: str
+    runs: List[Dict[str, float]]
+    train_time: List[float]
+    test_time: List[float]
+    params: Dict[str, object] = field(default_factory=dict)
+
+    @property
+    def mean(self):
+        return {m: float(np.mean([r[m] for r in self.runs])) for m in self.runs[0]}
+
+    @property
+    def std(self):
+        ddof = 1 if len(self.runs) > 1 else 0
+        return {m: float(np.std([r[m] for r in self.runs], ddof=ddof)) for m in self.runs[0]}
+
+
+def train_then_test(learner, train, test, *, n_runs=20, random_state=None,
+                    metrics=DEFAULT_METRICS, update_during_test=False, block_size=8192,
+                    progress=None, desc=None):
+    """The thresholding paper's protocol: per run, one online pass over a
+    shuffled copy of ``train`` (permutation seeded from ``random_state``), then
+    the frozen model scores ``test``. Returns a :class:`TrainTestResult`."""
+    Xtr, Ytr = _xy(train)
+    Xte, Yte = _xy(test, Ytr.shape[1])
+    runs, t_train, t_test = [], [], []
+    with Progress(n_runs * (Xtr.shape[0] + Xte.shape[0]), desc or _learner_name(learner),
+                  enabled=progress) as bar:
+        for seed in _run_seeds(random_state, n_runs):
+            model = _with_seed(learner, seed)
+            t0 = time.perf_counter()
+            model.fit(Xtr, Ytr, shuffle=True)
+            t1 = time.perf_counter()
+            runs.append(score(model, (Xte, Yte), metrics=metrics, block_size=block_size,
+                              learn=update_during_test))
+            t_train.append(t1 - t0)
+            t_test.append(time.perf_counter() - t1)
+            bar.update(Xtr.shape[0] + Xte.shape[0])
+    return TrainTestResult(_learner_name(learner), runs, t_train, t_test, learner.get_params())
+
+
+def kfold_indices(n, n_folds, random_state=None):
+    """Seeded folds: a list of ``(train_idx, test_idx)``."""
+    if not 2 <= n_folds <= n:
+        raise ValueError(f"n_folds must be between 2 and the number of rows ({n}), got {n_folds}")
+    perm = np.random.default_rng(random_state).permutation(n)
+    folds = np.array_split(perm, n_folds)
+    return [(np.sort(np.concatenate(folds[:k] + folds[k + 1:])), np.sort(folds[k]))
+            for k in range(n_folds)]
+
+
+def cross_validate(learner, data, *, n_folds=10, random_state=None, metrics=DEFAULT_METRICS,
+                   block_size=8192):
+    """k-fold CV, one online pass (shuffled, seeded) over the training folds.
+
+    Returns the list of per-fold metric dicts."""
+    X, Y = _xy(data)
+    out = []
+    seeds = _run_seeds(random_state, n_folds)
+    for (tr, te), seed in zip(kfold_indices(X.shape[0], n_folds, random_state), seeds):
+        model = _with_seed(learner, seed)
+        model.fit(X[tr], Y[tr], shuffle=True, n_labels=Y.shape[1])
+        out.append(score(model, (X[te], Y[te]), metrics=metrics, block_size=block_size))
+    return out
+
+
+def majority_better(challenger, incumbent, metrics):
+    """The thresholding paper's rule: a setting wins if it is better on more
+    metrics than it is worse on (ties keep the incumbent)."""
+    wins = losses = 0
+    for m in metrics:
+        a, b = challenger[m], incumbent[m]
+        if a == b:
+            continue
+        better = a > b if bigger_is_better(m) else a < b
+        wins += better
+        losses += not better
+    return wins > losses
+
+
+@dataclass
+class GridSearchResult:
+    best_params: Dict[str, object]
+    best_scores: Dict[str, float]
+    table: List[tuple]  # (params, mean metrics over folds)
+
+
+def grid_search(learner, param_grid, data, *, n_folds=10, random_state=None,
+                metrics=DEFAULT_METRICS, rule="majority", block_size=8192, progress=None):
+    """Search ``param_grid`` (dict of name -> list of values) by k-fold CV.
+
+    ``rule="majority"`` applies :func:`majority_better` while scanning the grid
+    in order (the paper's rule is not transitive, so the scan order is part of
+    the definition); otherwise ``rule`` names one metric to optimise.
+    """
+    names = sorted(param_grid)
+    combos = [dict(zip(names, vals)) for vals in itertools.product(*(param_grid[k] for k in names))]
+    if not combos:
+        raise ValueError("param_grid is empty")
+    if rule != "majority" and rule not in metrics:
+        raise ValueError(f"rule must be 'majority' or one of the metrics {list(metrics)}")
+    table = []
+    best = None
+    with Progress(len(combos), "grid search", enabled=progress) as bar:
+        for params in combos:
+            folds = cross_validate(clone(learner, **params), data, n_folds=n_folds,
+                                   random_state=random_state, metrics=metrics, block_size=block_size)
+            mean = {m: float(np.mean([f[m] for f in folds])) for m in metrics}
+            table.append((params, mean))
+            if best is None:
+                best = (params, mean)
+            elif rule == "majority":
+                if majority_better(mean, best[1], metrics):
+                    best = (params, mean)
+            else:
+                a, b = mean[rule], best[1][rule]
+                if (a > b) if bigger_is_better(rule) else (a < b):
+                    best = (params, mean)
+            bar.update(1)
+    return GridSearchResult(best[0], best[1], table)
