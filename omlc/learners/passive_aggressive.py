@@ -2,7 +2,9 @@
 
 L independent hinge-loss PA learners, one per label, with labels coded ±1 and
 relevant iff the score is > 0. The linear version runs in the compiled kernel:
-one score pass and one rank-one update per row for all labels together.
+one score pass and one rank-one update per row for all labels together. The
+"rbf" and "poly" kernels keep a support set (dual form) and delegate to
+:mod:`omlc.learners.kernel`.
 """
 from omlc._core.linear import PAVariant, pa_partial_fit
 from omlc.learners.base import LinearLearner, positive_float
@@ -44,8 +46,28 @@ class PassiveAggressiveBR(LinearLearner):
             raise ValueError(f"variant must be one of {sorted(_VARIANTS)}, got {self.variant!r}")
         positive_float("C", self.C)
         if self.kernel != "linear":
-            raise ValueError("kernel PA-BR is provided by omlc.learners.kernel")
+            from omlc.learners import kernel
+            kernel.check_pa_params(self)
+
+    # Non-linear kernels: the state is a support set, not W_ (so coef_ is
+    # undefined for them).
+    def _init_state(self, n_features, n_labels):
+        if self.kernel == "linear":
+            super()._init_state(n_features, n_labels)
+        else:
+            from omlc.learners import kernel
+            kernel.init_support(self, n_features, n_labels)
 
     def _learn(self, X, Y, order, out):
+        if self.kernel != "linear":
+            from omlc.learners import kernel
+            kernel.learn_pa(self, X, Y, order, out)
+            return
         pa_partial_fit(self.W_, self._stream(X, Y, order), _VARIANTS[self.variant],
                        float(self.C), out)
+
+    def _decision(self, X):
+        if self.kernel != "linear":
+            from omlc.learners import kernel
+            return kernel.support_scores(self, X)
+        return super()._decision(X)
