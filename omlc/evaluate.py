@@ -80,12 +80,14 @@ class PrequentialResult:
 
 
 def prequential(learner, data, *, metrics=DEFAULT_METRICS, block_size=8192, n_points=100,
-                window=None, pretrain=None, progress=None, desc=None):
+                window=None, pretrain=None, progress=None, desc=None, conventions=None):
     """Test-then-train over ``data`` (a Dataset or ``(X, Y)``), in stream order.
 
     ``pretrain``: an optional ``(X, Y)`` learned (one pass) before the stream.
     ``n_points``: how many points the curves get (blocks shrink to honour it).
     ``window``: also keep metrics over the last ``window`` rows for the curves.
+    ``conventions``: how undefined metric terms are scored (a preset name such as
+    ``"alt"``, ``"boosting"``, ``"csdpp"``, or ``omlc.metrics.Conventions``).
     The learner is modified in place (it has learned the stream afterwards).
     """
     metrics_mod = _metrics_module()
@@ -95,8 +97,9 @@ def prequential(learner, data, *, metrics=DEFAULT_METRICS, block_size=8192, n_po
         Xp, Yp = _xy(pretrain, L)
         learner.partial_fit(Xp, Yp, n_labels=L)
     step = max(1, min(int(block_size), math.ceil(n / max(1, int(n_points)))))
-    total = metrics_mod.MetricAccumulator(list(metrics), L)
-    recent = metrics_mod.MetricAccumulator(list(metrics), L, window=window) if window else None
+    total = metrics_mod.MetricAccumulator(list(metrics), L, conventions=conventions)
+    recent = (metrics_mod.MetricAccumulator(list(metrics), L, window=window, conventions=conventions)
+              if window else None)
     curve = {"n_seen": []}
     curve.update({m: [] for m in metrics})
     learn_time = metric_time = 0.0
@@ -124,11 +127,12 @@ def prequential(learner, data, *, metrics=DEFAULT_METRICS, block_size=8192, n_po
         learn_time=learn_time, metric_time=metric_time, params=learner.get_params())
 
 
-def score(learner, data, *, metrics=DEFAULT_METRICS, block_size=8192, learn=False):
+def score(learner, data, *, metrics=DEFAULT_METRICS, block_size=8192, learn=False,
+          conventions=None):
     """Metrics of ``learner`` on ``data``: frozen (default) or predict-then-learn."""
     metrics_mod = _metrics_module()
     X, Y = _xy(data)
-    acc = metrics_mod.MetricAccumulator(list(metrics), Y.shape[1])
+    acc = metrics_mod.MetricAccumulator(list(metrics), Y.shape[1], conventions=conventions)
     for start, stop in iter_blocks(X.shape[0], block_size):
         if learn:
             S = learner.predict_then_learn(X[start:stop], Y[start:stop], n_labels=Y.shape[1])
@@ -170,7 +174,7 @@ class TrainTestResult:
 
 def train_then_test(learner, train, test, *, n_runs=20, random_state=None,
                     metrics=DEFAULT_METRICS, update_during_test=False, block_size=8192,
-                    progress=None, desc=None):
+                    progress=None, desc=None, conventions=None):
     """The thresholding paper's protocol: per run, one online pass over a
     shuffled copy of ``train`` (permutation seeded from ``random_state``), then
     the frozen model scores ``test``. Returns a :class:`TrainTestResult`."""
@@ -185,7 +189,7 @@ def train_then_test(learner, train, test, *, n_runs=20, random_state=None,
             model.fit(Xtr, Ytr, shuffle=True)
             t1 = time.perf_counter()
             runs.append(score(model, (Xte, Yte), metrics=metrics, block_size=block_size,
-                              learn=update_during_test))
+                              learn=update_during_test, conventions=conventions))
             t_train.append(t1 - t0)
             t_test.append(time.perf_counter() - t1)
             bar.update(Xtr.shape[0] + Xte.shape[0])
@@ -203,7 +207,7 @@ def kfold_indices(n, n_folds, random_state=None):
 
 
 def cross_validate(learner, data, *, n_folds=10, random_state=None, metrics=DEFAULT_METRICS,
-                   block_size=8192):
+                   block_size=8192, conventions=None):
     """k-fold CV, one online pass (shuffled, seeded) over the training folds.
 
     Returns the list of per-fold metric dicts."""
@@ -213,7 +217,8 @@ def cross_validate(learner, data, *, n_folds=10, random_state=None, metrics=DEFA
     for (tr, te), seed in zip(kfold_indices(X.shape[0], n_folds, random_state), seeds):
         model = _with_seed(learner, seed)
         model.fit(X[tr], Y[tr], shuffle=True, n_labels=Y.shape[1])
-        out.append(score(model, (X[te], Y[te]), metrics=metrics, block_size=block_size))
+        out.append(score(model, (X[te], Y[te]), metrics=metrics, block_size=block_size,
+                         conventions=conventions))
     return out
 
 
@@ -239,7 +244,8 @@ class GridSearchResult:
 
 
 def grid_search(learner, param_grid, data, *, n_folds=10, random_state=None,
-                metrics=DEFAULT_METRICS, rule="majority", block_size=8192, progress=None):
+                metrics=DEFAULT_METRICS, rule="majority", block_size=8192, progress=None,
+                conventions=None):
     """Search ``param_grid`` (dict of name -> list of values) by k-fold CV.
 
     ``rule="majority"`` applies :func:`majority_better` while scanning the grid
@@ -257,7 +263,8 @@ def grid_search(learner, param_grid, data, *, n_folds=10, random_state=None,
     with Progress(len(combos), "grid search", enabled=progress) as bar:
         for params in combos:
             folds = cross_validate(clone(learner, **params), data, n_folds=n_folds,
-                                   random_state=random_state, metrics=metrics, block_size=block_size)
+                                   random_state=random_state, metrics=metrics, block_size=block_size,
+                                   conventions=conventions)
             mean = {m: float(np.mean([f[m] for f in folds])) for m in metrics}
             table.append((params, mean))
             if best is None:

@@ -1,0 +1,111 @@
+import io
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import omlc
+from learner_cases import all_learners, planted_problem
+from omlc import evaluate, metrics
+from omlc._progress import Progress
+from omlc.learners import clone
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, Y = planted_problem(n=900, L=6, seed=5)
+    return X, Y
+
+
+@pytest.mark.parametrize("learner", all_learners(), ids=repr)
+def test_prequential_is_test_then_train(learner, data):
+    """Each row is scored by the model that has seen only the rows before it:
+    the one-pass compiled step equals decision_function-then-partial_fit."""
+    X, Y = data
+    X, Y = X[:300], Y[:300]
+    res = evaluate.prequential(clone(learner), (X, Y), block_size=64, n_points=7)
+    twin = clone(learner)
+    rows = []
+    for i in range(X.shape[0]):
+        if twin.is_fitted:
+            rows.append(twin.decision_function(X[i]))
+        else:
+            rows.append(np.zeros((1, Y.shape[1])))
+        twin.partial_fit(X[i], Y[i], n_labels=Y.shape[1])
+    S = np.vstack(rows)
+    expected = metrics.compute(evaluate.DEFAULT_METRICS, Y, sp.csr_matrix(S > 0), S)
+    for m in evaluate.DEFAULT_METRICS:
+        assert res.metrics[m] == pytest.approx(expected[m], abs=1e-9), m
+    assert res.curve["n_seen"][-1] == 300 and len(res.curve["n_seen"]) == 7
+    assert res.n_samples == 300
+
+
+def test_prequential_curves_cumulative_and_windowed(data):
+    X, Y = data
+    res = evaluate.prequential(omlc.FALT(M=4), (X, Y), n_points=9, window=100,
+                               metrics=("micro_f1", "hamming_loss"))
+    assert np.all(np.diff(res.curve["n_seen"]) > 0)
+    # The windowed curve at the end equals the batch metric over the last 100 rows.
+    twin = omlc.FALT(M=4)
+    S = twin.predict_then_learn(X, Y)
+    last = metrics.compute(["micro_f1"], Y[-100:], sp.csr_matrix(S[-100:] > 0), S[-100:])
+    assert res.curve["micro_f1"][-1] == pytest.approx(last["micro_f1"])
+    assert res.metrics["micro_f1"] != pytest.approx(last["micro_f1"])  # cumulative differs
+
+
+def test_train_then_test_reproducible_and_varies_across_runs(data):
+    X, Y = data
+    train, test = (X[:600], Y[:600]), (X[600:], Y[600:])
+    a = evaluate.train_then_test(omlc.FALT(M=3), train, test, n_runs=4, random_state=1)
+    b = evaluate.train_then_test(omlc.FALT(M=3), train, test, n_runs=4, random_state=1)
+    assert a.runs == b.runs
+    f1s = [r["f1"] for r in a.runs]
+    assert len(set(f1s)) > 1  # permutations differ between runs
+    assert a.mean["f1"] == pytest.approx(np.mean(f1s))
+    assert a.std["f1"] == pytest.approx(np.std(f1s, ddof=1))
+    c = evaluate.train_then_test(omlc.FALT(M=3), train, test, n_runs=4, random_state=1,
+                                 update_during_test=True)
+    assert c.runs != a.runs
+
+
+def test_cross_validation_folds_partition_rows():
+    folds = evaluate.kfold_indices(23, 5, random_state=0)
+    held = np.concatenate([te for _, te in folds])
+    assert sorted(held) == list(range(23))
+    for tr, te in folds:
+        assert not set(tr) & set(te) and len(tr) + len(te) == 23
+    with pytest.raises(ValueError):
+        evaluate.kfold_indices(3, 5)
+
+
+def test_majority_rule():
+    ms = ("f1", "hamming_loss", "ranking_loss")
+    inc = {"f1": 0.5, "hamming_loss": 0.10, "ranking_loss": 0.20}
+    # Better on two (f1 up, hamming down), worse on one: wins.
+    assert evaluate.majority_better({"f1": 0.6, "hamming_loss": 0.09, "ranking_loss": 0.3}, inc, ms)
+    # One better, one worse, one tie: the incumbent stays.
+    assert not evaluate.majority_better({"f1": 0.6, "hamming_loss": 0.11, "ranking_loss": 0.2}, inc, ms)
+
+
+def test_grid_search_prefers_a_working_step_size(data):
+    X, Y = data
+    res = evaluate.grid_search(omlc.FALT(M=4), {"eta": [1e-6, 1.0]}, (X[:400], Y[:400]), n_folds=3,
+                               random_state=0)
+    assert res.best_params == {"eta": 1.0}
+    assert len(res.table) == 2
+    res2 = evaluate.grid_search(omlc.FALT(M=4), {"eta": [1e-6, 1.0]}, (X[:400], Y[:400]), n_folds=3,
+                                random_state=0, rule="micro_f1")
+    assert res2.best_params == {"eta": 1.0}
+
+
+def test_progress_bar_reports_and_can_be_silenced():
+    buf = io.StringIO()
+    with Progress(100, "demo", enabled=True, stream=buf, min_interval=0) as bar:
+        bar.update(40)
+        bar.update(60)
+    out = buf.getvalue()
+    assert "100/100" in out and "rows/s" in out and "ETA" in out
+    quiet = io.StringIO()
+    with Progress(100, "demo", enabled=False, stream=quiet) as bar:
+        bar.update(100)
+    assert quiet.getvalue() == ""
