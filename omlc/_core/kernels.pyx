@@ -196,3 +196,21 @@ def support_block(int mode, const float64_t[:, ::1] Kb, float64_t[:, ::1] alpha,
             n_alive += 1
     free(s); free(c); free(rel)
     return n_alive
+
+
+def csr_row_sqnorms(const int64_t[::1] indptr, const float64_t[::1] data):
+    """||x||^2 of each CSR row, summed left to right like the linear kernels'
+    ``sq_norm``: with the linear kernel, K(x, x) then has the same bits as the
+    primal learners' ||x||^2, so margin ties (common at eta = 1 on unit-norm
+    rows) break the same way."""
+    cdef int64_t n = indptr.shape[0] - 1, i, p
+    cdef float64_t acc
+    out = np.zeros(max(n, 0), dtype=np.float64)
+    cdef float64_t[::1] o = out
+    with nogil:
+        for i in range(n):
+            acc = 0.0
+            for p in range(indptr[i], indptr[i + 1]):
+                acc = acc + data[p] * data[p]
+            o[i] = acc
+    return out

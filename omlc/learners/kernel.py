@@ -12,10 +12,13 @@ Kernels
 ``"linear"`` ``x . y`` (reproduces the primal learners; mainly a consistency check).
 ``"poly"``   ``(gamma x . y + coef0) ** degree``.
 
-``gamma=None`` means ``1 / n_features`` (scikit-learn's ``"auto"``): it depends
-only on the data's shape, so the model does not change with how the stream is cut
-into ``partial_fit`` calls, and it suits features scaled to about unit range
-(scene, emotions, yeast as distributed).
+``gamma=None`` (or ``"scale"``, scikit-learn's rule) means
+``1 / (n_features * Var(X))``, with the variance over all entries of the *first
+block the model learns* — the whole training set for ``fit``, the first call for
+``partial_fit`` — and then frozen in ``gamma_``. It adapts to the feature scale
+(on scene it gives 0.043, on yeast 1.0), at the price that a stream cut
+differently into ``partial_fit`` calls gets a different gamma; pass a number for
+a model that is independent of the cut. ``"auto"`` means ``1 / n_features``.
 
 Budget
 ------
@@ -37,7 +40,7 @@ per stored value.
 import numpy as np
 import scipy.sparse as sp
 
-from omlc._core.kernels import BudgetPolicy, SupportMode, support_block
+from omlc._core.kernels import BudgetPolicy, SupportMode, csr_row_sqnorms, support_block
 from omlc.learners.base import BaseLearner, positive_float, repetitions
 
 KERNELS = ("rbf", "linear", "poly")
@@ -54,12 +57,24 @@ _DENSE_DENSITY = 0.1
 
 def row_sqnorms(X):
     """||x||^2 of every row of a CSR matrix."""
-    sq = np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
-    return sq
+    return csr_row_sqnorms(np.ascontiguousarray(X.indptr, dtype=np.int64),
+                           np.ascontiguousarray(X.data, dtype=np.float64))
 
 
-def resolve_gamma(gamma, n_features):
-    return 1.0 / max(1, n_features) if gamma is None else float(gamma)
+def resolve_gamma(gamma, X):
+    """The kernel scale for ``gamma`` (number, None/"scale" or "auto") on data X."""
+    d = max(1, X.shape[1])
+    if gamma == "auto":
+        return 1.0 / d
+    if gamma is None or gamma == "scale":
+        n_values = X.shape[0] * X.shape[1]
+        if n_values == 0:
+            return 1.0 / d
+        mean = X.sum() / n_values
+        var = X.multiply(X).sum() / n_values - mean * mean
+        # Constant data carries no scale; fall back to "auto".
+        return 1.0 / (d * var) if var > 1e-300 else 1.0 / d
+    return float(gamma)
 
 
 def kernel_from_dots(dots, sq_rows, sq_cols, kernel, gamma, degree, coef0):
@@ -102,7 +117,7 @@ def pairwise_kernel(X, Z, kernel="rbf", gamma=None, degree=3, coef0=1.0):
     """The kernel matrix K(X, Z) (dense, ``X.shape[0] x Z.shape[0]``)."""
     X = sp.csr_matrix(X, dtype=np.float64)
     Z = sp.csr_matrix(Z, dtype=np.float64)
-    g = resolve_gamma(gamma, X.shape[1])
+    g = resolve_gamma(gamma, X)
     return kernel_from_dots(_dots(X, Z), row_sqnorms(X), row_sqnorms(Z), kernel, g, degree, coef0)
 
 
@@ -112,7 +127,9 @@ def check_kernel_params(est):
     """Validate the kernel / budget parameters shared by the support-set learners."""
     if est.kernel not in KERNELS:
         raise ValueError(f"kernel must be one of {KERNELS}, got {est.kernel!r}")
-    if est.gamma is not None:
+    if not (est.gamma is None or (isinstance(est.gamma, str) and est.gamma in ("scale", "auto"))):
+        if isinstance(est.gamma, str):
+            raise ValueError(f"gamma must be a positive number, None, 'scale' or 'auto', got {est.gamma!r}")
         positive_float("gamma", est.gamma)
     if isinstance(est.degree, bool) or not isinstance(est.degree, (int, np.integer)) or est.degree < 1:
         raise ValueError(f"degree must be a positive integer, got {est.degree!r}")
@@ -134,7 +151,8 @@ def check_kernel_params(est):
 # --- support-set state (attributes of the learner, so pickling is plain NumPy) ---
 
 def init_support(est, n_features, n_columns):
-    est.gamma_ = resolve_gamma(est.gamma, n_features)
+    # Resolved from the first block learned (see "scale").
+    est.gamma_ = None
     est.n_support_ = 0
     est.sv_indptr_ = np.zeros(1, dtype=np.int64)
     est.sv_indices_ = np.zeros(0, dtype=np.int32)
@@ -190,7 +208,10 @@ def _block_rows(n_support):
 def learn_support(est, X, Y, order, out, mode, eta=1.0, M=1, variant=0, C=1.0):
     """Learn the rows of (X, Y) in ``order`` with the support-set learner ``mode``."""
     n = X.shape[0]
-    L = Y.shape[1]
+    if n == 0:
+        return
+    if est.gamma_ is None:
+        est.gamma_ = resolve_gamma(est.gamma, X)
     budget = -1 if est.budget is None else int(est.budget)
     policy = int(BUDGET_POLICIES[est.budget_policy])
     kern = (est.kernel, est.gamma_, est.degree, float(est.coef0))
@@ -290,9 +311,10 @@ class KernelFALT(_SupportSetLearner):
     Parameters
     ----------
     kernel : {"rbf", "linear", "poly"}, default="rbf"
-    gamma : float or None, default=None
-        Kernel scale; ``None`` means ``1 / n_features``. For the paper's RBF
-        width delta^2, ``gamma = 1 / (2 delta^2)``.
+    gamma : float, None, "scale" or "auto", default=None
+        Kernel scale. ``None`` = ``"scale"``: ``1 / (n_features Var(X))`` on the
+        first block learned; ``"auto"``: ``1 / n_features`` (see the module
+        notes). For the paper's RBF width delta^2, ``gamma = 1 / (2 delta^2)``.
     degree : int, default=3
         Degree of the polynomial kernel.
     coef0 : float, default=1.0
