@@ -1,0 +1,402 @@
+"""The memory-mapped cache: round trips, no-read opening, atomicity, damage, races."""
+import json
+import multiprocessing as mp
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from omlc.io import cache
+from omlc.io.cache import (CacheWriter, CorruptCacheError, is_valid_cache, load, open_cache,
+                           write_cache)
+from omlc.io.dataset import Dataset
+
+from conftest import shared_file
+
+
+def _random_dataset(n=500, d=40, L=6, seed=0, density=0.15):
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, d, density=density, format="csr", random_state=rng, dtype=np.float64)
+    X.indices = X.indices.astype(np.int32)
+    Y = sp.csr_matrix((rng.random((n, L)) < 0.3).astype(np.int32))
+    Y.indices = Y.indices.astype(np.int32)
+    return Dataset(X, Y, feature_names=[f"f{i}" for i in range(d)],
+                   label_names=[f"l{i}" for i in range(L)], name="rand", source="memory",
+                   meta={"note": "test"})
+
+
+def _same(a, b):
+    assert a.shape == b.shape
+    assert (a != b).nnz == 0
+
+
+def test_roundtrip_and_memmap(tmp_path):
+    ds = _random_dataset()
+    path = write_cache(ds, tmp_path / "entry")
+    got = open_cache(path)
+    _same(got.X, ds.X)
+    _same(got.Y, ds.Y)
+    # Opening maps the files: the arrays are views of the cache, not copies.
+    for arr in (got.X.data, got.X.indices, got.X.indptr, got.Y.indices, got.Y.data):
+        assert isinstance(arr, np.memmap)
+    assert got.X.indptr.dtype == np.int64 and got.X.indices.dtype == np.int32
+    assert got.X.dtype == np.float64 and got.Y.dtype == np.int32
+    assert got.Y.indices.dtype == np.int32
+    assert not got.X.data.flags.writeable
+    assert got.feature_names == ds.feature_names and got.label_names == ds.label_names
+    assert got.name == "rand" and got.meta["note"] == "test"
+    st = got.meta["stats"]
+    assert st["n_samples"] == 500 and st["nnz_features"] == ds.X.nnz
+    assert st["cardinality"] == pytest.approx(ds.Y.nnz / 500)
+    rows = {tuple(ds.Y.indices[ds.Y.indptr[i]:ds.Y.indptr[i + 1]]) for i in range(500)}
+    assert st["distinct_labelsets"] == len(rows)
+    # The files are ordinary .npy files.
+    np.testing.assert_array_equal(np.load(path / "X_indices.npy"), ds.X.indices)
+    np.testing.assert_array_equal(np.load(path / "X_indptr.npy"), ds.X.indptr)
+
+
+def test_opened_matrices_work_with_scipy_and_validation(tmp_path):
+    from omlc._validation import check_X, check_Y
+    ds = _random_dataset(seed=3)
+    got = open_cache(write_cache(ds, tmp_path / "e"))
+    np.testing.assert_allclose(got.X @ np.arange(40.0), ds.X @ np.arange(40.0))
+    _same(got.X[10:50], ds.X[10:50])
+    _same(got.X.T.tocsr(), ds.X.T.tocsr())
+    X = check_X(got.X)
+    Y = check_Y(got.Y)
+    assert X is got.X                      # no conversion or copy needed
+    assert isinstance(X.data, np.memmap)
+    _same(Y, ds.Y)
+
+
+def test_float32_and_empty(tmp_path):
+    ds = _random_dataset()
+    ds32 = Dataset(ds.X.astype(np.float32), ds.Y)
+    got = open_cache(write_cache(ds32, tmp_path / "f32"))
+    assert got.X.dtype == np.float32
+    np.testing.assert_array_equal(got.X.toarray(), ds32.X.toarray())
+    empty = Dataset(sp.csr_matrix((0, 5)), sp.csr_matrix((0, 3), dtype=np.int32))
+    got = open_cache(write_cache(empty, tmp_path / "empty"))
+    assert got.X.shape == (0, 5) and got.Y.shape == (0, 3)
+
+
+def test_writer_appends_blocks_and_checks_them(tmp_path):
+    ds = _random_dataset(n=1000)
+    with CacheWriter(tmp_path / "blocks", 40, 6) as w:
+        for a in range(0, 1000, 137):
+            w.append(ds.X[a:a + 137], ds.Y[a:a + 137])
+        out = w.close()
+    got = open_cache(out)
+    _same(got.X, ds.X)
+    _same(got.Y, ds.Y)
+    with CacheWriter(tmp_path / "bad", 40, 6) as w:
+        with pytest.raises(ValueError):
+            w.append(ds.X[:, :30], ds.Y)                 # wrong width
+        with pytest.raises(ValueError):
+            w.append(ds.X[:5], ds.Y[:5] * 2)             # not a 0/1 indicator
+        w.abort()
+    assert not (tmp_path / "bad").exists()
+
+
+def test_exception_inside_writer_publishes_nothing(tmp_path):
+    ds = _random_dataset()
+    with pytest.raises(RuntimeError):
+        with CacheWriter(tmp_path / "x", 40, 6) as w:
+            w.append(ds.X[:100], ds.Y[:100])
+            raise RuntimeError("generator failed")
+    assert not (tmp_path / "x").exists()
+    assert not any(p.name.startswith(".tmp-") for p in tmp_path.iterdir())
+
+
+def test_publish_conflicts(tmp_path):
+    ds = _random_dataset()
+    target = tmp_path / "e"
+    write_cache(ds, target)
+    with pytest.raises(FileExistsError):
+        write_cache(_random_dataset(seed=9), target)
+    _same(open_cache(target).X, ds.X)                    # loser discarded, winner intact
+    write_cache(_random_dataset(seed=9), target, on_exists="keep")
+    _same(open_cache(target).X, ds.X)
+    write_cache(_random_dataset(seed=9), target, on_exists="replace")
+    _same(open_cache(target).X, _random_dataset(seed=9).X)
+    assert [p.name for p in tmp_path.iterdir()] == ["e"]
+
+
+# -------------------------------------------------------------------- damage
+
+def _damage(entry, how):
+    if how == "missing_file":
+        os.unlink(entry / "X_data.npy")
+    elif how == "truncated":
+        with open(entry / "X_indices.npy", "r+b") as fh:
+            fh.truncate(os.path.getsize(entry / "X_indices.npy") - 4)
+    elif how == "extended":
+        with open(entry / "Y_indices.npy", "ab") as fh:
+            fh.write(b"\0" * 4)
+    elif how == "bad_magic":
+        with open(entry / "X_indptr.npy", "r+b") as fh:
+            fh.write(b"JUNK")
+    elif how == "meta_edit":
+        meta = json.loads((entry / "meta.json").read_text())
+        meta["n_samples"] += 1
+        (entry / "meta.json").write_text(json.dumps(meta))
+    elif how == "meta_truncated":
+        text = (entry / "meta.json").read_text()
+        (entry / "meta.json").write_text(text[: len(text) // 2])
+    elif how == "meta_missing":
+        os.unlink(entry / "meta.json")
+    elif how == "header_shape":
+        # A consistent-looking header that disagrees with meta.json.
+        data = (entry / "Y_data.npy").read_bytes()
+        n = json.loads((entry / "meta.json").read_text())["nnz_y"]
+        (entry / "Y_data.npy").write_bytes(data.replace(f"({n},)".encode(), f"({n - 1},)".encode()))
+    elif how == "old_version":
+        meta = json.loads((entry / "meta.json").read_text())
+        meta["format_version"] = 0
+        meta["checksum"] = cache._meta_checksum(meta)
+        (entry / "meta.json").write_text(json.dumps(meta))
+    else:
+        raise AssertionError(how)
+
+
+DAMAGES = ["missing_file", "truncated", "extended", "bad_magic", "meta_edit", "meta_truncated",
+           "meta_missing", "header_shape", "old_version"]
+
+
+@pytest.mark.parametrize("how", DAMAGES)
+def test_damaged_entry_is_detected(tmp_path, how):
+    entry = write_cache(_random_dataset(), tmp_path / "e")
+    assert is_valid_cache(entry)
+    _damage(entry, how)
+    assert not is_valid_cache(entry)
+    with pytest.raises(CorruptCacheError):
+        open_cache(entry)
+
+
+def _libsvm_file(path, ds):
+    lines = []
+    for i in range(ds.X.shape[0]):
+        labels = ",".join(str(j) for j in ds.Y.indices[ds.Y.indptr[i]:ds.Y.indptr[i + 1]])
+        feats = " ".join(f"{j + 1}:{float(v)!r}" for j, v in zip(
+            ds.X.indices[ds.X.indptr[i]:ds.X.indptr[i + 1]], ds.X.data[ds.X.indptr[i]:ds.X.indptr[i + 1]]))
+        lines.append(f"{labels} {feats}".strip())
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("how", DAMAGES)
+def test_load_rebuilds_damaged_entry(tmp_path, how):
+    ds = _random_dataset(seed=5)
+    src = _libsvm_file(tmp_path / "data.svm", ds)
+    opts = dict(n_features=40, n_labels=6, zero_based=False)
+    first = load(src, cache_dir=tmp_path / "c", **opts)
+    entry = Path(first.meta["cache_dir"])
+    del first
+    _damage(entry, how)
+    again = load(src, cache_dir=tmp_path / "c", **opts)
+    assert Path(again.meta["cache_dir"]) == entry
+    assert is_valid_cache(entry)
+    _same(again.X, ds.X)
+    _same(again.Y, ds.Y)
+
+
+def test_stale_temp_dir_of_dead_writer_is_never_used_and_swept(tmp_path):
+    ds = _random_dataset(seed=2)
+    src = _libsvm_file(tmp_path / "data.svm", ds)
+    opts = dict(n_features=40, n_labels=6, zero_based=False)
+    root = tmp_path / "c" / "files"
+    # Simulate a writer killed mid-way: a temp dir holding a complete-looking
+    # but wrong entry, named after the entry it was building, owned by a dead pid.
+    key = cache.source_key([src], opts, fmt="libsvm")
+    final_name = cache._entry_name("data.svm", key)
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    dead = root / f"{cache._temp_prefix(final_name).replace(str(os.getpid()), str(proc.pid))}zz"
+    write_cache(_random_dataset(seed=99), dead)
+    got = load(src, cache_dir=tmp_path / "c", **opts)
+    _same(got.X, ds.X)
+    assert Path(got.meta["cache_dir"]).name == final_name
+    assert not dead.exists()                               # swept: its writer is gone
+
+
+def test_partially_written_final_entry_is_rebuilt(tmp_path):
+    # A final-named directory that never got its meta.json (e.g. copied by hand
+    # or cut short by something outside omlc) must not be used.
+    ds = _random_dataset(seed=4)
+    src = _libsvm_file(tmp_path / "data.svm", ds)
+    opts = dict(n_features=40, n_labels=6, zero_based=False)
+    key = cache.source_key([src], opts, fmt="libsvm")
+    entry = tmp_path / "c" / "files" / cache._entry_name("data.svm", key)
+    entry.mkdir(parents=True)
+    np.save(entry / "X_data.npy", np.zeros(3))
+    got = load(src, cache_dir=tmp_path / "c", **opts)
+    _same(got.X, ds.X)
+    assert is_valid_cache(entry)
+
+
+# ------------------------------------------------------------------ keys, load
+
+def test_cache_key_tracks_file_and_options(tmp_path):
+    ds = _random_dataset(seed=6)
+    src = _libsvm_file(tmp_path / "data.svm", ds)
+    opts = dict(n_features=40, n_labels=6, zero_based=False)
+    k1 = cache.source_key([src], opts, fmt="libsvm")
+    assert k1 == cache.source_key([src], dict(reversed(list(opts.items()))), fmt="libsvm")
+    assert k1 != cache.source_key([src], dict(opts, n_features=41), fmt="libsvm")
+    a = load(src, cache_dir=tmp_path / "c", **opts)
+    b = load(src, cache_dir=tmp_path / "c", **opts)
+    assert a.meta["cache_dir"] == b.meta["cache_dir"]
+    # Rewrite the file with different content: new key, new entry, new data.
+    ds2 = _random_dataset(seed=7)
+    _libsvm_file(src, ds2)
+    os.utime(src, ns=(os.stat(src).st_atime_ns, os.stat(src).st_mtime_ns + 10**9))
+    c = load(src, cache_dir=tmp_path / "c", **opts)
+    assert c.meta["cache_dir"] != a.meta["cache_dir"]
+    _same(c.X, ds2.X)
+    d = load(src, cache_dir=tmp_path / "c", refresh=True, **opts)
+    assert d.meta["cache_dir"] == c.meta["cache_dir"]
+    _same(d.Y, ds2.Y)
+
+
+def test_default_cache_dir_respects_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("OMLC_CACHE_DIR", str(tmp_path / "env"))
+    assert cache.get_cache_dir() == tmp_path / "env"
+    monkeypatch.delenv("OMLC_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert cache.get_cache_dir() == tmp_path / "xdg" / "omlc"
+    assert cache.get_cache_dir(tmp_path / "arg") == tmp_path / "arg"
+
+
+def test_sniff_format(tmp_path):
+    import bz2
+    (tmp_path / "a.txt").write_text("% comment\n\n@RELATION x\n@attribute a numeric\n")
+    (tmp_path / "b.txt").write_text("1,2 1:0.5\n")
+    with bz2.open(tmp_path / "c.data.bz2", "wt") as fh:
+        fh.write("@relation y\n")
+    (tmp_path / "d.arff").write_text("")
+    assert cache.sniff_format(tmp_path / "a.txt") == "arff"
+    assert cache.sniff_format(tmp_path / "b.txt") == "libsvm"
+    assert cache.sniff_format(tmp_path / "c.data.bz2") == "arff"
+    assert cache.sniff_format(tmp_path / "d.arff") == "arff"
+
+
+def test_load_unknown_name_or_missing_path(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        load("no-such-dataset-name", cache_dir=tmp_path)
+    with pytest.raises(FileNotFoundError):
+        load(str(tmp_path / "missing.svm"), cache_dir=tmp_path)
+
+
+# -------------------------------------------------------------- real files
+
+def test_load_real_arff_and_libsvm_match_sources(tmp_path):
+    yeast = shared_file("yeast/yeast-train.arff")
+    a = load(yeast, cache_dir=tmp_path)
+    assert a.X.shape == (1500, 103) and a.Y.shape == (1500, 14)
+    assert a.meta["stats"]["cardinality"] == pytest.approx(4.228, abs=5e-4)
+    assert a.meta["stats"]["distinct_labelsets"] == 164
+    svm = shared_file("yeast_libsvm/yeast_train.svm.bz2")
+    b = load(svm, cache_dir=tmp_path, n_features=103, n_labels=14, zero_based=False)
+    # The LIBSVM label ids follow the ARFF attribute order (Class1..Class14);
+    # load_arff orders labels as yeast.xml lists them (Class1, 2, 3, 6, 4, ...).
+    perm = [a.label_names.index(f"Class{k}") for k in range(1, 15)]
+    _same(b.Y, a.Y[:, perm].tocsr())
+    np.testing.assert_allclose(b.X.toarray(), a.X.toarray(), rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize("name,split,shape,card", [
+    ("yeast", "test", (917, 103, 14), 4.252),
+    ("yeast-libsvm", "test", (917, 103, 14), 4.252),
+    ("corel5k", "train", (4500, 499, 374), 3.522),
+    ("scene", None, (2407, 294, 6), 1.074),
+    ("emotions", None, (593, 72, 6), 1.868),
+    ("mediamill-reduced", "train", (1500, 120, 101), 4.437),
+])
+def test_load_registry_names(tmp_path, name, split, shape, card, shared_datasets):
+    ds = load(name, split=split, cache_dir=tmp_path)
+    assert (ds.X.shape[0], ds.X.shape[1], ds.Y.shape[1]) == shape
+    assert ds.Y.nnz / ds.Y.shape[0] == pytest.approx(card, abs=1e-3)
+    assert isinstance(ds.X.data, np.memmap)
+
+
+# ------------------------------------------------------------------ concurrency
+
+def _race_worker(args):
+    src, cache_dir, opts = args
+    ds = load(src, cache_dir=cache_dir, **opts)
+    return (ds.meta["cache_dir"], ds.X.shape, float(np.asarray(ds.X.data).sum()),
+            ds.X.indices.tobytes(), ds.Y.indices.tobytes())
+
+
+def test_two_processes_build_the_same_entry_at_once(tmp_path):
+    ds = _random_dataset(n=3000, d=200, seed=11)
+    src = _libsvm_file(tmp_path / "data.svm", ds)
+    opts = dict(n_features=200, n_labels=6, zero_based=False)
+    ctx = mp.get_context("spawn")
+    with ctx.Pool(2) as pool:
+        results = pool.map(_race_worker, [(str(src), str(tmp_path / "c"), opts)] * 4)
+    dirs = {r[0] for r in results}
+    assert len(dirs) == 1
+    for r in results:
+        assert r[1:] == results[0][1:]
+    assert r[3] == ds.X.indices.tobytes() and r[4] == ds.Y.indices.tobytes()
+    root = tmp_path / "c" / "files"
+    assert sorted(p.name for p in root.iterdir()) == [Path(dirs.pop()).name]
+
+
+# --------------------------------------------------------- opening reads nothing
+
+def _fake_large_entry(directory, n_rows, nnz_x):
+    """A valid-looking entry whose X files are sparse (hole-filled) files of
+    ``nnz_x`` entries: opening it may only touch headers and meta."""
+    small = _random_dataset(n=n_rows, d=1000, density=0.0)
+    entry = write_cache(small, directory)
+    meta = json.loads((entry / "meta.json").read_text())
+    indptr = np.linspace(0, nnz_x, n_rows + 1).astype(np.int64)
+    for name, dtype, length in (("X_indices", "<i4", nnz_x), ("X_data", "<f8", nnz_x)):
+        with open(entry / f"{name}.npy", "wb") as fh:
+            fh.write(cache._npy_header(np.dtype(dtype), length))
+            fh.truncate(cache._HEADER_BYTES + length * np.dtype(dtype).itemsize)
+        meta["arrays"][name].update(length=length,
+                                    file_bytes=cache._HEADER_BYTES + length * np.dtype(dtype).itemsize)
+    with open(entry / "X_indptr.npy", "wb") as fh:
+        fh.write(cache._npy_header(np.dtype("<i8"), n_rows + 1))
+        fh.write(indptr.tobytes())
+    meta["nnz_x"] = nnz_x
+    meta["checksum"] = cache._meta_checksum(meta)
+    (entry / "meta.json").write_text(json.dumps(meta))
+    return entry
+
+
+def test_opening_a_large_entry_reads_no_data(tmp_path):
+    # 300M nonzeros = 3.6 GB of X as sparse files (no disk blocks). If opening
+    # read or copied the arrays (e.g. through SciPy's constructor), the child's
+    # peak RSS would grow by gigabytes.
+    nnz = 300_000_000
+    entry = _fake_large_entry(tmp_path / "big", 1000, nnz)
+    script = textwrap.dedent(f"""
+        import resource, sys
+        import numpy as np
+        from omlc.io.cache import open_cache
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        ds = open_cache({str(entry)!r})
+        X = ds.X
+        assert X.nnz == {nnz} and X.shape == (1000, 1000), (X.nnz, X.shape)
+        assert isinstance(X.data, np.memmap) and isinstance(X.indices, np.memmap)
+        assert X.indices.dtype == np.int32 and X.indptr.dtype == np.int64
+        after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        print(after - before)
+    """)
+    env = dict(os.environ, PYTHONPATH=str(Path(cache.__file__).resolve().parents[2]))
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    grew_kib = int(out.stdout.strip().splitlines()[-1])
+    assert grew_kib < 100 * 1024, f"opening grew peak RSS by {grew_kib} KiB"
