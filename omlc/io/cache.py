@@ -381,6 +381,11 @@ class CacheWriter:
                 json.dump(meta, fh, ensure_ascii=True)
                 fh.flush()
                 os.fsync(fh.fileno())
+            # mkdtemp makes the directory private (0700); a published entry should
+            # be as readable as any file the user creates (shared cache roots).
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(self._tmp, 0o777 & ~umask)
             _fsync_dir(self._tmp)
         except BaseException:
             self.abort()
