@@ -52,6 +52,8 @@ def split_outside_quotes(text, sep):
 
 
 def strip_comment(line):
+    if "%" not in line:
+        return line
     quote, i = None, 0
     while i < len(line):
         c = line[i]

@@ -355,6 +355,8 @@ cdef class _Tokenizer:
                 if digits >= 18:
                     idx = self.n_attr  # certainly out of range
                 if self.pos < self.n and not _is_space(self.buf[self.pos]) and not self._at_eol():
+                    if self.buf[self.pos] == 44 or self.buf[self.pos] == 125:
+                        self._fail("sparse index without a value", p0, self.pos, -1)
                     self._fail("expected a space between a sparse index and its value", p0,
                                self._word_end(self.pos), -1)
                 if idx >= self.n_attr:
