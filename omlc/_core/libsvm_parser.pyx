@@ -716,9 +716,11 @@ cdef Py_ssize_t _write_double(double v, int digits, char* out) noexcept nogil:
         if m / P10[k] == a:
             return o + _write_fixed(<uint64_t> m, k, out + o)
     # Outside that range (huge, tiny or 17 significant digits): the first
-    # precision that round-trips is the shortest one, since %.15g of a double
-    # that has a shorter form prints that form.
-    for prec in range(15, 18):
+    # precision that round-trips is the shortest one. A normal double with a
+    # form of <= 15 digits prints as that form under %.15g (its 53-bit
+    # precision exceeds 15 digits), so the search starts there; subnormals
+    # carry fewer bits and can need as little as one digit.
+    for prec in range(1 if a < 2.2250738585072014e-308 else 15, 18):
         n = _snprintf_g(v, prec, out)
         if prec == 17 or strtod(out, &end) == v:
             return n

@@ -11,6 +11,7 @@ import gzip
 import io
 import lzma
 import os
+import zlib
 
 import numpy as np
 import scipy.sparse as sp
@@ -159,13 +160,20 @@ class _Source:
         return stream, (lambda: (stream.close(), raw.close()))
 
 
-def _readinto_full(stream, view):
+def _readinto_full(stream, view, source):
     """Fill ``view`` unless the input ends first; decompressors and pipes
     return short reads."""
     filled = 0
     total = len(view)
     while filled < total:
-        k = stream.readinto(view[filled:])
+        try:
+            k = stream.readinto(view[filled:])
+        except (EOFError, OSError, lzma.LZMAError, zlib.error) as exc:
+            if source.compression is None:
+                raise
+            # The magic bytes promised compressed data that is not.
+            raise DataFormatError(f"corrupt or truncated {source.compression} data ({exc})",
+                                  source.name, None, None) from exc
         if not k:
             break
         filled += k
@@ -187,14 +195,22 @@ def _raise_parse_error(parser, buf, name, extra=""):
 def _run(source, chunk_size, mode, n_features, n_labels, label_base, extra=""):
     parser = _lp.LibsvmParser(mode, -1 if n_features is None else n_features,
                               -1 if n_labels is None else n_labels, label_base)
+    if source.data is not None and len(source.data) <= chunk_size and not _compression(source.data[:6]):
+        data = source.data
+        start = 3 if data.startswith(_BOM) else 0
+        if parser.feed(data, start, len(data)):
+            _raise_parse_error(parser, data, source.name, extra)
+        return parser
     stream, close = source.open()
     try:
-        buf = bytearray(chunk_size)
+        # Start small and double up to chunk_size, so that small inputs do not
+        # pay for zeroing a full-size buffer.
+        buf = bytearray(min(chunk_size, 1 << 16))
         view = memoryview(buf)
         carry = 0
         first = True
         while True:
-            filled = carry + _readinto_full(stream, view[carry:])
+            filled = carry + _readinto_full(stream, view[carry:], source)
             at_eof = filled < len(buf)
             start = 0
             if first and filled >= 3 and buf[:3] == _BOM:
@@ -217,6 +233,10 @@ def _run(source, chunk_size, mode, n_features, n_labels, label_base, extra=""):
                 break
             carry = filled - end
             buf[:carry] = buf[end:filled]
+            if len(buf) < chunk_size:
+                view.release()
+                buf.extend(bytes(min(len(buf), chunk_size - len(buf))))
+                view = memoryview(buf)
         view.release()
     finally:
         close()

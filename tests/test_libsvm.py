@@ -1,0 +1,776 @@
+"""LIBSVM multi-label reader/writer against an independent pure-Python reader.
+
+``ref_parse`` below is deliberately naive (split lines, regular expressions,
+``float``/``int``); the compiled reader must agree with it on every input:
+same matrices bit for bit when both accept, and a ``DataFormatError`` whenever
+it rejects.
+"""
+import bz2
+import gzip
+import io
+import lzma
+import math
+import os
+import re
+import struct
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import HealthCheck, assume, example, given, settings
+from hypothesis import strategies as st
+
+from conftest import shared_file
+from omlc.exceptions import DataFormatError
+from omlc.io.libsvm import dump_libsvm, load_libsvm
+from omlc._core.libsvm_parser import parse_float
+
+INT32_MAX = 2**31 - 1
+
+
+# ----------------------------------------------------------------- reference
+
+class RefError(Exception):
+    pass
+
+
+_NUM = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\Z")
+_LABELS = re.compile(r"([0-9]+(?:[ \t]*,[ \t]*[0-9]+)*)(?=[ \t]|\Z)")
+_QID = re.compile(r"qid:[+-]?[0-9]+\Z")
+
+
+def ref_parse(data, zero_based="auto", label_base=0, n_features=None, n_labels=None):
+    """Return (X, Y) as dense-free lists, or raise RefError."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    lines = data.split(b"\n")
+    if lines[-1] == b"":
+        lines.pop()
+    rows = []
+    for raw in lines:
+        if raw.endswith(b"\r"):
+            raw = raw[:-1]
+        body = raw.split(b"#", 1)[0]
+        for byte in body:
+            if byte >= 0x80 or (byte < 0x20 and byte != 0x09) or byte == 0x7F:
+                raise RefError("byte")
+        text = body.decode("ascii").strip(" \t")
+        if not text:
+            continue
+        labels = []
+        rest = text
+        if ":" not in re.split(r"[ \t,]", text, maxsplit=1)[0]:
+            m = _LABELS.match(text)
+            if not m:
+                raise RefError("labels")
+            labels = [int(t) for t in re.split(r"[ \t]*,[ \t]*", m.group(1))]
+            rest = text[m.end():]
+        if len(set(labels)) != len(labels) or any(v > INT32_MAX for v in labels):
+            raise RefError("labels")
+        feats = []
+        for tok in rest.replace("\t", " ").split(" "):
+            if not tok:
+                continue
+            if tok.startswith("qid:"):
+                if not _QID.match(tok):
+                    raise RefError("qid")
+                continue
+            if ":" not in tok:
+                raise RefError("colon")
+            idx_s, val_s = tok.split(":", 1)
+            if not re.fullmatch(r"[0-9]+", idx_s) or int(idx_s) > INT32_MAX:
+                raise RefError("index")
+            if not _NUM.match(val_s) or not math.isfinite(float(val_s)):
+                raise RefError("value")
+            idx = int(idx_s)
+            if feats and idx <= feats[-1][0]:
+                raise RefError("order")
+            feats.append((idx, float(val_s)))
+        rows.append((sorted(labels), feats))
+    if not rows:
+        raise RefError("no rows")
+    has_zero = any(i == 0 for _, f in rows for i, _ in f)
+    if zero_based is False and has_zero:
+        raise RefError("zero index")
+    shift = 0 if (zero_based is True or (zero_based == "auto" and has_zero)) else 1
+    cols = [i - shift for _, f in rows for i, _ in f]
+    labs = [v - label_base for ls, _ in rows for v in ls]
+    if any(c < 0 for c in labs):
+        raise RefError("label base")
+    if n_features is None:
+        n_features = max(cols) + 1 if cols else 0
+    if n_labels is None:
+        n_labels = max(labs) + 1 if labs else 0
+    if any(c >= n_features for c in cols) or any(c >= n_labels for c in labs):
+        raise RefError("range")
+    X = [[(i - shift, v) for i, v in f] for _, f in rows]
+    Y = [[v - label_base for v in ls] for ls, _ in rows]
+    return X, Y, n_features, n_labels
+
+
+def as_lists(ds):
+    X, Y = ds.X, ds.Y
+    xs = [list(zip(X.indices[X.indptr[i]:X.indptr[i + 1]].tolist(),
+                   X.data[X.indptr[i]:X.indptr[i + 1]].tolist())) for i in range(X.shape[0])]
+    ys = [Y.indices[Y.indptr[i]:Y.indptr[i + 1]].tolist() for i in range(Y.shape[0])]
+    return xs, ys
+
+
+def bits(x):
+    return struct.pack("<d", x)
+
+
+def same_rows(a, b):
+    """Row lists equal, values compared bit for bit (so -0.0 != 0.0)."""
+    return len(a) == len(b) and all(
+        [i for i, _ in ra] == [i for i, _ in rb]
+        and [bits(v) for _, v in ra] == [bits(v) for _, v in rb]
+        for ra, rb in zip(a, b))
+
+
+def check_canonical(ds):
+    X, Y = ds.X, ds.Y
+    assert sp.isspmatrix_csr(X) and sp.isspmatrix_csr(Y)
+    assert X.dtype == np.float64 and X.indices.dtype == np.int32
+    assert Y.dtype == np.int32 and Y.indices.dtype == np.int32
+    assert np.all(Y.data == 1)
+    for M in (X, Y):
+        for i in range(M.shape[0]):
+            row = M.indices[M.indptr[i]:M.indptr[i + 1]]
+            assert np.all(np.diff(row) > 0)
+            assert row.size == 0 or (row[0] >= 0 and row[-1] < M.shape[1])
+
+
+def agree(data, tmp_path=None, **kw):
+    """Parse with both readers; assert they agree. Returns the dataset or None."""
+    try:
+        ref = ref_parse(data, **kw)
+    except RefError:
+        ref = None
+    try:
+        ds = load_libsvm(data, **kw)
+    except DataFormatError:
+        assert ref is None, "compiled reader rejected what the reference accepts"
+        return None
+    assert ref is not None, "compiled reader accepted what the reference rejects"
+    X, Y, nf, nl = ref
+    xs, ys = as_lists(ds)
+    assert same_rows(xs, X)
+    assert ys == Y
+    assert ds.X.shape == (len(X), nf) and ds.Y.shape == (len(Y), nl)
+    check_canonical(ds)
+    return ds
+
+
+def write(tmp_path, data, name="f.svm"):
+    p = tmp_path / name
+    p.write_bytes(data)
+    return p
+
+
+# ------------------------------------------------------------ real data files
+
+YEAST = {
+    "yeast_libsvm/yeast_train.svm.bz2": (1500, 4.228, 164),
+    "yeast_libsvm/yeast_test.svm.bz2": (917, 4.252, 140),
+}
+
+
+@pytest.mark.parametrize("rel", sorted(YEAST))
+def test_yeast_matches_reference_and_sources_md(rel):
+    path = shared_file(rel)
+    n, card, distinct = YEAST[rel]
+    ds = load_libsvm(path)
+    X, Y, nf, nl = ref_parse(bz2.decompress(path.read_bytes()))
+    xs, ys = as_lists(ds)
+    assert same_rows(xs, X) and ys == Y
+    assert (nf, nl) == (103, 14)
+    st_ = ds.stats()
+    assert st_["n_samples"] == n and st_["n_features"] == 103 and st_["n_labels"] == 14
+    assert round(st_["cardinality"], 3) == card
+    assert st_["distinct_labelsets"] == distinct
+    assert ds.meta["zero_based"] is False and ds.meta["compression"] == "bz2"
+    assert ds.label_names == [str(i) for i in range(14)]
+    assert ds.feature_names is None and ds.name.startswith("yeast_")
+    check_canonical(ds)
+    # One-based: feature index 103 is column 102.
+    assert ds.X.indices.max() == 102 and ds.X.indices.min() == 0
+
+
+def test_yeast_chunked_equals_whole():
+    path = shared_file("yeast_libsvm/yeast_test.svm.bz2")
+    a = load_libsvm(path)
+    b = load_libsvm(path, chunk_size=1000)
+    assert (a.X != b.X).nnz == 0 and (a.Y != b.Y).nnz == 0
+
+
+# ------------------------------------------------------------ basic grammar
+
+def test_grammar_features():
+    data = (b"# header comment\n"
+            b"1,5,7 1:0.5 3:-2 10:1e-3\n"
+            b"2:1E+2 4:.5\n"
+            b"\n"
+            b"   \t\n"
+            b"3, 5 ,4 qid:17 1:1 # trailing comment with bytes \xff\xfe\n"
+            b"0,2\r\n"
+            b"9 qid:-3 2:+7.\n"
+            b"6 1:0")
+    ds = load_libsvm(data)
+    xs, ys = as_lists(ds)
+    assert ys == [[1, 5, 7], [], [3, 4, 5], [0, 2], [9], [6]]
+    assert xs == [[(0, 0.5), (2, -2.0), (9, 0.001)], [(1, 100.0), (3, 0.5)],
+                  [(0, 1.0)], [], [(1, 7.0)], [(0, 0.0)]]
+    assert ds.X.shape == (6, 10) and ds.Y.shape == (6, 10)
+    assert ds.meta["lines"] == 9
+    agree(data)
+
+
+def test_unsorted_labels_are_sorted():
+    ds = load_libsvm(b"5,1,3 1:1\n")
+    assert as_lists(ds)[1] == [[1, 3, 5]]
+
+
+def test_bom_is_skipped():
+    ds = load_libsvm(b"\xef\xbb\xbf1 1:2\n")
+    assert as_lists(ds) == ([[(0, 2.0)]], [[1]])
+
+
+def test_zero_based_auto_and_explicit():
+    one = b"1 1:1 3:2\n2 2:5\n"
+    zero = b"1 1:1 3:2\n2 0:5\n"
+    a = load_libsvm(one)
+    assert a.meta["zero_based"] is False and a.X.shape == (2, 3)
+    assert as_lists(a)[0] == [[(0, 1.0), (2, 2.0)], [(1, 5.0)]]
+    b = load_libsvm(zero)
+    assert b.meta["zero_based"] is True and b.X.shape == (2, 4)
+    assert as_lists(b)[0] == [[(1, 1.0), (3, 2.0)], [(0, 5.0)]]
+    c = load_libsvm(one, zero_based=True)
+    assert as_lists(c)[0] == [[(1, 1.0), (3, 2.0)], [(2, 5.0)]]
+    with pytest.raises(DataFormatError) as e:
+        load_libsvm(zero, zero_based=False)
+    assert e.value.line == 2 and e.value.token == "0:5"
+
+
+def test_label_base_and_names():
+    ds = load_libsvm(b"1,3 1:1\n2 1:1\n", label_base=1)
+    assert as_lists(ds)[1] == [[0, 2], [1]]
+    assert ds.Y.shape == (2, 3) and ds.label_names == ["1", "2", "3"]
+
+
+def test_overrides_and_out_of_range(tmp_path):
+    p = write(tmp_path, b"0 1:1\n3 2:1\n1 7:1\n")
+    ds = load_libsvm(p, n_features=10, n_labels=20)
+    assert ds.X.shape == (3, 10) and ds.Y.shape == (3, 20)
+    assert len(ds.label_names) == 20
+    with pytest.raises(DataFormatError) as e:
+        load_libsvm(p, n_features=6)
+    assert e.value.line == 3 and e.value.token == "7:1" and str(p) in str(e.value)
+    load_libsvm(p, n_features=7)
+    with pytest.raises(DataFormatError) as e:
+        load_libsvm(p, n_labels=3)
+    assert e.value.line == 2 and e.value.token == "3" and str(p) in str(e.value)
+    with pytest.raises(DataFormatError) as e:
+        load_libsvm(p, label_base=1)
+    assert e.value.line == 1 and e.value.token == "0"
+
+
+def test_auto_zero_based_range_error_found_before_the_zero(tmp_path):
+    # Line 1 is in range if the file were one-based; the index 0 on line 3
+    # makes it zero-based, so 5 is out of range for n_features=5.
+    p = write(tmp_path, b"1 1:1 5:1\n2 2:1\n3 0:1\n")
+    with pytest.raises(DataFormatError) as e:
+        load_libsvm(p, n_features=5)
+    assert e.value.line == 1 and e.value.token == "5:1" and str(p) in str(e.value)
+    with pytest.raises(DataFormatError) as e:
+        load_libsvm(io.BytesIO(p.read_bytes()), n_features=5)
+    assert e.value.line == 1 and e.value.token == "5:1"
+    assert load_libsvm(p, n_features=6).X.shape == (3, 6)
+
+
+@pytest.mark.parametrize("data", [b"", b"\n\n", b"# only a comment\n  \n#x"])
+def test_no_data_rows(tmp_path, data):
+    p = write(tmp_path, data)
+    with pytest.raises(DataFormatError, match="no data rows") as e:
+        load_libsvm(p)
+    assert str(p) in str(e.value)
+
+
+def test_labels_only_and_qid_only_rows():
+    ds = load_libsvm(b"1,2\nqid:4\n3 # c\n")
+    assert as_lists(ds) == ([[], [], []], [[1, 2], [], [3]])
+    assert ds.X.shape == (3, 0)
+
+
+# ------------------------------------------------------------ bad inputs
+
+BAD = [
+    # (content, line, token, problem regex)
+    (b"1 1:1\n2 3\n", 2, "3", "without ':'"),
+    (b"1 1:1 x:2\n", 1, "x:2", "index"),
+    (b"1 1:1 1a:2\n", 1, "1a:2", "index"),
+    (b"1 -1:2\n", 1, "-1:2", "negative feature index"),
+    (b"1 2147483648:1\n", 1, "2147483648:1", "int32"),
+    (b"1 99999999999999999999999:1\n", 1, "99999999999999999999999:1", "int32"),
+    (b"1 3:1 2:1\n", 1, "2:1", "increasing"),
+    (b"\n1 3:1 3:1\n", 2, "3:1", "duplicate feature"),
+    (b"1 1:abc\n", 1, "1:abc", "not a decimal"),
+    (b"1 1:1.5.2\n", 1, "1:1.5.2", "not a decimal"),
+    (b"1 1:1_000\n", 1, "1:1_000", "not a decimal"),
+    (b"1 1:0x10\n", 1, "1:0x10", "not a decimal"),
+    (b"1 1:nan\n", 1, "1:nan", "finite"),
+    (b"1 1:-inf\n", 1, "1:-inf", "finite"),
+    (b"1 1:Infinity\n", 1, "1:Infinity", "finite"),
+    (b"1 1:1e400\n", 1, "1:1e400", "finite"),
+    (b"1 1:-1e309\n", 1, "1:-1e309", "finite"),
+    (b"1.5 1:1\n", 1, "1.5", "label"),
+    (b"a 1:1\n", 1, "a", "label"),
+    (b"1,,2 1:1\n", 1, "1,,2", "label"),
+    (b"1,2, 1:1\n", 1, "1:1", "label"),
+    (b"1,2,\n", 1, "1,2,", "label"),
+    (b"1,x 1:1\n", 1, "1,x", "label"),
+    (b"-1 1:1\n", 1, "-1", "negative label"),
+    (b"1,-2 1:1\n", 1, "1,-2", "negative label"),
+    (b"2147483648 1:1\n", 1, "2147483648", "int32"),
+    (b"1,1 1:1\n", 1, "1,1", "duplicate label"),
+    (b"1 3:\n", 1, "3:", "truncated"),
+    (b"1 :5\n", 1, ":5", "truncated"),
+    (b"1 4:1 5: 6:1\n", 1, "5:", "truncated"),
+    (b"1 1:0.5\xff\n", 1, "1:0.5\\xff", "non-ASCII"),
+    (b"1 1:1 caf\xc3\xa9:1\n", 1, "caf\u00e9:1", "non-ASCII"),
+    (b"\xff\xfe1\x00 \x001\x00:\x001\x00\n", 1, "\\xff\\xfe1\x00", "non-ASCII"),
+    (b"1 1:1\x00\n", 1, "1:1\x00", "control"),
+    (b"1 1:1\x0c2:1\n", 1, "1:1\x0c2:1", "control"),
+    (b"1 1:1\r2:2\n", 1, "1:1\r2:2", "control"),
+    (b"1 qid:x 1:1\n", 1, "qid:x", "qid"),
+    (b"1 qid: 1:1\n", 1, "qid:", "qid"),
+]
+
+
+@pytest.mark.parametrize("content,line,token,problem", BAD,
+                         ids=[repr(b[0])[:40] for b in BAD])
+def test_bad_input(tmp_path, content, line, token, problem):
+    p = write(tmp_path, b"# leading comment\n" + content)
+    with pytest.raises(DataFormatError, match=problem) as e:
+        load_libsvm(p)
+    assert e.value.line == line + 1
+    assert e.value.token == token
+    assert str(p) in str(e.value) and f":{line + 1}:" in str(e.value)
+    assert isinstance(e.value, ValueError)
+    with pytest.raises(RefError):
+        ref_parse(content)
+
+
+def test_zero_index_in_one_based_file(tmp_path):
+    p = write(tmp_path, b"1 1:1\n2 0:1 4:2\n")
+    with pytest.raises(DataFormatError, match="index 0") as e:
+        load_libsvm(p, zero_based=False)
+    assert (e.value.line, e.value.token) == (2, "0:1") and str(p) in str(e.value)
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError):
+        load_libsvm(b"1 1:1\n", zero_based="yes")
+    with pytest.raises(ValueError):
+        load_libsvm(b"1 1:1\n", n_features=-1)
+    with pytest.raises(ValueError):
+        load_libsvm(b"1 1:1\n", chunk_size=0)
+    with pytest.raises(TypeError):
+        load_libsvm(12)
+
+
+# ------------------------------------------------------------ compression, sources, chunks
+
+DOC = (b"1,2 1:0.5 3:1.25\n" + b"4:2 # no labels\r\n" + b"0 2:-1e-7 7:3\n"
+       + b"3,5\n" * 3 + b"6 1:1")
+
+
+@pytest.mark.parametrize("compress,suffix", [(gzip.compress, ".gz"), (bz2.compress, ".bz2"),
+                                             (lzma.compress, ".xz"), (gzip.compress, ".txt"),
+                                             (lzma.compress, ".svm"), (bz2.compress, ".gz")])
+def test_compression_by_magic(tmp_path, compress, suffix):
+    plain = load_libsvm(DOC)
+    p = write(tmp_path, compress(DOC), "data" + suffix)
+    ds = load_libsvm(p)
+    assert (ds.X != plain.X).nnz == 0 and (ds.Y != plain.Y).nnz == 0
+    assert ds.meta["compression"] in ("gzip", "bz2", "xz")
+    # file objects, seekable and not
+    with open(p, "rb") as fh:
+        ds2 = load_libsvm(fh)
+    assert (ds2.X != plain.X).nnz == 0
+
+    class NoSeek(io.RawIOBase):
+        def __init__(self, data):
+            self._b = io.BytesIO(data)
+
+        def readable(self):
+            return True
+
+        def readinto(self, b):
+            return self._b.readinto(b)
+
+    ds3 = load_libsvm(NoSeek(compress(DOC)), chunk_size=7)
+    assert (ds3.X != plain.X).nnz == 0 and (ds3.Y != plain.Y).nnz == 0
+
+
+def test_compressed_error_line(tmp_path):
+    p = write(tmp_path, gzip.compress(b"1 1:1\n" * 1000 + b"1 1:x\n"), "e.gz")
+    with pytest.raises(DataFormatError) as e:
+        load_libsvm(p, chunk_size=100)
+    assert e.value.line == 1001 and e.value.token == "1:x"
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 5, 8, 13, 64, 1 << 20])
+def test_chunk_boundaries(tmp_path, chunk):
+    p = write(tmp_path, DOC)
+    whole = load_libsvm(p)
+    ds = load_libsvm(p, chunk_size=chunk)
+    assert same_rows(as_lists(ds)[0], as_lists(whole)[0])
+    assert as_lists(ds)[1] == as_lists(whole)[1]
+    assert ds.meta["lines"] == whole.meta["lines"] == 7
+    bad = DOC + b"\n2 1:1 1:2\n"
+    with pytest.raises(DataFormatError) as e:
+        load_libsvm(write(tmp_path, bad, "bad.svm"), chunk_size=chunk)
+    assert (e.value.line, e.value.token) == (8, "1:2")
+
+
+def test_long_line_larger_than_chunk():
+    line = b"1 " + b" ".join(b"%d:%d.25" % (i, i) for i in range(1, 2000)) + b"\n"
+    ds = load_libsvm(line * 3 + b"2 1:1\n", chunk_size=100)
+    assert ds.X.shape == (4, 1999) and ds.X.nnz == 3 * 1999 + 1
+    assert ds.X[2, 1998] == 1999.25
+
+
+# ------------------------------------------------------------ writer
+
+def random_xy(rng, n, d, L, density=0.3, values=None):
+    X = sp.random(n, d, density=density, format="csr", random_state=rng,
+                  data_rvs=values or (lambda k: rng.standard_normal(k)))
+    Y = sp.random(n, L, density=0.3, format="csr", random_state=rng,
+                  data_rvs=lambda k: np.ones(k))
+    # Rows with neither features nor labels cannot be written.
+    empty = np.flatnonzero((np.diff(X.indptr) == 0) & (np.diff(Y.indptr) == 0))
+    if empty.size:
+        Y = Y.tolil()
+        for i in empty:
+            Y[i, 0] = 1
+        Y = Y.tocsr()
+    return X, Y
+
+
+def test_dump_round_trip_and_text(tmp_path):
+    rng = np.random.default_rng(1)
+    X, Y = random_xy(rng, 50, 30, 7)
+    p = tmp_path / "rt.svm"
+    dump_libsvm(X, Y, p)
+    ds = load_libsvm(p, n_features=30, n_labels=7)
+    assert np.array_equal(ds.X.toarray(), X.toarray()) and np.array_equal(ds.Y.toarray(), Y.toarray())
+    text = p.read_bytes().decode()
+    first = text.splitlines()[0]
+    labels = ",".join(str(j) for j in Y[0].indices)
+    feats = " ".join(f"{j + 1}:{float(v)!r}" for j, v in zip(X[0].indices, X[0].data))
+    # Shortest round-trip text: for these values the same as Python's repr.
+    assert first == " ".join(t for t in (labels, feats) if t)
+
+
+def test_dump_formats():
+    X = sp.csr_matrix(np.array([[0.1, 0, -2.5], [0, 1e-20, 0], [0, 0, 0], [123456789.0, 0, 1 / 3]]))
+    Y = sp.csr_matrix(np.array([[1, 0, 1], [0, 0, 0], [0, 1, 0], [0, 0, 0]]))
+    out = io.BytesIO()
+    dump_libsvm(X, Y, out)
+    assert out.getvalue() == (b"0,2 1:0.1 3:-2.5\n2:1e-20\n1\n"
+                              b"1:123456789 3:0.3333333333333333\n")
+    out = io.BytesIO()
+    dump_libsvm(X, Y, out, zero_based=True, digits=3)
+    assert out.getvalue() == b"0,2 0:0.1 2:-2.5\n1:1e-20\n1\n0:1.23e+08 2:0.333\n"
+    ds = load_libsvm(out.getvalue(), zero_based=True)
+    assert ds.X[3, 2] == 0.333
+
+
+def test_dump_appends_blocks_and_compresses(tmp_path):
+    rng = np.random.default_rng(2)
+    X, Y = random_xy(rng, 40, 20, 5)
+    p = tmp_path / "blocks.svm.gz"
+    with gzip.open(p, "wb") as fh:
+        for a in range(0, 40, 7):
+            dump_libsvm(X[a:a + 7], Y[a:a + 7], fh)
+    ds = load_libsvm(p, n_features=20, n_labels=5)
+    assert (ds.X != X).nnz == 0 and (ds.Y != Y).nnz == 0
+    q = tmp_path / "whole.svm.xz"
+    dump_libsvm(X, Y, q)
+    assert q.read_bytes()[:6] == b"\xfd7zXZ\x00"
+    assert gzip.decompress(p.read_bytes()) == lzma.decompress(q.read_bytes())
+
+
+def test_dump_rejects():
+    X = sp.csr_matrix(np.array([[1.0, 0], [0, 0]]))
+    Y = sp.csr_matrix(np.array([[1, 0], [0, 0]]))
+    with pytest.raises(ValueError, match="row 1"):
+        dump_libsvm(X, Y, io.BytesIO())
+    with pytest.raises(ValueError):
+        dump_libsvm(X[:1], Y[:1], io.BytesIO(), digits=0)
+    with pytest.raises(ValueError):
+        dump_libsvm(sp.csr_matrix(np.array([[np.nan]])), [[0]], io.BytesIO())
+    with pytest.raises(TypeError):
+        dump_libsvm(X[:1], Y[:1], io.StringIO())
+
+
+def test_dump_large_block_split(tmp_path):
+    # More than one formatting block (about a million entries each).
+    rng = np.random.default_rng(3)
+    n, d = 3000, 1000
+    X = sp.random(n, d, density=0.4, format="csr", random_state=rng)
+    X.data = np.round(X.data, 6)
+    X.data[X.data == 0] = 1e-6
+    Y = sp.csr_matrix((np.ones(n), np.arange(n) % 13, np.arange(n + 1)), shape=(n, 13))
+    p = tmp_path / "big.svm"
+    dump_libsvm(X, Y, p)
+    ds = load_libsvm(p, n_features=d, chunk_size=1 << 16)
+    assert (ds.X != X).nnz == 0 and (ds.Y != Y).nnz == 0
+
+
+# ------------------------------------------------------------ sklearn agreement
+
+def test_agrees_with_sklearn(tmp_path):
+    datasets = pytest.importorskip("sklearn.datasets")
+    rng = np.random.default_rng(4)
+    for trial in range(5):
+        n, d, L = rng.integers(5, 60), rng.integers(3, 40), rng.integers(2, 12)
+        X, Y = random_xy(rng, n, d, L, density=float(rng.uniform(0.05, 0.6)),
+                         values=lambda k: rng.standard_normal(k) * 10.0 ** rng.integers(-8, 8, k))
+        p = tmp_path / f"sk{trial}.svm"
+        dump_libsvm(X, Y, p, digits=None if trial % 2 else 6)
+        ours = load_libsvm(p)
+        Xs, ys = datasets.load_svmlight_file(str(p), multilabel=True)
+        assert Xs.shape == ours.X.shape
+        assert np.array_equal(Xs.toarray(), ours.X.toarray())
+        assert [sorted(int(v) for v in t) for t in ys] == as_lists(ours)[1]
+
+
+# ------------------------------------------------------------ floats
+
+@settings(deadline=None)
+@given(st.floats(allow_nan=False, allow_infinity=False))
+@example(5e-324)
+@example(2.2250738585072014e-308)
+@example(1.7976931348623157e308)
+@example(9007199254740993.0)
+@example(-0.0)
+def test_float_text_exact(x):
+    for text in (repr(x), "%.17g" % x, "%.6f" % x, "%.15e" % x, "%.3g" % x, "%.25e" % x):
+        ref = float(text)
+        got = parse_float(text.encode())
+        if math.isinf(ref):  # e.g. "%.15e" of the largest double rounds up
+            assert got is None, text
+        else:
+            assert got is not None and bits(got) == bits(ref), text
+
+
+@settings(deadline=None)
+@given(st.from_regex(rb"\A[+-]?[0-9]{0,30}(\.[0-9]{0,30})?([eE][+-]?[0-9]{1,4})?\Z"))
+def test_float_random_digit_strings(text):
+    s = text.decode()
+    if _NUM.match(s):
+        got = parse_float(text)
+        ref = float(s)
+        if math.isfinite(ref):
+            assert got is not None and bits(got) == bits(ref)
+        else:
+            assert got is None
+    else:
+        assert parse_float(text) is None
+
+
+def test_float_edge_texts():
+    cases = ["0", "-0", "+0.0", "0e999999", "1e-400", "-1e-400", "1." + "0" * 300,
+             "0." + "0" * 330 + "1", "4.9406564584124654e-324", "2.4703282292062327e-324",
+             "2.4703282292062328e-324", "179769313486231580793728971405301e276",
+             "9007199254740993", "123456789012345678901234567890", ".5", "5.", "1E+2"]
+    for c in cases:
+        assert bits(parse_float(c.encode())) == bits(float(c)), c
+    for c in ["", ".", "e5", "1e", "1e+", "+", "-.", "nan", "inf", "1_0", " 1", "1 ",
+              "0x1p3", "1.7976931348623159e308", "1d5", "١"]:
+        assert parse_float(c.encode()) is None, c
+
+
+@settings(deadline=None)
+@given(st.floats(allow_nan=False, allow_infinity=False))
+@example(0.1)
+@example(1e23)
+@example(5e-324)
+@example(-123.456)
+def test_dump_shortest_round_trip(x):
+    X = sp.csr_matrix((np.array([x]), np.array([0], np.int32), np.array([0, 1])), shape=(1, 1))
+    out = io.BytesIO()
+    dump_libsvm(X, [[0]], out)
+    text = out.getvalue().decode().strip().split(":", 1)[1]
+    assert bits(float(text)) == bits(x)
+    # As few significant digits as Python's repr (which is shortest).
+
+    def sig(s):
+        m = s.lower().lstrip("-").split("e")[0].replace(".", "")
+        return len(m.strip("0")) or 1
+    assert sig(text) <= sig(repr(x))
+
+
+# ------------------------------------------------------------ property tests
+
+values_text = st.one_of(
+    st.floats(allow_nan=False, allow_infinity=False).map(repr),
+    st.floats(-1e6, 1e6, allow_nan=False).map(lambda v: "%.6f" % v),
+    st.integers(-10**6, 10**6).map(str),
+    st.floats(1e-30, 1e30).map(lambda v: "%.4e" % v),
+    st.floats(0, 1).map(lambda v: ("%.5f" % v)[1:]),
+    st.sampled_from(["0", "-0", "1.", ".5", "1E+2", "+3", "0.000001"]),
+)
+
+
+@st.composite
+def documents(draw, allow_zero=True):
+    n = draw(st.integers(1, 8))
+    lines, rows = [], []
+    eol = draw(st.sampled_from(["\n", "\r\n"]))
+    for _ in range(n):
+        if draw(st.integers(0, 5)) == 0:
+            lines.append(draw(st.sampled_from(["", "   ", "# just a comment", "\t# c"])))
+        labels = draw(st.lists(st.integers(0, 30), unique=True, max_size=5))
+        shown = draw(st.permutations(labels)) if draw(st.booleans()) else sorted(labels)
+        sep = draw(st.sampled_from([",", ", ", " , ", ",\t"]))
+        idx = sorted(draw(st.lists(st.integers(0 if allow_zero else 1, 60), unique=True, max_size=6)))
+        vals = [draw(values_text) for _ in idx]
+        parts = []
+        if shown:
+            parts.append(sep.join(map(str, shown)))
+        if draw(st.integers(0, 4)) == 0:
+            parts.append("qid:%d" % draw(st.integers(0, 99)))
+        parts += [f"{i}:{v}" for i, v in zip(idx, vals)]
+        line = draw(st.sampled_from([" ", "\t", "  "])).join(parts)
+        if draw(st.integers(0, 3)) == 0:
+            line += draw(st.sampled_from([" # trailing", "#x", " #\xe9 comment"]))
+        if draw(st.booleans()):
+            line = " " + line
+        lines.append(line)
+        if parts:
+            rows.append((sorted(labels), [(i, float(v)) for i, v in zip(idx, vals)]))
+    text = eol.join(lines) + (eol if draw(st.booleans()) else "")
+    return text.encode("utf-8"), rows
+
+
+@settings(deadline=None, max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(documents())
+def test_valid_documents_match_reference(doc):
+    data, rows = doc
+    assume(rows)
+    ds = agree(data)
+    assert ds is not None
+    # The reference itself matches what was generated.
+    X, Y, _, _ = ref_parse(data)
+    shift = 0 if any(i == 0 for _, f in rows for i, _ in f) else 1
+    assert same_rows(X, [[(i - shift, v) for i, v in f] for _, f in rows])
+    assert Y == [ls for ls, _ in rows]
+
+
+@settings(deadline=None, max_examples=100, suppress_health_check=[HealthCheck.too_slow])
+@given(documents(), st.integers(1, 40))
+def test_chunked_equals_whole(doc, chunk):
+    data, rows = doc
+    assume(rows)
+    a = load_libsvm(data)
+    b = load_libsvm(data, chunk_size=chunk)
+    assert same_rows(as_lists(a)[0], as_lists(b)[0]) and as_lists(a)[1] == as_lists(b)[1]
+
+
+MUTATION_BYTES = b"0123456789:,.# \t\r\n-+eEq\x00\x7f\x80\xc3\xa9\xff"
+
+
+@settings(deadline=None, max_examples=500, suppress_health_check=[HealthCheck.too_slow])
+@given(documents(), st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 2),
+                                       st.sampled_from(list(MUTATION_BYTES))), max_size=4),
+       st.integers(1, 64), st.sampled_from(["auto", True, False]))
+def test_mutated_documents(doc, edits, chunk, zero_based):
+    data = bytearray(doc[0])
+    for pos, kind, byte in edits:
+        if not data:
+            break
+        pos %= len(data)
+        if kind == 0:
+            data[pos] = byte
+        elif kind == 1:
+            data.insert(pos, byte)
+        else:
+            del data[pos]
+    data = bytes(data)
+    ds = agree(data, zero_based=zero_based)
+    # Same verdict and the same error position whatever the chunking.
+    try:
+        small = load_libsvm(data, zero_based=zero_based, chunk_size=chunk)
+    except DataFormatError as e:
+        assert ds is None
+        with pytest.raises(DataFormatError) as e2:
+            load_libsvm(data, zero_based=zero_based)
+        assert (e.line, e.token, e.problem) == (e2.value.line, e2.value.token, e2.value.problem)
+    else:
+        assert ds is not None
+        assert same_rows(as_lists(small)[0], as_lists(ds)[0])
+
+
+@settings(deadline=None, max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(st.binary(max_size=200))
+def test_random_bytes(data):
+    agree(data)
+
+
+@settings(deadline=None, max_examples=200, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(alphabet=st.sampled_from(list("0123456789:,.#qid -+eE\t\r\n")), max_size=80),
+       st.integers(0, 3), st.one_of(st.none(), st.integers(0, 40)),
+       st.one_of(st.none(), st.integers(0, 40)))
+def test_random_token_soup(text, label_base, n_features, n_labels):
+    agree(text.encode(), label_base=label_base, n_features=n_features, n_labels=n_labels)
+
+
+@st.composite
+def matrices(draw):
+    n = draw(st.integers(1, 12))
+    d = draw(st.integers(1, 15))
+    L = draw(st.integers(1, 8))
+    elems = st.floats(allow_nan=False, allow_infinity=False, allow_subnormal=True)
+    X = np.zeros((n, d))
+    Y = np.zeros((n, L), dtype=np.int32)
+    mask = draw(st.lists(st.lists(st.booleans(), min_size=d, max_size=d), min_size=n, max_size=n))
+    for i in range(n):
+        for j in range(d):
+            if mask[i][j]:
+                X[i, j] = draw(elems)
+        labels = draw(st.lists(st.integers(0, L - 1), unique=True, max_size=L))
+        Y[i, labels] = 1
+    Xs = sp.csr_matrix(X)
+    Xs.eliminate_zeros()
+    # explicit zeros (including -0.0) are legal entries and must survive
+    extra = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, d - 1),
+                                    st.sampled_from([0.0, -0.0])), max_size=3))
+    coo = sp.coo_matrix(Xs)
+    entries = {(int(i), int(j)): v for i, j, v in zip(coo.row, coo.col, coo.data)}
+    for i, j, v in extra:
+        entries.setdefault((i, j), v)
+    rows_, cols_ = zip(*entries.keys()) if entries else ((), ())
+    Xs = sp.csr_matrix((list(entries.values()), (rows_, cols_)), shape=(n, d))
+    Xs.sort_indices()
+    Ys = sp.csr_matrix(Y)
+    empty = (np.diff(Xs.indptr) == 0) & (np.diff(Ys.indptr) == 0)
+    assume(not empty.any())
+    return Xs, Ys
+
+
+@settings(deadline=None, max_examples=200, suppress_health_check=[HealthCheck.too_slow])
+@given(matrices(), st.booleans())
+def test_round_trip(xy, zero_based):
+    X, Y = xy
+    out = io.BytesIO()
+    dump_libsvm(X, Y, out, zero_based=zero_based)
+    ds = load_libsvm(out.getvalue(), zero_based=zero_based,
+                     n_features=X.shape[1], n_labels=Y.shape[1])
+    assert ds.X.shape == X.shape and ds.Y.shape == Y.shape
+    assert np.array_equal(ds.X.indptr, X.indptr) and np.array_equal(ds.X.indices, X.indices)
+    assert ds.X.data.view(np.uint64).tolist() == X.data.view(np.uint64).tolist()
+    assert (ds.Y != Y).nnz == 0
+    agree(out.getvalue(), zero_based=zero_based)
