@@ -97,7 +97,10 @@ def check_Y(Y, n_samples=None, n_labels=None, name="Y"):
         Y = _from_label_lists(Y, n_labels, name)
     else:
         Y = _as_csr(Y, name)
-        Y.eliminate_zeros()
+        if Y.nnz and not Y.data.all():
+            # Copy first: tocsr() returns the caller's own matrix.
+            Y = Y.copy()
+            Y.eliminate_zeros()
         if Y.nnz and not np.all(Y.data == 1):
             bad = Y.data[Y.data != 1][0]
             raise ValueError(f"{name}: label indicator must be 0/1, found value {bad!r}")
@@ -112,7 +115,7 @@ def check_Y(Y, n_samples=None, n_labels=None, name="Y"):
             Y.sort_indices()
             Y.data[:] = 1
     if n_samples is not None and Y.shape[0] != n_samples:
-        raise ValueError(f"{name} has {Y.shape[0]} rows, but X has {n_samples}")
+        raise ValueError(f"{name} has {Y.shape[0]} rows, but {n_samples} were expected (one per row of X)")
     return Y
 
 
