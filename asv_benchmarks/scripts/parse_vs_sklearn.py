@@ -81,53 +81,57 @@ def write_synthetic(path, n_rows, seed=0):
     from omlc.io.libsvm import dump_libsvm
     X, Y = synthetic_rcv1(n_rows, seed)
     t = time.perf_counter()
+    c = time.process_time()
     dump_libsvm(X, Y, path)
-    return time.perf_counter() - t, X, Y
+    return time.perf_counter() - t, time.process_time() - c, X, Y
 
 
-def _time(fn, repeat):
-    best = float("inf")
-    result = None
-    for _ in range(repeat):
-        result = None
-        gc.collect()
-        t = time.perf_counter()
-        result = fn()
-        best = min(best, time.perf_counter() - t)
-    return best, result
+def _time(fn):
+    """(wall seconds, CPU seconds of this process, result) of one fresh call."""
+    gc.collect()
+    c = time.process_time()
+    t = time.perf_counter()
+    result = fn()
+    return time.perf_counter() - t, time.process_time() - c, result
 
 
 def run(path, repeat=3, check=True):
-    """Time both readers on ``path``; returns seconds, MB/s and the ratio."""
+    """Time both readers on ``path`` (best of ``repeat`` fresh reads each,
+    alternating). Returns wall and CPU seconds, MB/s and sklearn/omlc ratios;
+    CPU time is the steadier number on a shared machine."""
     from omlc.io.libsvm import load_libsvm
-    size_mb = os.path.getsize(path) / 1e6
-    out = {"path": str(path), "size_mb": size_mb}
-    best_o = best_s = float("inf")
-    ours = theirs = None
     try:
         from sklearn.datasets import load_svmlight_file
     except ImportError:
         load_svmlight_file = None
+    size_mb = os.path.getsize(path) / 1e6
+    best = {"omlc": [float("inf"), float("inf")], "sklearn": [float("inf"), float("inf")]}
+    ours = theirs = None
     for _ in range(repeat):
-        t, ours = _time(lambda: load_libsvm(path), 1)
-        best_o = min(best_o, t)
+        ours = None
+        wall, cpu, ours = _time(lambda: load_libsvm(path))
+        best["omlc"] = [min(best["omlc"][0], wall), min(best["omlc"][1], cpu)]
         if load_svmlight_file is not None:
             theirs = None
-            t, theirs = _time(lambda: load_svmlight_file(str(path), multilabel=True), 1)
-            best_s = min(best_s, t)
-    out["omlc_s"] = best_o
-    out["omlc_MBps"] = size_mb / best_o
-    out["rows"] = ours.X.shape[0]
-    out["nnz"] = int(ours.X.nnz)
+            wall, cpu, theirs = _time(lambda: load_svmlight_file(str(path), multilabel=True))
+            best["sklearn"] = [min(best["sklearn"][0], wall), min(best["sklearn"][1], cpu)]
+    out = {"path": str(path), "size_mb": size_mb, "rows": ours.X.shape[0], "nnz": int(ours.X.nnz),
+           "omlc_s": best["omlc"][0], "omlc_cpu_s": best["omlc"][1],
+           "omlc_MBps": size_mb / best["omlc"][0]}
     if load_svmlight_file is not None:
-        out["sklearn_s"] = best_s
-        out["sklearn_MBps"] = size_mb / best_s
-        out["ratio_sklearn_over_omlc"] = best_s / best_o
+        out.update({
+            "sklearn_s": best["sklearn"][0], "sklearn_cpu_s": best["sklearn"][1],
+            "sklearn_MBps": size_mb / best["sklearn"][0],
+            "ratio_sklearn_over_omlc": best["sklearn"][0] / best["omlc"][0],
+            "cpu_ratio_sklearn_over_omlc": best["sklearn"][1] / best["omlc"][1],
+        })
         if check:
-            Xs = theirs[0]
-            same_shape = Xs.shape[0] == ours.X.shape[0]
-            out["same_X"] = bool(same_shape and Xs.shape == ours.X.shape
-                                 and (Xs != ours.X).nnz == 0)
+            Xs, ys = theirs[0], theirs[1]
+            out["same_X"] = bool(Xs.shape == ours.X.shape and (Xs != ours.X).nnz == 0)
+            Y = ours.Y
+            out["same_Y"] = bool(len(ys) == Y.shape[0] and all(
+                sorted(int(v) for v in ys[i]) == Y.indices[Y.indptr[i]:Y.indptr[i + 1]].tolist()
+                for i in range(Y.shape[0])))
     return out
 
 
@@ -141,19 +145,21 @@ def main(argv=None):
         path = args.file
         if path is None:
             path = os.path.join(tmp, f"rcv1_like_{args.rows}.svm")
-            t_dump, X, Y = write_synthetic(path, args.rows)
+            t_dump, c_dump, X, Y = write_synthetic(path, args.rows)
             print(f"wrote {path}: {X.shape[0]} rows, {X.nnz} nnz, {Y.nnz} labels, "
-                  f"{os.path.getsize(path) / 1e6:.1f} MB; dump_libsvm {t_dump:.2f} s")
+                  f"{os.path.getsize(path) / 1e6:.1f} MB; dump_libsvm {t_dump:.2f} s wall, "
+                  f"{c_dump:.2f} s CPU")
             del X, Y
         res = run(path, repeat=args.repeat)
         print(f"file: {res['size_mb']:.1f} MB, {res['rows']} rows, {res['nnz']} nnz")
-        print(f"omlc.load_libsvm           best of {args.repeat}: {res['omlc_s']:.3f} s "
-              f"({res['omlc_MBps']:.1f} MB/s)")
+        print(f"omlc.load_libsvm           best of {args.repeat}: {res['omlc_s']:.3f} s wall "
+              f"({res['omlc_MBps']:.1f} MB/s), {res['omlc_cpu_s']:.3f} s CPU")
         if "sklearn_s" in res:
-            print(f"sklearn load_svmlight_file best of {args.repeat}: {res['sklearn_s']:.3f} s "
-                  f"({res['sklearn_MBps']:.1f} MB/s)")
-            print(f"ratio sklearn/omlc: {res['ratio_sklearn_over_omlc']:.2f}x; "
-                  f"same X: {res.get('same_X')}")
+            print(f"sklearn load_svmlight_file best of {args.repeat}: {res['sklearn_s']:.3f} s wall "
+                  f"({res['sklearn_MBps']:.1f} MB/s), {res['sklearn_cpu_s']:.3f} s CPU")
+            print(f"ratio sklearn/omlc: {res['ratio_sklearn_over_omlc']:.2f}x wall, "
+                  f"{res['cpu_ratio_sklearn_over_omlc']:.2f}x CPU; same X: {res.get('same_X')}, "
+                  f"same Y: {res.get('same_Y')}")
         else:
             print("scikit-learn not installed: no comparison")
     return 0
