@@ -429,6 +429,8 @@ class _Plan:
         self.n_values = np.ones(n_attr, dtype=np.int64)
         self.feature_names = []
         self.dropped = []
+        self.n_features = 0
+        self.keep = np.zeros(0, dtype=np.int32)  # sorted KEEP0 attributes
 
 
 def _plan_columns(header, label_idx, path, nominal, missing):
