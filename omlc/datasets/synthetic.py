@@ -51,7 +51,7 @@ from omlc.io.dataset import Dataset
 __all__ = ["make_multilabel_stream", "make_rcv1_like", "rcv1_like_splits", "RCV1_LIKE",
            "GENERATOR_VERSION"]
 
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2
 _BLOCK = 1000
 _PILOT_ROWS = 20_000
 
