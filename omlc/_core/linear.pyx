@@ -296,17 +296,31 @@ def salt_partial_fit(float64_t[:, ::1] W, float64_t[:, ::1] G, RowStream stream,
                         sc.act[n_act] = <int32_t> l
                         n_act += 1
                 touched = touched or n_act > 0
-                for p in range(r.x_nnz):
-                    x = r.x_data[p]
-                    w = Wp + <int64_t> r.x_indices[p] * K
-                    gsq = Gp + <int64_t> r.x_indices[p] * K
-                    for a in range(n_act):
-                        l = sc.act[a]
-                        gx = sc.g[l] * x
-                        gsq[l] += gx * gx
-                        step = -eta * gx / (delta + sqrt(gsq[l]))
-                        w[l] += step
-                        sc.s[l] += x * step
+                if 2 * n_act >= K:
+                    # Most labels move: a contiguous loop over all K (zero
+                    # coefficients leave their entries unchanged) vectorises.
+                    for p in range(r.x_nnz):
+                        x = r.x_data[p]
+                        w = Wp + <int64_t> r.x_indices[p] * K
+                        gsq = Gp + <int64_t> r.x_indices[p] * K
+                        for l in range(K):
+                            gx = sc.g[l] * x
+                            gsq[l] += gx * gx
+                            step = -eta * gx / (delta + sqrt(gsq[l]))
+                            w[l] += step
+                            sc.s[l] += x * step
+                else:
+                    for p in range(r.x_nnz):
+                        x = r.x_data[p]
+                        w = Wp + <int64_t> r.x_indices[p] * K
+                        gsq = Gp + <int64_t> r.x_indices[p] * K
+                        for a in range(n_act):
+                            l = sc.act[a]
+                            gx = sc.g[l] * x
+                            gsq[l] += gx * gx
+                            step = -eta * gx / (delta + sqrt(gsq[l]))
+                            w[l] += step
+                            sc.s[l] += x * step
             for l in range(r.y_nnz):
                 sc.rel[r.y_indices[l]] = 0
             if touched:
