@@ -13,7 +13,7 @@ import sys
 DEFAULT_LEARNERS = ("falt", "salt", "pa-br")
 #: The embedded default stream of ``omlc run``: rcv1-like sparsity, small enough for seconds.
 DEFAULT_SYNTHETIC = dict(n_samples=60_000, n_features=20_000, n_labels=50, nnz_per_row=60,
-                         cardinality=3.0)
+                         cardinality=3.0, noise=0.5)
 _NOT_PERCENT = {"coverage"}
 
 
@@ -86,7 +86,7 @@ def _synthetic(spec, seed):
                 continue
             k, _, v = item.partition("=")
             key = aliases.get(k.strip(), k.strip())
-            if key not in params and key != "noise":
+            if key not in params:
                 raise SystemExit(f"omlc: unknown synthetic option {k!r} (use n, d, L, nnz, card, noise)")
             params[key] = float(v) if key in ("cardinality", "noise") else int(float(v))
     return make_multilabel_stream(seed=seed, **params)
