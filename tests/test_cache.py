@@ -287,6 +287,33 @@ def test_sniff_format(tmp_path):
     assert cache.sniff_format(tmp_path / "d.arff") == "arff"
 
 
+def test_multi_file_libsvm_set_is_widened_to_the_largest_ids(tmp_path, monkeypatch):
+    from omlc.datasets import registry
+    a = _random_dataset(n=50, d=40, L=6, seed=1)
+    b = _random_dataset(n=30, d=25, L=4, seed=2)
+    folder = tmp_path / "data" / "rcv1v2"
+    folder.mkdir(parents=True)
+    info = registry.get_dataset_info("rcv1v2-topics")
+    train = [f.filename for f in info.files_for("train")]
+    test = [f.filename for f in info.files_for("test")]
+    _libsvm_file(folder / train[0], a)
+    parts = [_random_dataset(n=10 + k, d=20 + k, L=3 + k, seed=10 + k) for k in range(len(test))]
+    for fn, ds in zip(test, parts):
+        _libsvm_file(folder / fn, ds)
+    got = load("rcv1v2-topics", split="test", cache_dir=tmp_path / "c", data_dir=tmp_path / "data",
+               n_features=None, zero_based=False)
+    # Each file alone would be as wide as the largest ids it uses; the set is
+    # as wide as the largest over all parts.
+    d = max(int(p.X.indices.max()) + 1 for p in parts)
+    L = max(int(p.Y.indices.max()) + 1 for p in parts)
+    assert got.X.shape == (sum(p.X.shape[0] for p in parts), d) and got.Y.shape[1] == L
+    np.testing.assert_array_equal(got.X[:10].toarray()[:, :20], parts[0].X.toarray())
+    assert got.X[:10, 20:].nnz == 0
+    last = parts[-1]
+    np.testing.assert_array_equal(got.Y[-last.Y.shape[0]:].toarray()[:, :last.Y.shape[1]],
+                                  last.Y.toarray())
+
+
 def test_load_unknown_name_or_missing_path(tmp_path):
     with pytest.raises(FileNotFoundError):
         load("no-such-dataset-name", cache_dir=tmp_path)

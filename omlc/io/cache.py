@@ -674,13 +674,20 @@ def _load_files(paths, fmt, options, *, cache_dir, refresh, label, name=None, ha
 
     def build(target):
         parts = [_parse(p, fmt, options) for p in paths]
-        if len(parts) > 1:
-            widths = {ds.X.shape[1] for ds in parts}
-            nlabels = {ds.Y.shape[1] for ds in parts}
-            if len(widths) > 1 or len(nlabels) > 1:
+        widths = {ds.X.shape[1] for ds in parts}
+        nlabels = {ds.Y.shape[1] for ds in parts}
+        if len(widths) > 1 or len(nlabels) > 1:
+            if fmt != "libsvm":
                 raise DataFormatError(
                     f"files disagree on shape (features {sorted(widths)}, labels "
-                    f"{sorted(nlabels)}); pass n_features=/n_labels=", path=str(paths[0]))
+                    f"{sorted(nlabels)})", path=str(paths[0]))
+            # LIBSVM widths are only the largest ids each file happens to use
+            # (e.g. the four rcv1v2 test parts): widen all to the largest.
+            d, L = max(widths), max(nlabels)
+            for ds in parts:
+                ds.X = sp.csr_matrix((ds.X.data, ds.X.indices, ds.X.indptr), shape=(ds.X.shape[0], d))
+                ds.Y = sp.csr_matrix((ds.Y.data, ds.Y.indices, ds.Y.indptr), shape=(ds.Y.shape[0], L))
+                ds.feature_names = ds.label_names = None
         first = parts[0]
         dtype = first.X.dtype if first.X.dtype.kind == "f" else np.float64
         meta = dict(first.meta or {})
