@@ -774,3 +774,28 @@ def test_round_trip(xy, zero_based):
     assert ds.X.data.view(np.uint64).tolist() == X.data.view(np.uint64).tolist()
     assert (ds.Y != Y).nnz == 0
     agree(out.getvalue(), zero_based=zero_based)
+
+
+def test_float32_dtype_and_file_object_modes(tmp_path):
+    ds = load_libsvm(b"1 1:0.1 2:3\n", dtype=np.float32)
+    assert ds.X.dtype == np.float32 and ds.X[0, 0] == np.float32(0.1)
+    p = write(tmp_path, b"1 1:1\n")
+    with open(p, "r") as fh, pytest.raises(TypeError):
+        load_libsvm(fh)
+
+
+def test_zero_based_range_error_on_unrewindable_stream():
+    class NoSeek(io.RawIOBase):
+        def __init__(self, data):
+            self._b = io.BytesIO(data)
+
+        def readable(self):
+            return True
+
+        def readinto(self, b):
+            return self._b.readinto(b)
+
+    # Without a second pass the line cannot be named, but the problem still is.
+    with pytest.raises(DataFormatError, match="n_features=5") as e:
+        load_libsvm(NoSeek(b"1 1:1 5:1\n3 0:1\n"), n_features=5)
+    assert e.value.line is None
