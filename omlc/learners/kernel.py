@@ -27,7 +27,7 @@ same. ``budget=B`` caps the live support set at B: when a new support vector
 arrives at a full set, one existing vector is dropped — the oldest
 (``budget_policy="oldest"``) or the one with the smallest ``||alpha_k||_2``
 (``"smallest"``). The newcomer itself is never dropped. Per-row time and memory
-are then O(B (L + d)).
+are then O(B (L + d)), plus the kernel block of at most 512 rows in flight.
 
 How a block is processed
 ------------------------
