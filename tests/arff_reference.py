@@ -147,6 +147,13 @@ def positive_value(values):
     return values[1]
 
 
+def in_file_order(path, names):
+    """``names`` sorted by where their attributes stand in the file."""
+    _, attributes, _ = read_header_and_rows(path)
+    position = {a[0]: i for i, a in enumerate(attributes)}
+    return sorted(names, key=position.__getitem__)
+
+
 def read_arff(path, label_names=None, n_labels=None, label_location="end", nominal="onehot",
               missing=None, max_rows=None):
     """``(X, Y, feature_names, label_names)`` of a valid ARFF file, as CSR."""

@@ -99,7 +99,7 @@ def test_shared_dataset(relpath, xml, n, d, L, card, distinct, no_label):
     assert_canonical(ds)
 
     X, Y, feature_names, label_names = ref.read_arff(
-        path, label_names=ref.label_names_from_xml(shared_file(xml)))
+        path, label_names=ref.in_file_order(path, ref.label_names_from_xml(shared_file(xml))))
     assert_same(ds.X, X)
     assert_same(ds.Y, Y)
     assert ds.feature_names == feature_names
@@ -128,14 +128,18 @@ def test_find_xml_of_shared_files(relpath, xml):
     assert find_mulan_xml(shared_file(relpath)) == shared_file(xml)
 
 
-def test_yeast_labels_follow_xml_order(shared_datasets):
-    # yeast.xml lists Class1, Class2, Class3, Class6, Class4, ... (not file order).
-    ds = load_arff(shared_file("yeast/yeast.arff"))
-    assert ds.label_names == read_mulan_xml(shared_file("yeast/yeast.xml"))
-    assert ds.label_names[:5] == ["Class1", "Class2", "Class3", "Class6", "Class4"]
-    by_file_order = load_arff(shared_file("yeast/yeast.arff"), xml=False, n_labels=14)
-    order = [by_file_order.label_names.index(name) for name in ds.label_names]
-    assert_same(ds.Y, by_file_order.Y[:, order])
+def test_yeast_labels_keep_file_order_and_match_the_libsvm_version(shared_datasets):
+    # yeast.xml lists Class1, Class2, Class3, Class6, Class4, ... (not file
+    # order); Y keeps the file's order, which is also the LIBSVM version's.
+    ds = load_arff(shared_file("yeast/yeast-train.arff"))
+    assert sorted(ds.label_names) == sorted(read_mulan_xml(shared_file("yeast/yeast.xml")))
+    assert ds.label_names == [f"Class{i}" for i in range(1, 15)]
+    by_count = load_arff(shared_file("yeast/yeast-train.arff"), xml=False, n_labels=14)
+    assert_same(ds.Y, by_count.Y)
+    from omlc.io.libsvm import load_libsvm
+    lib = load_libsvm(shared_file("yeast_libsvm/yeast_train.svm.bz2"), n_labels=14)
+    assert_same(ds.Y, lib.Y)
+    np.testing.assert_allclose(ds.X.toarray(), lib.X.toarray(), rtol=0, atol=1e-6)
 
 
 def test_medical_xml_beats_meka_option(shared_datasets):
@@ -212,13 +216,14 @@ LABELS_ANYWHERE = ("@relation t\n"
 def test_xml_labels_by_name_any_position_any_order(tmp_path, xml_order):
     path = write(tmp_path, LABELS_ANYWHERE, xml=mulan_xml(*xml_order))
     ds = load_arff(path)
-    assert ds.label_names == xml_order
+    file_order = ["L2", "L0", "L1"]  # whatever the XML's order, Y keeps the file's
+    assert ds.label_names == file_order
     assert ds.feature_names == ["f1", "f2"]
     truth = [{"L2": 1, "L0": 0, "L1": 1}, {"L2": 0, "L0": 1, "L1": 0}, {"L2": 1, "L0": 0, "L1": 0}]
-    np.testing.assert_array_equal(dense(ds.Y), [[row[n] for n in xml_order] for row in truth])
+    np.testing.assert_array_equal(dense(ds.Y), [[row[n] for n in file_order] for row in truth])
     np.testing.assert_array_equal(ds.X.toarray(), [[5, 6], [7, 0], [0, 2]])
     assert_canonical(ds)
-    X, Y, _, _ = ref.read_arff(path, label_names=xml_order)
+    X, Y, _, _ = ref.read_arff(path, label_names=file_order)
     assert_same(ds.X, X)
     assert_same(ds.Y, Y)
 
@@ -257,8 +262,9 @@ def test_nested_xml_hierarchy_is_flattened(tmp_path):
             "@data\n3,1,0,1,0,1\n")
     path = write(tmp_path, text, xml=xml)
     ds = load_arff(path)
-    assert ds.label_names == ["root", "child1", "child2", "leaf", "other"]
-    assert dense(ds.Y).tolist() == [[1, 0, 1, 1, 0]]
+    # All five XML labels, nested or not, are labels; Y keeps the file's order.
+    assert ds.label_names == ["leaf", "other", "child2", "child1", "root"]
+    assert dense(ds.Y).tolist() == [[1, 0, 1, 0, 1]]
 
 
 def test_xml_label_missing_from_arff(tmp_path):

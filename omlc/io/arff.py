@@ -379,7 +379,10 @@ def _locate_labels(header, path, labels, xml, n_labels, label_location):
         if missing:
             raise DataFormatError(f"{len(missing)} label(s) of {xml_path} are not attributes of the "
                                   f"ARFF file: {missing[:10]}", path, None, missing[0])
-        return [index[name] for name in names], f"xml:{xml_path}"
+        # The XML only says which attributes are labels; Y keeps the file's
+        # attribute order, so the ARFF and LIBSVM versions of a data set (and
+        # MEKA's view of it) agree column for column.
+        return sorted(index[name] for name in names), f"xml:{xml_path}"
 
     count = _meka_label_count(header.relation)
     if count is not None and count != 0:
@@ -529,7 +532,7 @@ def _build_matrices(plan, indptr, attr, value, n_labels, missing, dtype, path):
     y_cols = plan.col[la][relevant].astype(np.int32)
     y_indptr = _indptr_from_rows(rows[is_label][relevant], n)
     Y = sp.csr_matrix((np.ones(y_cols.size, dtype=np.int32), y_cols, y_indptr), shape=(n, n_labels))
-    # Y columns follow the XML order, which need not be the file's order.
+    # With labels=, Y follows the caller's order, which need not be the file's.
     Y.has_sorted_indices = False
     Y.sort_indices()
 
@@ -605,8 +608,9 @@ def load_arff(path, *, xml=None, labels=None, n_labels=None, label_location=None
         ``feature_names``, ``label_names``; ``meta`` holds ``relation``,
         ``label_source``, ``dropped_attributes``.
 
-    Labels are located by, in order: ``labels``; a Mulan XML (by name, anywhere
-    in the file, any order; ``Y`` follows the XML's order); MEKA ``-C L`` in the
+    Labels are located by, in order: ``labels`` (``Y`` follows that order); a
+    Mulan XML (by name, anywhere in the file, in any order; ``Y``'s columns follow
+    the file's attribute order); MEKA ``-C L`` in the
     relation name (L > 0: the first L attributes, L < 0: the last |L|);
     ``n_labels``/``label_location``. Label attributes must be nominal with
     values among ``{0, 1}`` or numeric 0/1; ``1`` means relevant.
