@@ -9,6 +9,9 @@ from conftest import shared_file
 from omlc._validation import check_Y
 from omlc.learners.kernel import KernelPassiveAggressiveBR, pairwise_kernel
 
+# These tests drive compiled code: CI reruns them against the bounds-checked build.
+pytestmark = pytest.mark.kernel
+
 # --- references ------------------------------------------------------------------
 
 

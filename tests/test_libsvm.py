@@ -25,6 +25,9 @@ from omlc.exceptions import DataFormatError
 from omlc.io.libsvm import dump_libsvm, load_libsvm
 from omlc._core.libsvm_parser import parse_float
 
+# These tests drive compiled code: CI reruns them against the bounds-checked build.
+pytestmark = pytest.mark.kernel
+
 INT32_MAX = 2**31 - 1
 
 

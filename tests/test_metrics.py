@@ -12,6 +12,9 @@ import omlc.metrics as M
 from omlc._core.ranking_metrics import ranking_stats, set_counts
 from omlc._validation import check_Y, csr_arrays
 
+# These tests drive compiled code: CI reruns them against the bounds-checked build.
+pytestmark = pytest.mark.kernel
+
 skm = pytest.importorskip("sklearn.metrics")
 
 
