@@ -1,0 +1,114 @@
+"""omlc.bench at toy sizes: the pipeline runs end to end, missing peers are
+reported as skipped, the VW conversion is right, and the table/targets render.
+No timing is asserted."""
+import json
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from omlc import bench
+
+
+@pytest.fixture(scope="module")
+def shared_cache(tmp_path_factory):
+    # Generating even a tiny rcv1-like stream calibrates its world on a pilot
+    # stream; sharing the cache keeps that to once per module.
+    return tmp_path_factory.mktemp("bench-cache")
+
+
+@pytest.fixture
+def tiny(tmp_path, shared_cache):
+    def run(**kw):
+        return _tiny_run(tmp_path, shared_cache, **kw)
+    return run
+
+
+def _tiny_run(tmp_path, cache, **kw):
+    opts = dict(n_train=300, n_test=500, peers=(), learners=("falt", "pa-br"),
+                cache_dir=cache, out_dir=tmp_path / "work", repeat=1)
+    opts.update(kw)
+    return bench.run(**opts)
+
+
+def test_run_omlc_only(tiny):
+    res = tiny()
+    names = [r["name"] for r in res["learners"]]
+    assert names[:3] == ["falt", "falt-m1", "pa-br"]
+    assert any(r.get("skipped") == "not implemented yet" for r in res["learners"])
+    for r in res["learners"][:3]:
+        assert "error" not in r, r
+        assert r["rows"] == 500
+        assert 0.0 <= r["metrics"]["micro_f1"] <= 1.0
+        assert r["peak_rss_mb"] > 0
+    assert res["learners"][1]["params"]["M"] == 1
+    io = res["io"]
+    assert io["omlc_parse"]["rows"] == 500
+    assert io["omlc_cache_open"]["rows"] == 500
+    assert "sklearn_load" not in io
+    table = bench.format_table(res)
+    assert "| target |" in table and "not implemented yet" in table
+    json.dumps(res)  # the result must be JSON-able as is
+    targets = {t["target"]: t for t in res["targets"]}
+    assert targets["cache reopen < 1 s"]["met"] in (True, False)
+    assert any(t["met"] is None for t in res["targets"])  # VW was not run
+
+
+def test_missing_peer_is_skipped(tiny, monkeypatch):
+    monkeypatch.setattr(bench, "_installed", lambda peer: False)
+    res = tiny(peers=("vw", "sklearn", "river"), learners=("pa-br",), io=False)
+    skipped = {r["name"]: r.get("skipped") for r in res["learners"]}
+    assert skipped["vw"] == skipped["sklearn"] == skipped["river"] == "not installed"
+    assert "not installed" in bench.format_table(res)
+
+
+@pytest.mark.parametrize("peer,module", [("vw", "vowpalwabbit"), ("sklearn", "sklearn"),
+                                         ("river", "river")])
+def test_peer_runs_when_installed(tiny, peer, module):
+    pytest.importorskip(module)
+    res = tiny(peers=(peer,), learners=("falt",), falt_m1=False, io=False,
+                    river_prefix=20, sklearn_budget=5.0, vw_cache=False)
+    row = next(r for r in res["learners"] if r["name"] == peer)
+    assert "error" not in row, row
+    assert 0.0 <= row["metrics"]["micro_f1"] <= 1.0
+    assert row["pass_seconds"] > 0
+    if peer == "river":
+        assert row["extrapolated_from"] == 20
+        assert "extrapolated from 20" in bench.format_table(res)
+
+
+def test_libsvm_to_vw(tmp_path):
+    src = tmp_path / "a.svm"
+    src.write_bytes(b"3,1 1:0.5 7:2\n2 4:1\n5:0.25\n")
+    empty = bench._libsvm_to_vw(src, tmp_path / "a.vw")
+    assert empty == 1
+    assert (tmp_path / "a.vw").read_bytes() == b"1,3 | 1:0.5 7:2\n2 | 4:1\n | 5:0.25\n"
+
+
+def test_read_vw_preds(tmp_path):
+    p = tmp_path / "p.txt"
+    p.write_text("1,3\n\n0\n")
+    P = bench._read_vw_preds(p, 3, 4)
+    assert np.array_equal(P.toarray(), [[0, 1, 0, 1], [0, 0, 0, 0], [1, 0, 0, 0]])
+    with pytest.raises(RuntimeError):
+        bench._read_vw_preds(p, 4, 4)
+
+
+def test_main_writes_files(tmp_path, capsys):
+    out_json, out_md = tmp_path / "r.json", tmp_path / "r.md"
+    rc = bench.main(["--", "--n-train", "200", "--n-test", "300", "--peers", "none",
+                     "--learners", "pa-br", "--no-io", "--quiet", "--cache-dir",
+                     str(tmp_path / "c"), "--json", str(out_json), "--md", str(out_md)])
+    assert rc == 0
+    res = json.loads(out_json.read_text())
+    assert res["config"]["n_test"] == 300
+    assert res["command"].startswith("omlc bench --n-train 200")
+    assert "PA-BR" in out_md.read_text()
+    assert "| system |" in capsys.readouterr().out
+
+
+def test_unknown_names_rejected(tmp_path):
+    with pytest.raises(ValueError, match="unknown learners"):
+        bench.run(n_train=10, n_test=10, learners=("nope",), peers=(), cache_dir=tmp_path)
+    with pytest.raises(ValueError, match="unknown peers"):
+        bench.run(n_train=10, n_test=10, learners=(), peers=("weka",), cache_dir=tmp_path)
