@@ -722,9 +722,51 @@ cdef Py_ssize_t _write_double(double v, int digits, char* out) noexcept nogil:
     # carry fewer bits and can need as little as one digit.
     for prec in range(1 if a < 2.2250738585072014e-308 else 15, 18):
         n = _snprintf_g(v, prec, out)
-        if prec == 17 or strtod(out, &end) == v:
+        if prec == 17:
+            return n
+        t = strtod(out, &end)
+        if t == v:
+            return n
+        # printf rounds the decimal to nearest, but where v's rounding interval
+        # is lopsided (at a power of two) the digit string one unit on the
+        # other side can be the one that reads back as v (2**-24 needs
+        # ...063e-08, not printf's ...062e-08).
+        if _bump_last_digit(out, n, t < v) and strtod(out, &end) == v:
             return n
     return n
+
+
+cdef bint _bump_last_digit(char* s, Py_ssize_t n, bint up) noexcept nogil:
+    """Add (or subtract) one unit in the last mantissa digit of a %g string,
+    in place. False when the carry or borrow would change the digit count."""
+    cdef Py_ssize_t i = 0, last = -1, first = -1
+    while i < n and s[i] != 101 and s[i] != 69:  # up to 'e' / 'E'
+        if 48 <= s[i] <= 57:
+            if first < 0:
+                first = i
+            last = i
+        i += 1
+    if last < 0:
+        return False
+    i = last
+    while i >= 0:
+        if s[i] == 46 or s[i] == 45:  # '.' or '-'
+            i -= 1
+            continue
+        if up:
+            if s[i] != 57:
+                s[i] += 1
+                break
+            s[i] = 48
+        else:
+            if s[i] != 48:
+                s[i] -= 1
+                break
+            s[i] = 57
+        i -= 1
+    if i < first or (not up and i == first and s[first] == 48):
+        return False
+    return True
 
 
 def format_rows(const int64_t[::1] x_indptr, const int32_t[::1] x_indices,
