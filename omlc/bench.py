@@ -350,6 +350,13 @@ def _worker(arg):
     with _AnonSampler() as anon:
         out = _TASKS[spec["task"]](spec)
     out["peak_anon_mb"] = anon.peak if anon.valid else None
+    core = sys.modules.get("omlc._core.linear")
+    if core is not None:
+        # Kernels may be rebuilt in place while a long bench runs (shared
+        # checkout): record which build each step actually ran.
+        import hashlib
+        blob = Path(core.__file__).read_bytes()
+        out["core_build"] = hashlib.sha256(blob).hexdigest()[:12]
     out["peak_rss_mb"] = _peak_rss_mb()
     out["baseline_rss_mb"] = base
     sys.stdout.write(_MARK + json.dumps(out) + "\n")
@@ -766,6 +773,8 @@ def format_table(result):
                 notes.append("metrics over the rows run")
         if r.get("learn_seconds") is not None and r["tool"] == "omlc":
             notes.append(f"kernel {r['learn_seconds']:.1f} s + metrics {r['metric_seconds']:.1f} s")
+            if r.get("core_build"):
+                notes.append(f"linear.so {r['core_build']}")
         if r.get("pass_from_cache_seconds"):
             notes.append(f"from VW's cache: {r['pass_from_cache_seconds']:.1f} s "
                          f"({r['pass_from_cache_seconds'] / falt['pass_seconds']:.2f}× FALT)"
