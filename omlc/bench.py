@@ -243,6 +243,17 @@ def _task_vw(spec):
     return out
 
 
+def _rows(M, a, b):
+    """Rows a..b of a CSR matrix as views. SciPy's own slicing of a cache
+    entry (int64 indptr, int32 indices) first casts the whole indices array
+    to int64: ~0.2 s and ~480 MB per block on the 781k-row stream."""
+    import scipy.sparse as sp
+    p = M.indptr
+    s, e = int(p[a]), int(p[b])
+    indptr = np.asarray(p[a:b + 1] - s, dtype=M.indices.dtype)
+    return sp.csr_matrix((M.data[s:e], M.indices[s:e], indptr), shape=(b - a, M.shape[1]))
+
+
 def _task_sklearn_learn(spec):
     import scipy.sparse as sp
     from sklearn.linear_model import SGDClassifier
@@ -265,10 +276,10 @@ def _task_sklearn_learn(spec):
     for a in range(0, train.X.shape[0], block):
         b = min(a + block, train.X.shape[0])
         if first:
-            clf.partial_fit(train.X[a:b], dense(train.Y[a:b]), classes=classes)
+            clf.partial_fit(_rows(train.X, a, b), dense(_rows(train.Y, a, b)), classes=classes)
             first = False
         else:
-            clf.partial_fit(train.X[a:b], dense(train.Y[a:b]))
+            clf.partial_fit(_rows(train.X, a, b), dense(_rows(train.Y, a, b)))
     t_train = time.perf_counter() - t0
     acc = MetricAccumulator(list(_METRICS), L)
     n = test.X.shape[0]
@@ -276,7 +287,7 @@ def _task_sklearn_learn(spec):
     done = 0
     for a in range(0, n, block):
         b = min(a + block, n)
-        Xb, Yb = test.X[a:b], test.Y[a:b]
+        Xb, Yb = _rows(test.X, a, b), _rows(test.Y, a, b)
         t0 = time.perf_counter()
         S = np.column_stack([e.decision_function(Xb) for e in clf.estimators_])
         clf.partial_fit(Xb, dense(Yb))
@@ -305,7 +316,7 @@ def _task_river_learn(spec):
     def records(ds, n):
         # River's input is a dict per row; building the dicts is not timed
         # (River would get them from its own reader).
-        X, Y = ds.X[:n], ds.Y[:n]
+        X, Y = _rows(ds.X, 0, n), _rows(ds.Y, 0, n)
         out = []
         for i in range(n):
             a, b = X.indptr[i], X.indptr[i + 1]
