@@ -105,6 +105,10 @@ def test_main_writes_files(tmp_path, capsys):
     assert res["command"].startswith("omlc bench --n-train 200")
     assert "PA-BR" in out_md.read_text()
     assert "| system |" in capsys.readouterr().out
+    # Re-rendering a saved result runs nothing and gives the same table.
+    md2 = tmp_path / "r2.md"
+    assert bench.main(["--from-json", str(out_json), "--md", str(md2)]) == 0
+    assert md2.read_text() == out_md.read_text()
 
 
 def test_unknown_names_rejected(tmp_path):
