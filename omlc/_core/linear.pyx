@@ -27,6 +27,21 @@ cnp.import_array()
 
 ctypedef double float64_t
 
+cdef extern from *:
+    """
+    /* Rows of W are read in an order only the data knows; asking for the rows
+       of the next nonzeros early hides most of the cache misses. */
+    #if defined(__GNUC__) || defined(__clang__)
+    #define OMLC_PREFETCH(p) __builtin_prefetch((const void*)(p), 1, 1)
+    #else
+    #define OMLC_PREFETCH(p) ((void)0)
+    #endif
+    """
+    void OMLC_PREFETCH(const void* p) noexcept nogil
+
+# How many nonzeros ahead to prefetch, and how many 64-byte lines of each row.
+DEF PREFETCH_AHEAD = 8
+
 # PA variants
 cpdef enum PAVariant:
     PA = 0
@@ -61,6 +76,38 @@ cdef void scratch_free(Scratch* sc) noexcept nogil:
     sc.s = NULL; sc.c = NULL; sc.g = NULL; sc.rel = NULL; sc.act = NULL
 
 
+cdef inline void prefetch_row(const float64_t* w, int64_t K) noexcept nogil:
+    cdef int64_t l
+    for l in range(0, K, 8):  # 8 doubles per 64-byte line
+        OMLC_PREFETCH(w + l)
+
+
+cdef inline void prefetch_next_row(const CSRRows* rows, int64_t k, const float64_t* W,
+                                   int64_t K) noexcept nogil:
+    """Prefetch the W rows of the first nonzeros of stream row k + 1, which
+    ``score_row``'s own look-ahead cannot reach."""
+    cdef Row nxt
+    cdef int64_t p
+    if k + 1 >= rows.n_rows:
+        return
+    get_row(rows, k + 1, &nxt)
+    for p in range(min(nxt.x_nnz, PREFETCH_AHEAD)):
+        prefetch_row(W + <int64_t> nxt.x_indices[p] * K, K)
+
+
+cdef inline void prefetch_next_row(const CSRRows* rows, int64_t k, const float64_t* W,
+                                   int64_t K) noexcept nogil:
+    """Prefetch the W rows of the first nonzeros of stream row k + 1, which
+    ``score_row``'s own look-ahead cannot reach."""
+    cdef Row nxt
+    cdef int64_t p
+    if k + 1 >= rows.n_rows:
+        return
+    get_row(rows, k + 1, &nxt)
+    for p in range(min(nxt.x_nnz, PREFETCH_AHEAD)):
+        prefetch_row(W + <int64_t> nxt.x_indices[p] * K, K)
+
+
 cdef inline void score_row(const Row* r, const float64_t* W, int64_t K,
                            float64_t* s) noexcept nogil:
     cdef int64_t p, l
@@ -69,6 +116,8 @@ cdef inline void score_row(const Row* r, const float64_t* W, int64_t K,
     for l in range(K):
         s[l] = 0.0
     for p in range(r.x_nnz):
+        if p + PREFETCH_AHEAD < r.x_nnz:
+            prefetch_row(W + <int64_t> r.x_indices[p + PREFETCH_AHEAD] * K, K)
         x = r.x_data[p]
         w = W + <int64_t> r.x_indices[p] * K
         for l in range(K):
@@ -162,9 +211,9 @@ cdef void falt_repeat(float64_t* s, float64_t* c, float64_t* coef, float64_t* sg
     the hinge margin is ``sgn_l (s_l - thr)``.
 
     Whether a hinge is active flips unpredictably from step to step, so the
-    step is written as mask arithmetic rather than branches: the compiler turns
-    it into straight-line (vectorisable) code. Measured on rcv1-shaped rows
-    this halved the cost of the repetitions.
+    step is written as mask arithmetic rather than branches (measured ~30%
+    faster on rcv1-shaped rows). gcc still does not vectorise it at the
+    baseline x86-64 ISA; integer-count variants did not change that.
     """
     cdef int64_t l, rep
     cdef float64_t thr, a, n_act, n_rel_act, dthr, ck
@@ -220,6 +269,7 @@ def falt_partial_fit(float64_t[:, ::1] W, RowStream stream, double eta,
     with nogil:
         for k in range(n):
             get_row(rows, k, &r)
+            prefetch_next_row(rows, k, Wp, K)
             score_row(&r, Wp, K, sc.s)
             if write_out:
                 write_decision(outp + k * L, sc.s, L, True)
@@ -277,6 +327,7 @@ def salt_partial_fit(float64_t[:, ::1] W, float64_t[:, ::1] G, RowStream stream,
     with nogil:
         for k in range(n):
             get_row(rows, k, &r)
+            prefetch_next_row(rows, k, Wp, K)
             score_row(&r, Wp, K, sc.s)
             if write_out:
                 write_decision(outp + k * L, sc.s, L, True)
@@ -354,6 +405,7 @@ def pa_partial_fit(float64_t[:, ::1] W, RowStream stream, int variant, double C,
     with nogil:
         for k in range(n):
             get_row(rows, k, &r)
+            prefetch_next_row(rows, k, Wp, K)
             score_row(&r, Wp, K, sc.s)
             if write_out:
                 write_decision(outp + k * K, sc.s, K, False)
@@ -409,6 +461,7 @@ def linear_decision(const float64_t[:, ::1] W, RowStream stream, float64_t[:, ::
     with nogil:
         for k in range(n):
             get_row(rows, k, &r)
+            prefetch_next_row(rows, k, Wp, K)
             score_row(&r, Wp, K, s)
             write_decision(&out[k, 0], s, L, has_threshold)
     free(s)
