@@ -167,3 +167,19 @@ def iter_blocks(n_rows, block_size):
         raise ValueError("block_size must be positive")
     for start in range(0, n_rows, block_size):
         yield start, min(start + block_size, n_rows)
+
+
+def row_block(M, start, stop):
+    """Rows ``[start, stop)`` of a CSR matrix as a CSR view of its arrays.
+
+    SciPy's ``M[start:stop]`` copies, and for a memory-mapped entry (int32
+    indices, int64 indptr) it also upcasts every index to int64 per block; a
+    view keeps streaming from the cache O(block) in time and memory.
+    """
+    a = int(M.indptr[start])
+    b = int(M.indptr[stop])
+    out = sp.csr_matrix((stop - start, M.shape[1]), dtype=M.dtype)
+    out.data = M.data[a:b]
+    out.indices = M.indices[a:b]
+    out.indptr = np.asarray(M.indptr[start:stop + 1], dtype=np.int64) - a
+    return out

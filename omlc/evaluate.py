@@ -23,7 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from omlc._progress import Progress
-from omlc._validation import check_X, check_Y, iter_blocks
+from omlc._validation import check_X, check_Y, iter_blocks, row_block
 from omlc.learners.base import clone
 
 #: The seven metrics of the thresholding paper's Table 2.
@@ -105,7 +105,7 @@ def prequential(learner, data, *, metrics=DEFAULT_METRICS, block_size=8192, n_po
     learn_time = metric_time = 0.0
     with Progress(n, desc or _learner_name(learner), enabled=progress) as bar:
         for start, stop in iter_blocks(n, step):
-            Xb, Yb = X[start:stop], Y[start:stop]
+            Xb, Yb = row_block(X, start, stop), row_block(Y, start, stop)
             t0 = time.perf_counter()
             S = learner.predict_then_learn(Xb, Yb, n_labels=L)
             t1 = time.perf_counter()
@@ -134,11 +134,12 @@ def score(learner, data, *, metrics=DEFAULT_METRICS, block_size=8192, learn=Fals
     X, Y = _xy(data)
     acc = metrics_mod.MetricAccumulator(list(metrics), Y.shape[1], conventions=conventions)
     for start, stop in iter_blocks(X.shape[0], block_size):
+        Xb, Yb = row_block(X, start, stop), row_block(Y, start, stop)
         if learn:
-            S = learner.predict_then_learn(X[start:stop], Y[start:stop], n_labels=Y.shape[1])
+            S = learner.predict_then_learn(Xb, Yb, n_labels=Y.shape[1])
         else:
-            S = learner.decision_function(X[start:stop])
-        acc.update(Y[start:stop], _predict_from_scores(S), S)
+            S = learner.decision_function(Xb)
+        acc.update(Yb, _predict_from_scores(S), S)
     return acc.get()
 
 

@@ -68,3 +68,15 @@ def test_rowstream_rows_match_scipy_in_natural_and_shuffled_order():
     order = np.random.default_rng(3).permutation(50)
     assert [s.row(k)[0] for k in range(50)] == list(order)
     assert rng is not None
+
+
+def test_row_block_is_a_view_with_the_same_rows():
+    X = sp.random(40, 9, density=0.3, format="csr", random_state=0)
+    X.indptr = X.indptr.astype(np.int64)  # as a cache entry stores it
+    from omlc._validation import row_block
+    for start, stop in [(0, 40), (5, 17), (39, 40), (10, 10)]:
+        B = row_block(X, start, stop)
+        np.testing.assert_array_equal(B.toarray(), X.toarray()[start:stop])
+        assert B.indices.dtype == np.int32
+        if stop > start and B.nnz:
+            assert np.shares_memory(B.data, X.data)
