@@ -12,6 +12,7 @@ import numpy as np
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
+from setuptools.command.sdist import sdist
 
 DEBUG = os.environ.get("OMLC_DEBUG_BUILD", "0") not in ("", "0")
 MODE_FILE = os.path.join("build", ".omlc_build_mode")
@@ -37,6 +38,16 @@ class BuildExt(build_ext):
         super().finalize_options()
         if FORCE:
             self.force = True
+
+
+class SDist(sdist):
+    """The sdist carries the .pyx sources only: setuptools would also pack the
+    generated .c files (an extension's sources), which go stale and are rebuilt
+    from the .pyx on install anyway."""
+
+    def make_release_tree(self, base_dir, files):
+        generated = (".c", ".so", ".pyd", ".html")
+        super().make_release_tree(base_dir, [f for f in files if not f.endswith(generated)])
 
 
 directives = {
@@ -76,5 +87,5 @@ setup(
     ext_modules=cythonize(
         extensions, compiler_directives=directives, force=FORCE, nthreads=0
     ),
-    cmdclass={"build_ext": BuildExt},
+    cmdclass={"build_ext": BuildExt, "sdist": SDist},
 )

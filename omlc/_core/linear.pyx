@@ -95,19 +95,6 @@ cdef inline void prefetch_next_row(const CSRRows* rows, int64_t k, const float64
         prefetch_row(W + <int64_t> nxt.x_indices[p] * K, K)
 
 
-cdef inline void prefetch_next_row(const CSRRows* rows, int64_t k, const float64_t* W,
-                                   int64_t K) noexcept nogil:
-    """Prefetch the W rows of the first nonzeros of stream row k + 1, which
-    ``score_row``'s own look-ahead cannot reach."""
-    cdef Row nxt
-    cdef int64_t p
-    if k + 1 >= rows.n_rows:
-        return
-    get_row(rows, k + 1, &nxt)
-    for p in range(min(nxt.x_nnz, PREFETCH_AHEAD)):
-        prefetch_row(W + <int64_t> nxt.x_indices[p] * K, K)
-
-
 cdef inline void score_row(const Row* r, const float64_t* W, int64_t K,
                            float64_t* s) noexcept nogil:
     cdef int64_t p, l
