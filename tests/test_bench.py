@@ -34,14 +34,18 @@ def _tiny_run(tmp_path, cache, **kw):
 def test_run_omlc_only(tiny):
     res = tiny()
     names = [r["name"] for r in res["learners"]]
-    assert names[:3] == ["falt", "falt-m1", "pa-br"]
+    assert names[:6] == ["falt", "falt/views", "falt-m1", "falt-m1/views", "pa-br", "pa-br/views"]
     assert any(r.get("skipped") == "not implemented yet" for r in res["learners"])
-    for r in res["learners"][:3]:
+    for r in res["learners"][:6]:
         assert "error" not in r, r
         assert r["rows"] == 500
         assert 0.0 <= r["metrics"]["micro_f1"] <= 1.0
         assert r["peak_rss_mb"] > 0
-    assert res["learners"][1]["params"]["M"] == 1
+    assert res["learners"][2]["params"]["M"] == 1
+    # The zero-copy rerun is the same computation: same predictions, same metrics.
+    for a, b in ((0, 1), (2, 3), (4, 5)):
+        for k in ("micro_f1", "hamming_loss", "ranking_loss"):
+            assert res["learners"][a]["metrics"][k] == pytest.approx(res["learners"][b]["metrics"][k])
     io = res["io"]
     assert io["omlc_parse"]["rows"] == 500
     assert io["omlc_cache_open"]["rows"] == 500
