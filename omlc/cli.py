@@ -223,7 +223,16 @@ def _datasets(args):
 
 def main(argv=None):
     parser = _build_parser()
-    args = parser.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # ``reproduce PAPER ...`` and ``bench ...`` own their options: hand them over
+    # verbatim (argparse would reorder or reject a leading ``--option``).
+    if argv[:1] == ["bench"] or \
+            argv[:1] == ["reproduce"] and len(argv) > 1 and not argv[1].startswith("-"):
+        passthrough = argv[2:] if argv[0] == "reproduce" else argv[1:]
+        args = parser.parse_args(argv[:2] if argv[0] == "reproduce" else argv[:1])
+        args.rest = passthrough
+    else:
+        args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
         return 0

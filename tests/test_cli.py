@@ -64,3 +64,13 @@ def test_python_dash_m_entry_point():
                         "--learner", "falt"], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert "falt" in r.stdout
+
+
+def test_subcommand_options_pass_through(monkeypatch):
+    seen = {}
+    import omlc.bench
+    monkeypatch.setattr(omlc.bench, "main", lambda argv: seen.setdefault("argv", argv) and 0)
+    cli.main(["bench", "--quick", "--json", "x.json"])
+    assert seen["argv"] == ["--quick", "--json", "x.json"]
+    with pytest.raises(SystemExit):
+        cli.main(["run", "--no-such-option"])
