@@ -24,6 +24,7 @@ import scipy.sparse as sp
 
 from omlc._progress import Progress
 from omlc._validation import check_X, check_Y, iter_blocks, row_block
+from omlc.io.cache import release_rows
 from omlc.learners.base import clone
 
 #: The seven metrics of the thresholding paper's Table 2.
@@ -42,9 +43,12 @@ def bigger_is_better(metric):
 
 
 def _xy(data, n_labels=None):
-    """(X, Y) from a Dataset or a pair; validated once here, not per block."""
+    """(X, Y) from a Dataset or a pair, as CSR. X's entries are checked block by
+    block as the learner takes them, so a memory-mapped stream is never read
+    ahead of the pass (a full check here would touch every page)."""
     X, Y = data
-    X = check_X(X)
+    if not (sp.issparse(X) and X.format == "csr" and X.dtype == np.float64):
+        X = check_X(X)
     Y = check_Y(Y, X.shape[0], n_labels)
     return X, Y
 
@@ -120,6 +124,7 @@ def prequential(learner, data, *, metrics=DEFAULT_METRICS, block_size=8192, n_po
             curve["n_seen"].append(stop)
             for m in metrics:
                 curve[m].append(values[m])
+            release_rows(X, start, stop)
             bar.update(stop - start)
     return PrequentialResult(
         learner=_learner_name(learner), metrics=total.get(),
@@ -140,6 +145,7 @@ def score(learner, data, *, metrics=DEFAULT_METRICS, block_size=8192, learn=Fals
         else:
             S = learner.decision_function(Xb)
         acc.update(Yb, _predict_from_scores(S), S)
+        release_rows(X, start, stop)
     return acc.get()
 
 

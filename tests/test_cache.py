@@ -427,3 +427,17 @@ def test_opening_a_large_entry_reads_no_data(tmp_path):
     assert out.returncode == 0, out.stderr
     grew_kib = int(out.stdout.strip().splitlines()[-1])
     assert grew_kib < 100 * 1024, f"opening grew peak RSS by {grew_kib} KiB"
+
+
+def test_release_rows_keeps_data_readable(tmp_path):
+    from omlc.io.cache import open_cache, release_rows, write_cache
+    from omlc.datasets import make_multilabel_stream
+    ds = make_multilabel_stream(3000, n_features=200, n_labels=5, nnz_per_row=30, seed=1)
+    write_cache(ds, tmp_path / "entry")
+    opened = open_cache(tmp_path / "entry")
+    before = opened.X.toarray()
+    release_rows(opened.X, 0, 2000)
+    release_rows(opened.X, 2000, 3000)
+    np.testing.assert_array_equal(opened.X.toarray(), before)
+    release_rows(ds.X, 0, 3000)  # in-memory: nothing to release, nothing changes
+    np.testing.assert_array_equal(ds.X.toarray(), before)

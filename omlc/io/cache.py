@@ -28,6 +28,7 @@ import gzip
 import hashlib
 import json
 import lzma
+import mmap as mmap_module
 import os
 import shutil
 import socket
@@ -518,6 +519,32 @@ def _map(path, dtype, length, offset, mode="r"):
         # mmap cannot map zero bytes; an empty array reads nothing anyway.
         return np.zeros(0, dtype=dtype)
     return np.memmap(path, dtype=dtype, mode=mode, offset=offset, shape=(length,))
+
+
+def release_rows(M, start, stop):
+    """Tell the OS that rows ``[start, stop)`` of a memory-mapped CSR matrix
+    are done with: their pages leave the process's resident set (they are read
+    back from the file if touched again). A streaming pass then holds O(block)
+    of the stream, not every page it has seen. A no-op for in-memory arrays
+    and where ``madvise`` is unavailable.
+    """
+    if stop <= start:
+        return
+    a, b = int(M.indptr[start]), int(M.indptr[stop])
+    for arr in (M.data, M.indices):
+        _drop_pages(arr, a * arr.itemsize, b * arr.itemsize)
+
+
+def _drop_pages(arr, lo, hi):
+    mm = getattr(arr, "_mmap", None)
+    if mm is None or not hasattr(mm, "madvise") or not hasattr(mmap_module, "MADV_DONTNEED"):
+        return
+    base = np.frombuffer(mm, dtype=np.uint8).ctypes.data
+    page = mmap_module.PAGESIZE
+    first = ((arr.ctypes.data - base + lo) // page) * page
+    last = ((arr.ctypes.data - base + hi) // page) * page
+    if last > first:
+        mm.madvise(mmap_module.MADV_DONTNEED, first, last - first)
 
 
 def _csr_from_arrays(data, indices, indptr, shape):
