@@ -181,5 +181,6 @@ def row_block(M, start, stop):
     out = sp.csr_matrix((stop - start, M.shape[1]), dtype=M.dtype)
     out.data = M.data[a:b]
     out.indices = M.indices[a:b]
-    out.indptr = np.asarray(M.indptr[start:stop + 1], dtype=np.int64) - a
+    # One index dtype for both arrays, as SciPy's own routines require.
+    out.indptr = (np.asarray(M.indptr[start:stop + 1]) - a).astype(M.indices.dtype, copy=False)
     return out

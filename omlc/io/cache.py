@@ -564,8 +564,8 @@ def open_cache(directory):
     """Open a cache entry as a :class:`Dataset` of memory-mapped CSR matrices.
 
     Raises :class:`CorruptCacheError` if the entry is incomplete or damaged.
-    Reads ``meta.json``, the six .npy headers and the first and last
-    ``indptr`` entries; no data page is touched.
+    Reads ``meta.json``, the six .npy headers and the two ``indptr`` arrays
+    (n + 1 values each); no page of the entries themselves is touched.
     """
     directory = Path(directory)
     meta, layout = _check_entry(directory)
@@ -578,12 +578,17 @@ def open_cache(directory):
     for p, nnz in (("X_indptr", meta["nnz_x"]), ("Y_indptr", meta["nnz_y"])):
         if int(arr[p][0]) != 0 or int(arr[p][-1]) != nnz:
             raise CorruptCacheError(f"{directory}: {p} does not span the stored entries")
-    X = _csr_from_arrays(arr["X_data"], arr["X_indices"], arr["X_indptr"], (n, d))
+    # SciPy's routines (tocoo, hstack, slicing, eliminate_zeros) need indptr and
+    # indices of one dtype. The indices stay mapped as int32; the indptrs are
+    # small (n + 1 values, a few MB for 781k rows), so they are the arrays read
+    # into memory, as int32 whenever the entries fit.
+    int32_max = np.iinfo(np.int32).max
+    x_indptr = arr["X_indptr"]
+    if meta["nnz_x"] <= int32_max:
+        x_indptr = np.asarray(x_indptr, dtype=np.int32)
+    X = _csr_from_arrays(arr["X_data"], arr["X_indices"], x_indptr, (n, d))
     y_indptr = arr["Y_indptr"]
-    if meta["nnz_y"] <= np.iinfo(np.int32).max:
-        # SciPy's in-place routines (eliminate_zeros, which check_Y calls) need
-        # indptr and indices of one dtype; Y's indptr is small (n + 1 values), so
-        # it is the one array read into memory, as int32.
+    if meta["nnz_y"] <= int32_max:
         y_indptr = np.asarray(y_indptr, dtype=np.int32)
     Y = _csr_from_arrays(arr["Y_data"], arr["Y_indices"], y_indptr, (n, L))
     extra = dict(meta.get("meta") or {})
