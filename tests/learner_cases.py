@@ -30,6 +30,9 @@ def all_learners():
         learners.PassiveAggressiveBR(variant="pa"),
         learners.PassiveAggressiveBR(variant="pa1", C=0.5),
         learners.PassiveAggressiveBR(variant="pa2", C=0.5),
+        learners.FALT(eta=0.5, M=8, fit_intercept=True),
+        learners.SALT(eta=0.5, M=4, fit_intercept=True),
+        learners.PassiveAggressiveBR(variant="pa1", C=0.5, fit_intercept=True),
     ]
     for name, params in getattr(learners, "_CONTRACT_EXTRA", []):
         cases.append(getattr(learners, name)(**params))

@@ -118,3 +118,40 @@ def test_falt_regret_bound_against_zero_comparator():
         zero += (1.0 if P else 0.0) + (1.0 if N else 0.0)
     R2 = max(X.multiply(X).sum(axis=1).A.ravel())
     assert total <= zero + eta * R2 * X.shape[0]
+
+
+def with_constant_column(X, b=1.0):
+    return sp.hstack([X, sp.csr_matrix(np.full((X.shape[0], 1), b))], format="csr")
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_intercept_equals_an_appended_constant_feature(seed):
+    """fit_intercept's virtual feature is exactly a constant last column:
+    every kernel, including the empty row (which then still learns)."""
+    X, Y = make_problem(seed)
+    Xb = with_constant_column(X)
+    d, L = X.shape[1], Y.shape[1]
+    for M in (1, 5):
+        W = np.zeros((d + 1, L + 1))
+        out = np.empty((X.shape[0], L))
+        falt_partial_fit(W, stream(X, Y), 0.37, M, out, 1.0)
+        W_ref, out_ref = ref.falt(np.zeros_like(W), Xb, Y, 0.37, M)
+        np.testing.assert_allclose(W, W_ref, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(out, out_ref, rtol=0, atol=1e-12)
+    W = np.zeros((d + 1, L + 1))
+    G = np.zeros_like(W)
+    out = np.empty((X.shape[0], L))
+    salt_partial_fit(W, G, stream(X, Y), 0.8, 0.5, 3, out, 1.0)
+    W_ref, G_ref, out_ref = ref.salt(np.zeros_like(W), np.zeros_like(W), Xb, Y, 0.8, 0.5, 3)
+    np.testing.assert_allclose(W, W_ref, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(out, out_ref, rtol=0, atol=1e-12)
+    W = np.zeros((d + 1, L))
+    out = np.empty((X.shape[0], L))
+    pa_partial_fit(W, stream(X, Y), _VARIANTS["pa2"], 0.3, out, 1.0)
+    W_ref, out_ref = ref.pa_br(np.zeros_like(W), Xb, Y, "pa2", 0.3)
+    np.testing.assert_allclose(W, W_ref, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(out, out_ref, rtol=0, atol=1e-12)
+    dec = np.empty((X.shape[0], L))
+    xi, xx, xv = csr_arrays(X)
+    linear_decision(W, RowStream(xi, xx, xv, d), dec, False, 1.0)
+    np.testing.assert_allclose(dec, Xb.toarray() @ W, rtol=0, atol=1e-12)

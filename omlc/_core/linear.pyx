@@ -96,7 +96,9 @@ cdef inline void prefetch_next_row(const CSRRows* rows, int64_t k, const float64
 
 
 cdef inline void score_row(const Row* r, const float64_t* W, int64_t K,
-                           float64_t* s) noexcept nogil:
+                           float64_t* s, float64_t b, const float64_t* Wb) noexcept nogil:
+    """s = x W over the row's nonzeros, plus b * Wb when the learner fits an
+    intercept (a constant virtual feature b whose weights are the row Wb)."""
     cdef int64_t p, l
     cdef const float64_t* w
     cdef float64_t x
@@ -109,14 +111,20 @@ cdef inline void score_row(const Row* r, const float64_t* W, int64_t K,
         w = W + <int64_t> r.x_indices[p] * K
         for l in range(K):
             s[l] += x * w[l]
+    if Wb != NULL:
+        for l in range(K):
+            s[l] += b * Wb[l]
 
 
-cdef inline float64_t sq_norm(const Row* r) noexcept nogil:
+cdef inline float64_t sq_norm(const Row* r, float64_t b) noexcept nogil:
+    # The intercept's b^2 comes last, as if b were the row's last nonzero:
+    # margins of exactly 1 are common (unit rows, eta = 1), so the summation
+    # order decides ties and must match the appended-column definition.
     cdef int64_t p
     cdef float64_t q = 0.0
     for p in range(r.x_nnz):
         q += r.x_data[p] * r.x_data[p]
-    return q
+    return q + b * b
 
 
 cdef inline void write_decision(float64_t* out_row, const float64_t* s, int64_t L,
@@ -128,8 +136,9 @@ cdef inline void write_decision(float64_t* out_row, const float64_t* s, int64_t 
 
 
 cdef inline void rank_one_update(const Row* r, float64_t* W, int64_t K,
-                                 const float64_t* c, int32_t* act) noexcept nogil:
-    """W[j, :] += x_j * c for every nonzero j of the row."""
+                                 const float64_t* c, int32_t* act, float64_t b,
+                                 float64_t* Wb) noexcept nogil:
+    """W[j, :] += x_j * c for every nonzero j of the row (and Wb += b * c)."""
     cdef int64_t p, l, n_act = 0
     cdef float64_t x
     cdef float64_t* w
@@ -147,12 +156,18 @@ cdef inline void rank_one_update(const Row* r, float64_t* W, int64_t K,
             w = W + <int64_t> r.x_indices[p] * K
             for l in range(K):
                 w[l] += x * c[l]
+        if Wb != NULL:
+            for l in range(K):
+                Wb[l] += b * c[l]
     else:
         for p in range(r.x_nnz):
             x = r.x_data[p]
             w = W + <int64_t> r.x_indices[p] * K
             for l in range(n_act):
                 w[act[l]] += x * c[act[l]]
+        if Wb != NULL:
+            for l in range(n_act):
+                Wb[act[l]] += b * c[act[l]]
 
 
 cdef inline int64_t alt_coefficients(const float64_t* s, const char* rel, int64_t L,
@@ -229,7 +244,7 @@ cdef void falt_repeat(float64_t* s, float64_t* c, float64_t* coef, float64_t* sg
 
 
 def falt_partial_fit(float64_t[:, ::1] W, RowStream stream, double eta,
-                     int64_t M, float64_t[:, ::1] out=None):
+                     int64_t M, float64_t[:, ::1] out=None, double intercept=0.0):
     """FALT (spec §3.1): up to M gradient steps per row, done exactly in score
     space, then one rank-one update of the touched rows of W.
 
@@ -242,6 +257,8 @@ def falt_partial_fit(float64_t[:, ::1] W, RowStream stream, double eta,
     cdef float64_t q
     cdef bint write_out = out is not None
     cdef float64_t* Wp = &W[0, 0] if W.shape[0] > 0 else NULL
+    # The intercept's weights are W's last row (a constant virtual feature).
+    cdef float64_t* Wb = Wp + (W.shape[0] - 1) * K if intercept != 0.0 else NULL
     cdef float64_t* outp = NULL
     cdef int64_t n_updated = 0
     cdef Row r
@@ -257,16 +274,16 @@ def falt_partial_fit(float64_t[:, ::1] W, RowStream stream, double eta,
         for k in range(n):
             get_row(rows, k, &r)
             prefetch_next_row(rows, k, Wp, K)
-            score_row(&r, Wp, K, sc.s)
+            score_row(&r, Wp, K, sc.s, intercept, Wb)
             if write_out:
                 write_decision(outp + k * L, sc.s, L, True)
-            if r.x_nnz == 0:
+            if r.x_nnz == 0 and Wb == NULL:
                 continue  # no update can change an empty row's scores
             for l in range(r.y_nnz):
                 sc.rel[r.y_indices[l]] = 1
             P = r.y_nnz
             N = L - P
-            q = sq_norm(&r)
+            q = sq_norm(&r, intercept)
             for l in range(K):
                 sc.c[l] = 0.0
             falt_repeat(sc.s, sc.c, sc.g, sc.h, sc.rel, L, P, N, eta, q, M)
@@ -276,13 +293,40 @@ def falt_partial_fit(float64_t[:, ::1] W, RowStream stream, double eta,
                 if sc.c[l] != 0.0:
                     n_updated += 1
                     break
-            rank_one_update(&r, Wp, K, sc.c, sc.act)
+            rank_one_update(&r, Wp, K, sc.c, sc.act, intercept, Wb)
     scratch_free(&sc)
     return n_updated
 
 
+cdef inline void adagrad_feature(float64_t x, float64_t* w, float64_t* gsq,
+                                 const float64_t* g, float64_t* s, const int32_t* act,
+                                 int64_t n_act, int64_t K, float64_t eta, float64_t delta,
+                                 bint dense) noexcept nogil:
+    """One AdaGrad step on the weights of one feature (value x) for the labels
+    with gradient coefficient g_l: G += (g_l x)^2, w -= eta g_l x / (delta +
+    sqrt(G)), and the row's scores follow."""
+    cdef int64_t a, l
+    cdef float64_t gx, step
+    if dense:
+        for l in range(K):
+            gx = g[l] * x
+            gsq[l] += gx * gx
+            step = -eta * gx / (delta + sqrt(gsq[l]))
+            w[l] += step
+            s[l] += x * step
+    else:
+        for a in range(n_act):
+            l = act[a]
+            gx = g[l] * x
+            gsq[l] += gx * gx
+            step = -eta * gx / (delta + sqrt(gsq[l]))
+            w[l] += step
+            s[l] += x * step
+
+
 def salt_partial_fit(float64_t[:, ::1] W, float64_t[:, ::1] G, RowStream stream,
-                     double eta, double delta, int64_t M, float64_t[:, ::1] out=None):
+                     double eta, double delta, int64_t M, float64_t[:, ::1] out=None,
+                     double intercept=0.0):
     """SALT (spec §3.2): diagonal AdaGrad on the ALT loss. ``G`` holds the
     running sums of squared gradients, same shape as W; each repetition is one
     AdaGrad step (its gradient enters G before the step, δ outside the sqrt).
@@ -290,13 +334,14 @@ def salt_partial_fit(float64_t[:, ::1] W, float64_t[:, ::1] G, RowStream stream,
     cdef CSRRows* rows = &stream.rows
     cdef int64_t K = W.shape[1]
     cdef int64_t L = K - 1
-    cdef int64_t n = rows.n_rows, k, l, a, p, rep, P, N, A, B, n_act
-    cdef float64_t x, gx, step
-    cdef float64_t* w
-    cdef float64_t* gsq
+    cdef int64_t n = rows.n_rows, k, l, p, rep, P, N, A, B, n_act
+    cdef bint dense
     cdef bint write_out = out is not None
     cdef float64_t* Wp = &W[0, 0] if W.shape[0] > 0 else NULL
+    # The intercept's weights are W's last row (a constant virtual feature).
+    cdef float64_t* Wb = Wp + (W.shape[0] - 1) * K if intercept != 0.0 else NULL
     cdef float64_t* Gp = &G[0, 0] if G.shape[0] > 0 else NULL
+    cdef float64_t* Gb = Gp + (G.shape[0] - 1) * K if intercept != 0.0 else NULL
     cdef float64_t* outp = NULL
     cdef int64_t n_updated = 0
     cdef bint touched
@@ -304,6 +349,8 @@ def salt_partial_fit(float64_t[:, ::1] W, float64_t[:, ::1] G, RowStream stream,
     cdef Scratch sc
     if G.shape[0] != W.shape[0] or G.shape[1] != K:
         raise ValueError("G must have the shape of W")
+    if intercept != 0.0 and W.shape[0] == 0:
+        raise ValueError("an intercept needs W's last row")
     if write_out:
         if out.shape[0] < n or out.shape[1] != L:
             raise ValueError("out has the wrong shape")
@@ -315,10 +362,10 @@ def salt_partial_fit(float64_t[:, ::1] W, float64_t[:, ::1] G, RowStream stream,
         for k in range(n):
             get_row(rows, k, &r)
             prefetch_next_row(rows, k, Wp, K)
-            score_row(&r, Wp, K, sc.s)
+            score_row(&r, Wp, K, sc.s, intercept, Wb)
             if write_out:
                 write_decision(outp + k * L, sc.s, L, True)
-            if r.x_nnz == 0:
+            if r.x_nnz == 0 and Wb == NULL:
                 continue
             for l in range(r.y_nnz):
                 sc.rel[r.y_indices[l]] = 1
@@ -334,31 +381,16 @@ def salt_partial_fit(float64_t[:, ::1] W, float64_t[:, ::1] G, RowStream stream,
                         sc.act[n_act] = <int32_t> l
                         n_act += 1
                 touched = touched or n_act > 0
-                if 2 * n_act >= K:
-                    # Most labels move: a contiguous loop over all K (zero
-                    # coefficients leave their entries unchanged) vectorises.
-                    for p in range(r.x_nnz):
-                        x = r.x_data[p]
-                        w = Wp + <int64_t> r.x_indices[p] * K
-                        gsq = Gp + <int64_t> r.x_indices[p] * K
-                        for l in range(K):
-                            gx = sc.g[l] * x
-                            gsq[l] += gx * gx
-                            step = -eta * gx / (delta + sqrt(gsq[l]))
-                            w[l] += step
-                            sc.s[l] += x * step
-                else:
-                    for p in range(r.x_nnz):
-                        x = r.x_data[p]
-                        w = Wp + <int64_t> r.x_indices[p] * K
-                        gsq = Gp + <int64_t> r.x_indices[p] * K
-                        for a in range(n_act):
-                            l = sc.act[a]
-                            gx = sc.g[l] * x
-                            gsq[l] += gx * gx
-                            step = -eta * gx / (delta + sqrt(gsq[l]))
-                            w[l] += step
-                            sc.s[l] += x * step
+                # Most labels move: a contiguous loop over all K (zero
+                # coefficients leave their entries unchanged) vectorises.
+                dense = 2 * n_act >= K
+                for p in range(r.x_nnz):
+                    adagrad_feature(r.x_data[p], Wp + <int64_t> r.x_indices[p] * K,
+                                    Gp + <int64_t> r.x_indices[p] * K, sc.g, sc.s,
+                                    sc.act, n_act, K, eta, delta, dense)
+                if Wb != NULL:
+                    adagrad_feature(intercept, Wb, Gb, sc.g, sc.s, sc.act, n_act, K,
+                                    eta, delta, dense)
             for l in range(r.y_nnz):
                 sc.rel[r.y_indices[l]] = 0
             if touched:
@@ -368,7 +400,7 @@ def salt_partial_fit(float64_t[:, ::1] W, float64_t[:, ::1] G, RowStream stream,
 
 
 def pa_partial_fit(float64_t[:, ::1] W, RowStream stream, int variant, double C,
-                   float64_t[:, ::1] out=None):
+                   float64_t[:, ::1] out=None, double intercept=0.0):
     """Binary-relevance passive-aggressive (Crammer et al. 2006): L independent
     hinge learners sharing the row's score pass and its rank-one update."""
     cdef CSRRows* rows = &stream.rows
@@ -377,6 +409,8 @@ def pa_partial_fit(float64_t[:, ::1] W, RowStream stream, int variant, double C,
     cdef float64_t q, y, loss, tau
     cdef bint write_out = out is not None
     cdef float64_t* Wp = &W[0, 0] if W.shape[0] > 0 else NULL
+    # The intercept's weights are W's last row (a constant virtual feature).
+    cdef float64_t* Wb = Wp + (W.shape[0] - 1) * K if intercept != 0.0 else NULL
     cdef float64_t* outp = NULL
     cdef int64_t n_updated = 0
     cdef bint touched
@@ -393,10 +427,10 @@ def pa_partial_fit(float64_t[:, ::1] W, RowStream stream, int variant, double C,
         for k in range(n):
             get_row(rows, k, &r)
             prefetch_next_row(rows, k, Wp, K)
-            score_row(&r, Wp, K, sc.s)
+            score_row(&r, Wp, K, sc.s, intercept, Wb)
             if write_out:
                 write_decision(outp + k * K, sc.s, K, False)
-            q = sq_norm(&r)
+            q = sq_norm(&r, intercept)
             if q == 0.0:
                 continue  # tau is undefined and no step could change the scores
             for l in range(r.y_nnz):
@@ -422,13 +456,13 @@ def pa_partial_fit(float64_t[:, ::1] W, RowStream stream, int variant, double C,
                 sc.rel[r.y_indices[l]] = 0
             if touched:
                 n_updated += 1
-                rank_one_update(&r, Wp, K, sc.c, sc.act)
+                rank_one_update(&r, Wp, K, sc.c, sc.act, intercept, Wb)
     scratch_free(&sc)
     return n_updated
 
 
 def linear_decision(const float64_t[:, ::1] W, RowStream stream, float64_t[:, ::1] out,
-                    bint has_threshold):
+                    bint has_threshold, double intercept=0.0):
     """Decision values of every row of the stream: ``x W`` (minus the threshold
     column when ``has_threshold``)."""
     cdef CSRRows* rows = &stream.rows
@@ -436,6 +470,7 @@ def linear_decision(const float64_t[:, ::1] W, RowStream stream, float64_t[:, ::
     cdef int64_t L = K - 1 if has_threshold else K
     cdef int64_t n = rows.n_rows, k
     cdef const float64_t* Wp = &W[0, 0] if W.shape[0] > 0 else NULL
+    cdef const float64_t* Wb = Wp + (W.shape[0] - 1) * K if intercept != 0.0 else NULL
     cdef float64_t* s
     cdef Row r
     if out.shape[0] < n or out.shape[1] != L:
@@ -449,6 +484,6 @@ def linear_decision(const float64_t[:, ::1] W, RowStream stream, float64_t[:, ::
         for k in range(n):
             get_row(rows, k, &r)
             prefetch_next_row(rows, k, Wp, K)
-            score_row(&r, Wp, K, s)
+            score_row(&r, Wp, K, s, intercept, Wb)
             write_decision(&out[k, 0], s, L, has_threshold)
     free(s)

@@ -162,25 +162,41 @@ class LinearLearner(BaseLearner):
     """A learner whose state is a feature-major weight matrix ``W_[d, K]``.
 
     ``K = L + 1`` when the last column scores an instance-dependent threshold.
+    With ``fit_intercept`` every row gets a constant virtual feature of value 1
+    whose weights are an extra last row of ``W_`` (the kernels handle it; no
+    column is appended to the data).
     """
 
     _has_threshold = False
 
+    @property
+    def _intercept(self):
+        return 1.0 if getattr(self, "fit_intercept", False) else 0.0
+
     def _init_state(self, n_features, n_labels):
         K = n_labels + (1 if self._has_threshold else 0)
-        self.W_ = np.zeros((n_features, K), dtype=np.float64)
+        rows = n_features + (1 if self._intercept else 0)
+        self.W_ = np.zeros((rows, K), dtype=np.float64)
 
     def _decision(self, X):
         from omlc._core.linear import linear_decision
         out = np.empty((X.shape[0], self.n_labels_), dtype=np.float64)
-        linear_decision(self.W_, self._stream(X), out, self._has_threshold)
+        linear_decision(self.W_, self._stream(X), out, self._has_threshold, self._intercept)
         return out
 
     @property
     def coef_(self):
         """Weights as ``(n_labels[+1], n_features)``, scikit-learn's orientation (a view)."""
         self._check_fitted()
-        return self.W_.T
+        return self.W_[:self.n_features_in_].T
+
+    @property
+    def intercept_(self):
+        """Per-column intercepts (zeros unless ``fit_intercept``)."""
+        self._check_fitted()
+        if self._intercept:
+            return self.W_[self.n_features_in_]
+        return np.zeros(self.W_.shape[1])
 
 
 def positive_float(name, value, allow_zero=False):

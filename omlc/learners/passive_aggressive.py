@@ -25,14 +25,18 @@ class PassiveAggressiveBR(LinearLearner):
     kernel : {"linear", "rbf", "poly"}, default="linear"
         Non-linear kernels keep a support set (see :class:`omlc.learners.KernelFALT`
         for the kernel parameters ``gamma``, ``degree``, ``coef0`` and ``budget``).
+    fit_intercept : bool, default=False
+        Linear kernel only: add a constant feature (value 1) to every row.
     random_state : int, Generator or None
         Seed of the row order used by ``fit(..., shuffle=True)``.
     """
 
     def __init__(self, variant="pa1", C=1.0, kernel="linear", gamma=None, degree=3,
-                 coef0=1.0, budget=None, budget_policy="oldest", random_state=None):
+                 coef0=1.0, budget=None, budget_policy="oldest", fit_intercept=False,
+                 random_state=None):
         self.variant = variant
         self.C = C
+        self.fit_intercept = fit_intercept
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
@@ -46,6 +50,8 @@ class PassiveAggressiveBR(LinearLearner):
             raise ValueError(f"variant must be one of {sorted(_VARIANTS)}, got {self.variant!r}")
         positive_float("C", self.C)
         if self.kernel != "linear":
+            if self.fit_intercept:
+                raise ValueError("fit_intercept applies to kernel='linear' only")
             from omlc.learners import kernel
             kernel.check_pa_params(self)
 
@@ -64,7 +70,7 @@ class PassiveAggressiveBR(LinearLearner):
             kernel.learn_pa(self, X, Y, order, out)
             return
         pa_partial_fit(self.W_, self._stream(X, Y, order), _VARIANTS[self.variant],
-                       float(self.C), out)
+                       float(self.C), out, self._intercept)
 
     def _decision(self, X):
         if self.kernel != "linear":

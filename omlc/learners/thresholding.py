@@ -23,15 +23,19 @@ class FALT(LinearLearner):
         grid is L/8..4L). ``None`` uses L. Repetitions stop early once every
         margin is satisfied, and run in score space, so a large M costs
         O(M·L) per row, not O(M·nnz·L).
+    fit_intercept : bool, default=False
+        Add a constant feature (value 1) to every row. The paper has no bias
+        term; on streams whose labels have their own base rates it helps.
     random_state : int, Generator or None
         Seed of the row order used by ``fit(..., shuffle=True)``.
     """
 
     _has_threshold = True
 
-    def __init__(self, eta=1.0, M=None, random_state=None):
+    def __init__(self, eta=1.0, M=None, fit_intercept=False, random_state=None):
         self.eta = eta
         self.M = M
+        self.fit_intercept = fit_intercept
         self.random_state = random_state
 
     def _check_params(self):
@@ -40,7 +44,7 @@ class FALT(LinearLearner):
 
     def _learn(self, X, Y, order, out):
         falt_partial_fit(self.W_, self._stream(X, Y, order), float(self.eta),
-                         repetitions(self.M, self.n_labels_), out)
+                         repetitions(self.M, self.n_labels_), out, self._intercept)
 
 
 class SALT(LinearLearner):
@@ -58,16 +62,19 @@ class SALT(LinearLearner):
         Added outside the square root; keeps early steps bounded.
     M : int or None, default=None
         Maximum number of steps per example; ``None`` uses L.
+    fit_intercept : bool, default=False
+        Add a constant feature (value 1) to every row (not in the paper).
     random_state : int, Generator or None
         Seed of the row order used by ``fit(..., shuffle=True)``.
     """
 
     _has_threshold = True
 
-    def __init__(self, eta=1.0, delta=1.0, M=None, random_state=None):
+    def __init__(self, eta=1.0, delta=1.0, M=None, fit_intercept=False, random_state=None):
         self.eta = eta
         self.delta = delta
         self.M = M
+        self.fit_intercept = fit_intercept
         self.random_state = random_state
 
     def _check_params(self):
@@ -81,4 +88,5 @@ class SALT(LinearLearner):
 
     def _learn(self, X, Y, order, out):
         salt_partial_fit(self.W_, self.G_, self._stream(X, Y, order), float(self.eta),
-                         float(self.delta), repetitions(self.M, self.n_labels_), out)
+                         float(self.delta), repetitions(self.M, self.n_labels_), out,
+                         self._intercept)
