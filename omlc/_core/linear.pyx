@@ -243,6 +243,15 @@ cdef void falt_repeat(float64_t* s, float64_t* c, float64_t* coef, float64_t* sg
         s[L] = thr - dthr * q
 
 
+cdef float64_t* out_pointer(float64_t[:, ::1] out, int64_t n, int64_t L) except? NULL:
+    """Where a kernel writes pre-update decision values (NULL: nowhere)."""
+    if out is None:
+        return NULL
+    if out.shape[0] < n or out.shape[1] != L:
+        raise ValueError(f"out must have shape ({n}, {L}), got {tuple(out.shape)[:2]}")
+    return &out[0, 0] if n > 0 else NULL
+
+
 def falt_partial_fit(float64_t[:, ::1] W, RowStream stream, double eta,
                      int64_t M, float64_t[:, ::1] out=None, double intercept=0.0):
     """FALT (spec §3.1): up to M gradient steps per row, done exactly in score
@@ -263,11 +272,7 @@ def falt_partial_fit(float64_t[:, ::1] W, RowStream stream, double eta,
     cdef int64_t n_updated = 0
     cdef Row r
     cdef Scratch sc
-    if write_out:
-        if out.shape[0] < n or out.shape[1] != L:
-            raise ValueError("out has the wrong shape")
-        if n > 0:
-            outp = &out[0, 0]
+    outp = out_pointer(out, n, L)
     if scratch_alloc(&sc, K) != 0:
         raise MemoryError()
     with nogil:
@@ -351,11 +356,7 @@ def salt_partial_fit(float64_t[:, ::1] W, float64_t[:, ::1] G, RowStream stream,
         raise ValueError("G must have the shape of W")
     if intercept != 0.0 and W.shape[0] == 0:
         raise ValueError("an intercept needs W's last row")
-    if write_out:
-        if out.shape[0] < n or out.shape[1] != L:
-            raise ValueError("out has the wrong shape")
-        if n > 0:
-            outp = &out[0, 0]
+    outp = out_pointer(out, n, L)
     if scratch_alloc(&sc, K) != 0:
         raise MemoryError()
     with nogil:
@@ -416,11 +417,7 @@ def pa_partial_fit(float64_t[:, ::1] W, RowStream stream, int variant, double C,
     cdef bint touched
     cdef Row r
     cdef Scratch sc
-    if write_out:
-        if out.shape[0] < n or out.shape[1] != K:
-            raise ValueError("out has the wrong shape")
-        if n > 0:
-            outp = &out[0, 0]
+    outp = out_pointer(out, n, K)
     if scratch_alloc(&sc, K) != 0:
         raise MemoryError()
     with nogil:
