@@ -170,6 +170,24 @@ cdef inline void rank_one_update(const Row* r, float64_t* W, int64_t K,
                 Wb[act[l]] += b * c[act[l]]
 
 
+cdef inline void start_row(const CSRRows* rows, int64_t k, Row* r, const float64_t* W,
+                           int64_t K, float64_t* s, float64_t b, const float64_t* Wb,
+                           float64_t* outp, int64_t L, bint has_threshold) noexcept nogil:
+    """Fetch stream row k, score it, and (prequential) record its decision
+    values before any update: the common start of every kernel's row."""
+    get_row(rows, k, r)
+    prefetch_next_row(rows, k, W, K)
+    score_row(r, W, K, s, b, Wb)
+    if outp != NULL:
+        write_decision(outp + k * L, s, L, has_threshold)
+
+
+cdef inline void mark_labels(char* rel, const Row* r, char value) noexcept nogil:
+    cdef int64_t l
+    for l in range(r.y_nnz):
+        rel[r.y_indices[l]] = value
+
+
 cdef inline int64_t alt_coefficients(const float64_t* s, const char* rel, int64_t L,
                                      int64_t P, int64_t N, float64_t* g,
                                      int64_t* A_out, int64_t* B_out) noexcept nogil:
@@ -264,7 +282,6 @@ def falt_partial_fit(float64_t[:, ::1] W, RowStream stream, double eta,
     cdef int64_t L = K - 1
     cdef int64_t n = rows.n_rows, k, l, rep, P, N, A, B
     cdef float64_t q
-    cdef bint write_out = out is not None
     cdef float64_t* Wp = &W[0, 0] if W.shape[0] > 0 else NULL
     # The intercept's weights are W's last row (a constant virtual feature).
     cdef float64_t* Wb = Wp + (W.shape[0] - 1) * K if intercept != 0.0 else NULL
@@ -277,23 +294,17 @@ def falt_partial_fit(float64_t[:, ::1] W, RowStream stream, double eta,
         raise MemoryError()
     with nogil:
         for k in range(n):
-            get_row(rows, k, &r)
-            prefetch_next_row(rows, k, Wp, K)
-            score_row(&r, Wp, K, sc.s, intercept, Wb)
-            if write_out:
-                write_decision(outp + k * L, sc.s, L, True)
+            start_row(rows, k, &r, Wp, K, sc.s, intercept, Wb, outp, L, True)
             if r.x_nnz == 0 and Wb == NULL:
                 continue  # no update can change an empty row's scores
-            for l in range(r.y_nnz):
-                sc.rel[r.y_indices[l]] = 1
+            mark_labels(sc.rel, &r, 1)
             P = r.y_nnz
             N = L - P
             q = sq_norm(&r, intercept)
             for l in range(K):
                 sc.c[l] = 0.0
             falt_repeat(sc.s, sc.c, sc.g, sc.h, sc.rel, L, P, N, eta, q, M)
-            for l in range(r.y_nnz):
-                sc.rel[r.y_indices[l]] = 0
+            mark_labels(sc.rel, &r, 0)
             for l in range(K):
                 if sc.c[l] != 0.0:
                     n_updated += 1
@@ -341,7 +352,6 @@ def salt_partial_fit(float64_t[:, ::1] W, float64_t[:, ::1] G, RowStream stream,
     cdef int64_t L = K - 1
     cdef int64_t n = rows.n_rows, k, l, p, rep, P, N, A, B, n_act
     cdef bint dense
-    cdef bint write_out = out is not None
     cdef float64_t* Wp = &W[0, 0] if W.shape[0] > 0 else NULL
     # The intercept's weights are W's last row (a constant virtual feature).
     cdef float64_t* Wb = Wp + (W.shape[0] - 1) * K if intercept != 0.0 else NULL
@@ -361,15 +371,10 @@ def salt_partial_fit(float64_t[:, ::1] W, float64_t[:, ::1] G, RowStream stream,
         raise MemoryError()
     with nogil:
         for k in range(n):
-            get_row(rows, k, &r)
-            prefetch_next_row(rows, k, Wp, K)
-            score_row(&r, Wp, K, sc.s, intercept, Wb)
-            if write_out:
-                write_decision(outp + k * L, sc.s, L, True)
+            start_row(rows, k, &r, Wp, K, sc.s, intercept, Wb, outp, L, True)
             if r.x_nnz == 0 and Wb == NULL:
                 continue
-            for l in range(r.y_nnz):
-                sc.rel[r.y_indices[l]] = 1
+            mark_labels(sc.rel, &r, 1)
             P = r.y_nnz
             N = L - P
             touched = False
@@ -392,8 +397,7 @@ def salt_partial_fit(float64_t[:, ::1] W, float64_t[:, ::1] G, RowStream stream,
                 if Wb != NULL:
                     adagrad_feature(intercept, Wb, Gb, sc.g, sc.s, sc.act, n_act, K,
                                     eta, delta, dense)
-            for l in range(r.y_nnz):
-                sc.rel[r.y_indices[l]] = 0
+            mark_labels(sc.rel, &r, 0)
             if touched:
                 n_updated += 1
     scratch_free(&sc)
@@ -408,7 +412,6 @@ def pa_partial_fit(float64_t[:, ::1] W, RowStream stream, int variant, double C,
     cdef int64_t K = W.shape[1]
     cdef int64_t n = rows.n_rows, k, l
     cdef float64_t q, y, loss, tau
-    cdef bint write_out = out is not None
     cdef float64_t* Wp = &W[0, 0] if W.shape[0] > 0 else NULL
     # The intercept's weights are W's last row (a constant virtual feature).
     cdef float64_t* Wb = Wp + (W.shape[0] - 1) * K if intercept != 0.0 else NULL
@@ -422,16 +425,11 @@ def pa_partial_fit(float64_t[:, ::1] W, RowStream stream, int variant, double C,
         raise MemoryError()
     with nogil:
         for k in range(n):
-            get_row(rows, k, &r)
-            prefetch_next_row(rows, k, Wp, K)
-            score_row(&r, Wp, K, sc.s, intercept, Wb)
-            if write_out:
-                write_decision(outp + k * K, sc.s, K, False)
+            start_row(rows, k, &r, Wp, K, sc.s, intercept, Wb, outp, K, False)
             q = sq_norm(&r, intercept)
             if q == 0.0:
                 continue  # tau is undefined and no step could change the scores
-            for l in range(r.y_nnz):
-                sc.rel[r.y_indices[l]] = 1
+            mark_labels(sc.rel, &r, 1)
             touched = False
             for l in range(K):
                 y = 1.0 if sc.rel[l] else -1.0
@@ -449,8 +447,7 @@ def pa_partial_fit(float64_t[:, ::1] W, RowStream stream, int variant, double C,
                     touched = True
                 else:
                     sc.c[l] = 0.0
-            for l in range(r.y_nnz):
-                sc.rel[r.y_indices[l]] = 0
+            mark_labels(sc.rel, &r, 0)
             if touched:
                 n_updated += 1
                 rank_one_update(&r, Wp, K, sc.c, sc.act, intercept, Wb)
@@ -468,10 +465,9 @@ def linear_decision(const float64_t[:, ::1] W, RowStream stream, float64_t[:, ::
     cdef int64_t n = rows.n_rows, k
     cdef const float64_t* Wp = &W[0, 0] if W.shape[0] > 0 else NULL
     cdef const float64_t* Wb = Wp + (W.shape[0] - 1) * K if intercept != 0.0 else NULL
+    cdef float64_t* outp = out_pointer(out, n, L)
     cdef float64_t* s
     cdef Row r
-    if out.shape[0] < n or out.shape[1] != L:
-        raise ValueError("out has the wrong shape")
     if n == 0:
         return
     s = <float64_t*> malloc((K + 1) * sizeof(float64_t))
@@ -479,8 +475,5 @@ def linear_decision(const float64_t[:, ::1] W, RowStream stream, float64_t[:, ::
         raise MemoryError()
     with nogil:
         for k in range(n):
-            get_row(rows, k, &r)
-            prefetch_next_row(rows, k, Wp, K)
-            score_row(&r, Wp, K, s, intercept, Wb)
-            write_decision(&out[k, 0], s, L, has_threshold)
+            start_row(rows, k, &r, Wp, K, s, intercept, Wb, outp, L, has_threshold)
     free(s)
