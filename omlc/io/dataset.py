@@ -42,9 +42,11 @@ class Dataset:
         """Shape and label statistics, as SOURCES.md tables report them."""
         Y = self.Y
         n = Y.shape[0]
-        counts = Y.getnnz(axis=1) if n else Y.getnnz(axis=1)
+        counts = Y.getnnz(axis=1)
         rows = Y.tocsr()
-        distinct = len({tuple(rows.indices[rows.indptr[i]:rows.indptr[i + 1]]) for i in range(n)})
+        # Label sets are compared as the byte strings of their sorted indices.
+        rows.sort_indices()
+        distinct = len({rows.indices[rows.indptr[i]:rows.indptr[i + 1]].tobytes() for i in range(n)})
         return {
             "n_samples": n,
             "n_features": self.X.shape[1],
