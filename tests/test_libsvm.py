@@ -602,6 +602,8 @@ def test_float_edge_texts():
 @example(1e23)
 @example(5e-324)
 @example(-123.456)
+@example(2.0 ** -24)     # the shortest text lies on the other side of printf's rounding
+@example(-(2.0 ** -24))  # ... and for a negative value the digits are the magnitude's
 def test_dump_shortest_round_trip(x):
     X = sp.csr_matrix((np.array([x]), np.array([0], np.int32), np.array([0, 1])), shape=(1, 1))
     out = io.BytesIO()

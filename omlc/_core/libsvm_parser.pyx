@@ -731,7 +731,7 @@ cdef Py_ssize_t _write_double(double v, int digits, char* out) noexcept nogil:
         # is lopsided (at a power of two) the digit string one unit on the
         # other side can be the one that reads back as v (2**-24 needs
         # ...063e-08, not printf's ...062e-08).
-        if _bump_last_digit(out, n, t < v) and strtod(out, &end) == v:
+        if _bump_last_digit(out, n, fabs(t) < a) and strtod(out, &end) == v:
             return n
     return n
 
