@@ -8,6 +8,7 @@ import pytest
 import scipy.sparse as sp
 
 from omlc import bench
+from omlc.bench import data, peers, runner
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +60,7 @@ def test_run_omlc_only(tiny):
 
 
 def test_missing_peer_is_skipped(tiny, monkeypatch):
-    monkeypatch.setattr(bench, "_installed", lambda peer: False)
+    monkeypatch.setattr(runner, "installed", lambda peer: False)
     res = tiny(peers=("vw", "sklearn", "river"), learners=("pa-br",), io=False)
     skipped = {r["name"]: r.get("skipped") for r in res["learners"]}
     assert skipped["vw"] == skipped["sklearn"] == skipped["river"] == "not installed"
@@ -84,7 +85,7 @@ def test_peer_runs_when_installed(tiny, peer, module):
 def test_libsvm_to_vw(tmp_path):
     src = tmp_path / "a.svm"
     src.write_bytes(b"3,1 1:0.5 7:2\n2 4:1\n5:0.25\n")
-    empty = bench._libsvm_to_vw(src, tmp_path / "a.vw")
+    empty = data.libsvm_to_vw(src, tmp_path / "a.vw")
     assert empty == 1
     assert (tmp_path / "a.vw").read_bytes() == b"1,3 | 1:0.5 7:2\n2 | 4:1\n | 5:0.25\n"
 
@@ -92,10 +93,10 @@ def test_libsvm_to_vw(tmp_path):
 def test_read_vw_preds(tmp_path):
     p = tmp_path / "p.txt"
     p.write_text("1,3\n\n0\n")
-    P = bench._read_vw_preds(p, 3, 4)
+    P = peers.read_vw_preds(p, 3, 4)
     assert np.array_equal(P.toarray(), [[0, 1, 0, 1], [0, 0, 0, 0], [1, 0, 0, 0]])
     with pytest.raises(RuntimeError):
-        bench._read_vw_preds(p, 4, 4)
+        peers.read_vw_preds(p, 4, 4)
 
 
 def test_main_writes_files(tmp_path, capsys):
