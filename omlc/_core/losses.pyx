@@ -11,6 +11,7 @@ losses with kernel values in place of ``x``.
 import numpy as np
 from libc.stdint cimport int32_t, int64_t
 
+from omlc._core.simd cimport omlc_alt_step
 from omlc._core.workspace cimport workspace_alloc
 
 cpdef enum PAVariant:
@@ -101,16 +102,13 @@ cdef class ALTLoss(Loss):
         """FALT's repetitions (the paper's Algorithm 1, up to M steps per
         example) fused into one pass over the labels per step.
 
-        Whether a hinge is active flips unpredictably from step to step, so the
-        step is a select rather than a branch, and the active hinges are counted
-        in integers: a floating-point count is a serial add chain that stops the
-        loop from vectorising. The arithmetic on ``s`` and ``c`` is that of the
-        generic loop, bit for bit.
+        One pass over the labels per step (``omlc_alt_step``, with an AVX2
+        build where the CPU has it); the arithmetic on ``s`` and ``c`` is that
+        of the generic loop, bit for bit.
         """
         cdef int64_t l, rep, L = y.L, P = y.P, N = y.L - y.P
         cdef int64_t n_act, n_rel_act
-        cdef bint m
-        cdef float64_t thr, dthr, ck
+        cdef float64_t thr, dthr
         cdef float64_t inv_p = 1.0 / P if P > 0 else 0.0
         cdef float64_t inv_n = 1.0 / N if N > 0 else 0.0
         cdef float64_t* coef = ws.g
@@ -121,15 +119,7 @@ cdef class ALTLoss(Loss):
             coef[l] = -eta * inv_p if rel[l] else eta * inv_n
         for rep in range(M):
             thr = s[L]
-            n_act = 0
-            n_rel_act = 0
-            for l in range(L):
-                m = sgn[l] * (s[l] - thr) < 1.0
-                ck = coef[l] if m else 0.0
-                c[l] -= ck
-                s[l] -= ck * q
-                n_act += m
-                n_rel_act += m and sgn[l] > 0.0
+            n_act = omlc_alt_step(s, c, coef, sgn, L, thr, q, &n_rel_act)
             if n_act == 0:
                 return rep
             dthr = eta * (n_rel_act * inv_p - (n_act - n_rel_act) * inv_n)

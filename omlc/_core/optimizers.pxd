@@ -5,33 +5,14 @@ from libc.stdint cimport int32_t, int64_t
 
 from omlc._core.losses cimport Loss, Target
 from omlc._core.rowstream cimport CSRRows, Row, get_row
+from omlc._core.simd cimport omlc_prefetch_lines
 from omlc._core.workspace cimport Workspace
 
 ctypedef double float64_t
 ctypedef float float32_t
 
-cdef extern from *:
-    """
-    /* Rows of W are read in an order only the data knows; asking for the rows
-       of the next nonzeros early hides most of the cache misses. */
-    #if defined(__GNUC__) || defined(__clang__)
-    #define OMLC_PREFETCH(p) __builtin_prefetch((const void*)(p), 1, 1)
-    #else
-    #define OMLC_PREFETCH(p) ((void)0)
-    #endif
-    """
-    void OMLC_PREFETCH(const void* p) noexcept nogil
-
-# How many nonzeros ahead the scoring loop asks for W rows (4..32 measured
-# alike on rcv1-shaped rows; without prefetching scoring is ~2x slower).
 cdef enum:
-    PREFETCH_AHEAD = 8
-
-
-cdef inline void prefetch_lines(const char* p, int64_t n_bytes) noexcept nogil:
-    cdef int64_t off
-    for off in range(0, n_bytes, 64):
-        OMLC_PREFETCH(p + off)
+    PREFETCH_AHEAD = 8   # as OMLC_AHEAD in simd.pxd
 
 
 cdef inline void prefetch_next_row(const CSRRows* rows, int64_t k, const char* W,
@@ -44,7 +25,7 @@ cdef inline void prefetch_next_row(const CSRRows* rows, int64_t k, const char* W
         return
     get_row(rows, k + 1, &nxt)
     for p in range(min(nxt.x_nnz, PREFETCH_AHEAD)):
-        prefetch_lines(W + <int64_t> nxt.x_indices[p] * row_bytes, row_bytes)
+        omlc_prefetch_lines(W + <int64_t> nxt.x_indices[p] * row_bytes, row_bytes)
 
 
 cdef class Optimizer:

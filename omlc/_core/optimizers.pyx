@@ -19,6 +19,9 @@ from libc.math cimport pow, sqrt, sqrtf
 from libc.stdint cimport int32_t, int64_t
 
 from omlc._core.rowstream cimport row_value, sq_norm
+from omlc._core.simd cimport (omlc_adagrad_d, omlc_adagrad_f, omlc_axpy_dd, omlc_axpy_df,
+                              omlc_axpy_fd, omlc_axpy_ff, omlc_score_dd, omlc_score_df,
+                              omlc_score_fd, omlc_score_ff, omlc_simd_build)
 
 cnp.import_array()
 
@@ -45,27 +48,6 @@ cdef float64_t MIN_SCALE = 1e-9
 
 # --------------------------------------------------------------------------- loops
 
-cdef inline void _accumulate(const Row* r, const wfloat* W, int64_t K, const xfloat* xd,
-                             wfloat* acc, wfloat b, const wfloat* Wb) noexcept nogil:
-    """acc = x W (+ b Wb) over the row's nonzeros."""
-    cdef int64_t p, l
-    cdef const wfloat* w
-    cdef wfloat x
-    for l in range(K):
-        acc[l] = 0
-    for p in range(r.x_nnz):
-        if p + PREFETCH_AHEAD < r.x_nnz:
-            prefetch_lines(<const char*> (W + <int64_t> r.x_indices[p + PREFETCH_AHEAD] * K),
-                           K * sizeof(wfloat))
-        x = <wfloat> xd[p]
-        w = W + <int64_t> r.x_indices[p] * K
-        for l in range(K):
-            acc[l] += x * w[l]
-    if Wb != NULL:
-        for l in range(K):
-            acc[l] += b * Wb[l]
-
-
 cdef inline void _axpy(const Row* r, wfloat* W, int64_t K, const xfloat* xd, const wfloat* c,
                        const int32_t* act, int64_t n_act, bint dense, wfloat b,
                        wfloat* Wb) noexcept nogil:
@@ -74,11 +56,16 @@ cdef inline void _axpy(const Row* r, wfloat* W, int64_t K, const xfloat* xd, con
     cdef wfloat x
     cdef wfloat* w
     if dense:
-        for p in range(r.x_nnz):
-            x = <wfloat> xd[p]
-            w = W + <int64_t> r.x_indices[p] * K
-            for l in range(K):
-                w[l] += x * c[l]
+        if wfloat is float64_t:
+            if xfloat is float64_t:
+                omlc_axpy_dd(r.x_indices, xd, r.x_nnz, W, K, c)
+            else:
+                omlc_axpy_df(r.x_indices, xd, r.x_nnz, W, K, c)
+        else:
+            if xfloat is float64_t:
+                omlc_axpy_fd(r.x_indices, xd, r.x_nnz, W, K, c)
+            else:
+                omlc_axpy_ff(r.x_indices, xd, r.x_nnz, W, K, c)
         if Wb != NULL:
             for l in range(K):
                 Wb[l] += b * c[l]
@@ -103,15 +90,10 @@ cdef inline void _adagrad_feature(wfloat x, wfloat* w, wfloat* gsq, const wfloat
     cdef int64_t a, l
     cdef wfloat gx, step
     if dense:
-        for l in range(K):
-            gx = g[l] * x
-            gsq[l] += gx * gx
-            if wfloat is float32_t:
-                step = -eta * gx / (delta + sqrtf(gsq[l]))
-            else:
-                step = -eta * gx / (delta + sqrt(gsq[l]))
-            w[l] += step
-            s[l] += x * step
+        if wfloat is float32_t:
+            omlc_adagrad_f(x, w, gsq, g, s, K, eta, delta)
+        else:
+            omlc_adagrad_d(x, w, gsq, g, s, K, eta, delta)
     else:
         for a in range(n_act):
             l = act[a]
@@ -172,22 +154,31 @@ cdef inline void linear_scores(const char* W, bint w_f32, int64_t K, const Row* 
                                Workspace* ws) noexcept nogil:
     """s = scale * (x W + b Wb), accumulated in the weights' precision."""
     cdef int64_t l
+    cdef float32_t* acc = ws.s32
+    cdef const float32_t* wb32 = <const float32_t*> Wb
+    cdef const float64_t* wb64 = <const float64_t*> Wb
     if w_f32:
         if r.x_f32:
-            _accumulate(r, <const float32_t*> W, K, <const float32_t*> r.x_data, ws.s32,
-                        <float32_t> b, <const float32_t*> Wb)
+            omlc_score_ff(r.x_indices, <const float32_t*> r.x_data, r.x_nnz,
+                          <const float32_t*> W, K, acc)
         else:
-            _accumulate(r, <const float32_t*> W, K, <const float64_t*> r.x_data, ws.s32,
-                        <float32_t> b, <const float32_t*> Wb)
+            omlc_score_fd(r.x_indices, <const float64_t*> r.x_data, r.x_nnz,
+                          <const float32_t*> W, K, acc)
+        if Wb != NULL:
+            for l in range(K):
+                acc[l] += (<float32_t> b) * wb32[l]
         for l in range(K):
-            s[l] = scale * ws.s32[l]
+            s[l] = scale * acc[l]
     else:
         if r.x_f32:
-            _accumulate(r, <const float64_t*> W, K, <const float32_t*> r.x_data, s, b,
-                        <const float64_t*> Wb)
+            omlc_score_df(r.x_indices, <const float32_t*> r.x_data, r.x_nnz,
+                          <const float64_t*> W, K, s)
         else:
-            _accumulate(r, <const float64_t*> W, K, <const float64_t*> r.x_data, s, b,
-                        <const float64_t*> Wb)
+            omlc_score_dd(r.x_indices, <const float64_t*> r.x_data, r.x_nnz,
+                          <const float64_t*> W, K, s)
+        if Wb != NULL:
+            for l in range(K):
+                s[l] += b * wb64[l]
         if scale != 1.0:
             for l in range(K):
                 s[l] *= scale
@@ -244,6 +235,12 @@ cdef char* _bind(object arr, tuple shape, object dtype, str name, list keep) exc
 
 
 cdef double _EMPTY[1]
+
+
+def simd_build():
+    """Which build of the innermost loops runs on this CPU: ``"avx2"``,
+    ``"baseline"`` or ``"single"`` (see ``omlc/_core/simd.pxd``)."""
+    return omlc_simd_build().decode()
 
 
 # --------------------------------------------------------------------------- classes
