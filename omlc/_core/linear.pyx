@@ -21,7 +21,7 @@ from libc.math cimport isfinite
 from libc.stdint cimport int64_t
 
 from omlc._core.losses cimport Loss, Target
-from omlc._core.optimizers cimport Optimizer, prefetch_next_row
+from omlc._core.optimizers cimport OVERFLOW, Optimizer, prefetch_next_row
 from omlc._core.rowstream cimport CSRRows, Row, RowStream, get_row
 from omlc._core.workspace cimport Workspace, workspace_alloc
 
@@ -91,12 +91,18 @@ cdef int check_sizes(Optimizer opt, RowStream stream, int n_extra, bint labelled
 
 
 def _raise_nonfinite(int64_t k, int64_t index, int where):
-    moment = ("while scoring", "before learning", "after learning")[where]
+    if where == 3:
+        what = f"a squared gradient overflows the optimiser's accumulators at row {k}"
+        state = "The rows before it were learned; that step was not taken."
+    else:
+        moment = ("while scoring", "before learning", "after learning")[where]
+        what = f"non-finite scores (NaN or inf) {moment} row {k}"
+        state = ("The model's weights may hold NaN or inf: refit it." if where
+                 else "The model's weights hold NaN or inf: refit it.")
     raise NonFiniteError(
-        f"non-finite scores (NaN or inf) {moment} row {k} of the block "
-        f"(row {index} of the data): the features are too large for this model or "
-        "its step size; scale them (e.g. omlc.preprocessing.MaxAbsScaler) or lower "
-        "the step size. The model's weights may now hold NaN or inf: refit it.", k)
+        f"{what} of the block (row {index} of the data): the features are too large "
+        "for this model or its step size; scale them (e.g. omlc.preprocessing."
+        f"MaxAbsScaler) or lower the step size. {state}", k)
 
 
 def learn(Optimizer opt, Loss loss, RowStream stream, int64_t M, out=None):
@@ -109,7 +115,7 @@ def learn(Optimizer opt, Loss loss, RowStream stream, int64_t M, out=None):
     cdef CSRRows* rows = &stream.rows
     cdef int n_extra = loss.n_extra
     cdef int64_t K = opt.K, L = K - n_extra
-    cdef int64_t n = rows.n_rows, k, n_updated = 0
+    cdef int64_t n = rows.n_rows, k, n_updated = 0, updated
     cdef int bad = 0
     cdef float64_t* outp
     cdef Workspace ws
@@ -139,8 +145,12 @@ def learn(Optimizer opt, Loss loss, RowStream stream, int64_t M, out=None):
             mark_labels(ws.rel, &r, 1)
             y.idx = r.y_indices
             y.P = r.y_nnz
-            n_updated += opt.fit_row(&r, ws.s, loss, &y, M, &ws)
+            updated = opt.fit_row(&r, ws.s, loss, &y, M, &ws)
             mark_labels(ws.rel, &r, 0)
+            if updated == OVERFLOW:
+                bad = 3
+                break
+            n_updated += updated
             if not all_finite(ws.s, K):
                 bad = 2
                 break

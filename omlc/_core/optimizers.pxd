@@ -13,6 +13,9 @@ ctypedef float float32_t
 
 cdef enum:
     PREFETCH_AHEAD = 8   # as OMLC_AHEAD in simd.pxd
+    # What Optimizer.fit_row returns when a step would make its state
+    # non-finite (it then leaves the state as it was before that step).
+    OVERFLOW = -1
 
 
 cdef inline void prefetch_next_row(const CSRRows* rows, int64_t k, const char* W,

@@ -15,7 +15,8 @@ converted once per nonzero.
 """
 import numpy as np
 cimport numpy as cnp
-from libc.math cimport pow, sqrt, sqrtf
+from libc.float cimport DBL_MAX, FLT_MAX
+from libc.math cimport fabs, fmax, pow, sqrt, sqrtf
 from libc.stdint cimport int32_t, int64_t
 
 from omlc._core.rowstream cimport row_value, sq_norm
@@ -184,6 +185,26 @@ cdef inline void linear_scores(const char* W, bint w_f32, int64_t K, const Row* 
                 s[l] *= scale
 
 
+cdef float64_t SQRT_DBL_MAX = sqrt(DBL_MAX)
+cdef float64_t SQRT_FLT_MAX = sqrt(FLT_MAX)
+
+
+cdef inline float64_t max_abs(const float64_t* v, int64_t n) noexcept nogil:
+    cdef int64_t l
+    cdef float64_t m = 0.0
+    for l in range(n):
+        m = fmax(m, fabs(v[l]))
+    return m
+
+
+cdef inline float64_t max_abs_value(const Row* r, float64_t b) noexcept nogil:
+    cdef int64_t p
+    cdef float64_t m = fabs(b)
+    for p in range(r.x_nnz):
+        m = fmax(m, fabs(row_value(r, p)))
+    return m
+
+
 cdef inline int64_t active(const float64_t* c, int64_t K, int32_t* act) noexcept nogil:
     cdef int64_t l, n = 0
     for l in range(K):
@@ -329,11 +350,18 @@ cdef class AdaGrad(Optimizer):
         cdef int64_t rep, l, n_act, K = self.K
         cdef bint dense
         cdef float64_t q = sq_norm(r, self.b)
+        cdef float64_t xmax = max_abs_value(r, self.b)
+        cdef float64_t limit = SQRT_FLT_MAX if self.w_f32 else SQRT_DBL_MAX
         if q == 0.0:
             return 0
         for rep in range(M):
             if loss.coefficients(s, y, q, ws.g, ws) == 0:
                 return rep > 0
+            # A squared gradient that overflows G's precision would freeze its
+            # weight silently (the step becomes 0): refuse it instead. The
+            # weights cannot overflow (AdaGrad moves each by at most eta).
+            if max_abs(ws.g, K) * xmax >= limit:
+                return OVERFLOW
             n_act = active(ws.g, K, ws.act)
             dense = DENSE_ADAGRAD * n_act >= K
             if self.w_f32:

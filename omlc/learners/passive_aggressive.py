@@ -69,13 +69,15 @@ class PassiveAggressiveBR(LinearLearner):
             raise ValueError(f"variant must be one of {sorted(_VARIANTS)}, got {self.variant!r}")
         positive_float("C", self.C)
         dtype = weight_dtype(self.dtype)
+        from omlc.learners import kernel
+        # The kernel parameters are checked with every kernel: an invalid
+        # value is refused even where it would go unused.
+        kernel.check_pa_params(self)
         if self.kernel != "linear":
             if self.fit_intercept:
                 raise ValueError("fit_intercept applies to kernel='linear' only")
             if dtype != np.float64:
                 raise ValueError("dtype=float32 applies to kernel='linear' only")
-            from omlc.learners import kernel
-            kernel.check_pa_params(self)
 
     def _loss(self):
         return PALoss(_VARIANTS[self.variant], float(self.C))
