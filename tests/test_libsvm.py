@@ -90,8 +90,6 @@ def ref_parse(data, zero_based="auto", label_base=0, n_features=None, n_labels=N
                 raise RefError("order")
             feats.append((idx, float(val_s)))
         rows.append((sorted(labels), feats))
-    if not rows:
-        raise RefError("no rows")
     has_zero = any(i == 0 for _, f in rows for i, _ in f)
     if zero_based is False and has_zero:
         raise RefError("zero index")
@@ -100,6 +98,9 @@ def ref_parse(data, zero_based="auto", label_base=0, n_features=None, n_labels=N
     labs = [v - label_base for ls, _ in rows for v in ls]
     if any(c < 0 for c in labs):
         raise RefError("label base")
+    # Widths must fit an int32 index: every column id below 2**31 - 1.
+    if any(c >= INT32_MAX for c in cols) or any(c >= INT32_MAX for c in labs):
+        raise RefError("too large")
     if n_features is None:
         n_features = max(cols) + 1 if cols else 0
     if n_labels is None:
@@ -292,11 +293,16 @@ def test_auto_zero_based_range_error_found_before_the_zero(tmp_path):
 
 
 @pytest.mark.parametrize("data", [b"", b"\n\n", b"# only a comment\n  \n#x"])
-def test_no_data_rows(tmp_path, data):
+def test_no_data_rows_is_an_empty_data_set(tmp_path, data):
+    # Like an ARFF file with an empty @data section (test_arff): a stream of
+    # files may contain an empty one, and it holds zero examples, not an error.
     p = write(tmp_path, data)
-    with pytest.raises(DataFormatError, match="no data rows") as e:
-        load_libsvm(p)
-    assert str(p) in str(e.value)
+    ds = load_libsvm(p)
+    assert ds.X.shape == (0, 0) and ds.Y.shape == (0, 0) and len(ds.label_names) == 0
+    ds = load_libsvm(p, n_features=7, n_labels=3)
+    assert ds.X.shape == (0, 7) and ds.Y.shape == (0, 3)
+    assert list(ds.label_names) == ["0", "1", "2"]
+    assert ds.meta["lines"] == data.count(b"\n") + (not data.endswith(b"\n") and bool(data))
 
 
 def test_labels_only_and_qid_only_rows():
