@@ -94,7 +94,7 @@ def _synthetic(spec, seed):
 
 def _load_data(args):
     """(stream, train, test) for the chosen protocol."""
-    from omlc.io.cache import load
+    from omlc.datasets import load
     if args.data.startswith("synthetic"):
         data = _synthetic(args.data, args.seed)
         n_train = int(0.7 * data.n_samples)
