@@ -19,6 +19,9 @@ def check_float_dtype(dtype, what="values"):
         raise ValueError(f"dtype must be a floating-point type, got {dtype}: the file's {what} "
                          "are real numbers and a cast to integers would truncate them silently "
                          "(load as float and convert X yourself if you want that)")
+    if dtype.itemsize < 4:
+        raise ValueError(f"dtype {dtype} is not supported: scipy.sparse matrices hold float32, "
+                         "float64 or longdouble values")
     return dtype
 
 
