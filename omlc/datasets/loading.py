@@ -7,7 +7,6 @@ know only files, and the registry of the papers' data sets builds on them
 import os
 from pathlib import Path
 
-from omlc.datasets import registry
 from omlc.io.files import load as load_path
 from omlc.io.files import load_files
 
@@ -40,6 +39,8 @@ def load(path_or_name, *, split=None, cache_dir=None, refresh=False, verify=Fals
     if not isinstance(path_or_name, str) or os.sep in path_or_name or (
             os.altsep and os.altsep in path_or_name):
         raise FileNotFoundError(f"no such file: {path_or_name}")
+    # Only names need the registry (whose import costs ~15 ms); paths skip it.
+    from omlc.datasets import registry
     try:
         info = registry.get_dataset_info(path_or_name)
     except KeyError:
