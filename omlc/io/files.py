@@ -55,6 +55,7 @@ def sniff_format(path):
         return "arff"
     if suffixes and suffixes[-1] in (".svm", ".libsvm", ".svmlight"):
         return "libsvm"
+    kind = None
     try:
         with open(p, "rb") as raw:
             kind = compression.detect(raw.read(6))
@@ -62,6 +63,8 @@ def sniff_format(path):
             with compression.decompressing(raw, kind) as fh:
                 head = fh.read(1 << 16)
     except compression.DECOMPRESSION_ERRORS as exc:
+        if kind is not None:
+            raise compression.damaged(str(p), kind, exc) from exc
         raise DataFormatError(f"cannot read ({exc})", path=str(p)) from exc
     for line in head.splitlines():
         line = line.strip()
