@@ -833,9 +833,10 @@ def _peak_rss_growth_kib(script):
 def test_huge_label_id_costs_its_nonzeros_not_the_id(tmp_path):
     # One row with label 100,000,000 used to make a name string per possible
     # label (20 s, 7 GB). The names are now a range made on demand.
-    p = write(tmp_path, b"3 1:0.5\n100000000 2:1\n")
+    p = write(tmp_path, b"3 1:0.5\n100000000 2000000000:1\n")
     ds = load_libsvm(p)
     assert ds.Y.shape == (2, 100_000_001) and ds.Y.nnz == 2
+    assert ds.X.shape == (2, 2_000_000_000) and ds.X.indices.dtype == np.int32
     assert len(ds.label_names) == 100_000_001
     assert ds.label_names[3] == "3" and ds.label_names[-1] == "100000000"
     assert "100000000" in ds.label_names and ds.label_names.index("100000000") == 100_000_000
@@ -849,13 +850,13 @@ def test_huge_label_id_costs_its_nonzeros_not_the_id(tmp_path):
 
 def test_huge_label_id_through_the_cache_stays_small(tmp_path, monkeypatch):
     monkeypatch.setenv("OMLC_CACHE_DIR", str(tmp_path / "cache"))
-    p = write(tmp_path, b"3 1:0.5\n100000000 2:1\n")
+    p = write(tmp_path, b"3 1:0.5\n100000000 2000000000:1\n")
     grew = _peak_rss_growth_kib(f"""
         import os
         os.environ["OMLC_CACHE_DIR"] = {str(tmp_path / "cache")!r}
         from omlc.io.files import load
         ds = load({str(p)!r})
-        assert ds.Y.shape == (2, 100_000_001)
+        assert ds.Y.shape == (2, 100_000_001) and ds.X.shape == (2, 2_000_000_000)
         assert ds.meta["label_counts"] == {{3: 1, 100000000: 1}}
         ds = load({str(p)!r})            # reopened
         assert ds.label_names[-1] == "100000000"
