@@ -13,7 +13,7 @@ _EXPORTS = {
     "Dataset": "omlc.io.dataset",
     "load_libsvm": "omlc.io.libsvm",
     "load_arff": "omlc.io.arff",
-    "load": "omlc.io.cache",
+    "load": "omlc.datasets.loading",
     "FALT": "omlc.learners",
     "SALT": "omlc.learners",
     "KernelFALT": "omlc.learners",

@@ -4,6 +4,7 @@
     omlc run --learner falt --param eta=0.5 --data yeast --protocol train-test
     omlc reproduce alt             a paper's experiments beside its published numbers
     omlc datasets list | info NAME | fetch NAME
+    omlc cache verify [PATH]       check every cached entry's checksums
     omlc bench                     the rcv1v2-scale speed comparison
 """
 import argparse
@@ -70,6 +71,11 @@ def _build_parser():
     fetch.add_argument("name")
     fetch.add_argument("--dest", default=None)
 
+    cache = sub.add_parser("cache", help="the data cache").add_subparsers(dest="action")
+    verify = cache.add_parser("verify", help="re-read every entry (or PATH) and check its checksums")
+    verify.add_argument("path", nargs="?", help="cache root or entry (default: the cache root)")
+    verify.add_argument("--remove", action="store_true", help="delete damaged entries")
+
     bench = sub.add_parser("bench", help="rcv1v2-scale speed comparison against peer tools")
     bench.add_argument("rest", nargs=argparse.REMAINDER, help="options passed to the benchmark")
     return p
@@ -94,7 +100,7 @@ def _synthetic(spec, seed):
 
 def _load_data(args):
     """(stream, train, test) for the chosen protocol."""
-    from omlc.io.cache import load
+    from omlc.datasets import load
     if args.data.startswith("synthetic"):
         data = _synthetic(args.data, args.seed)
         n_train = int(0.7 * data.n_samples)
@@ -247,6 +253,11 @@ def main(argv=None):
         except ImportError:
             raise SystemExit(f"omlc: no reproduction for {args.paper!r} (available: alt)")
         return module.main(args.rest)
+    if args.command == "cache" and args.action == "verify":
+        from omlc.io.cache import format_verification, verify_cache
+        results = verify_cache(args.path, remove=args.remove)
+        print(format_verification(results))
+        return 1 if any(not r.ok for r in results) else 0
     if args.command == "bench":
         from omlc import bench
         return bench.main(args.rest)

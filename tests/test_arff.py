@@ -701,3 +701,69 @@ def test_byte_mutations_raise_only_data_format_errors(tmp_path_factory, first, m
             assert err.line is None or err.line >= 1
             continue
         assert_canonical(ds)
+
+
+# ------------------------------------------------- hostile input (issue 15)
+
+SMALL = ("@relation t\n@attribute f numeric\n@attribute g numeric\n@attribute y {0,1}\n@data\n"
+         "1.5,2,1\n{0 3, 2 1}\n0.25,0,0\n")
+
+
+def test_header_only_arff_and_empty_libsvm_agree_on_zero_rows(tmp_path):
+    from omlc.io.libsvm import load_libsvm
+    arff = load_arff(write(tmp_path, SMALL[:SMALL.index("@data") + 6]), n_labels=1)
+    assert arff.X.shape == (0, 2) and arff.Y.shape == (0, 1)
+    (tmp_path / "empty.svm").write_bytes(b"")
+    svm = load_libsvm(tmp_path / "empty.svm", n_features=2, n_labels=1)
+    assert svm.X.shape == arff.X.shape and svm.Y.shape == arff.Y.shape
+
+
+@pytest.mark.parametrize("suffix,compress", [(".gz", "gzip"), (".bz2", "bz2"), (".xz", "lzma")])
+def test_compressed_arff_reads_like_the_plain_file_and_finds_its_xml(tmp_path, suffix, compress):
+    import importlib
+    module = importlib.import_module(compress)
+    text = SMALL.replace("@attribute y {0,1}", "@attribute y {0,1}\n@attribute z {0,1}").replace(
+        "1.5,2,1\n{0 3, 2 1}\n0.25,0,0\n", "1.5,2,1,0\n{0 3, 2 1}\n0.25,0,0,1\n")
+    plain = load_arff(write(tmp_path, text, "plain.arff", xml=mulan_xml("y", "z")))
+    packed = tmp_path / f"toy.arff{suffix}"
+    packed.write_bytes(module.compress(text.encode()))
+    (tmp_path / "toy.xml").write_text(mulan_xml("y", "z"))
+    ds = load_arff(packed)
+    assert ds.label_names == ["y", "z"] and ds.name == "toy"
+    assert ds.label_names == plain.label_names and (ds.X != plain.X).nnz == 0
+    assert (ds.Y != plain.Y).nnz == 0 and ds.meta["compression"] in ("gzip", "bz2", "xz")
+    assert find_mulan_xml(packed) == tmp_path / "toy.xml"
+
+
+def test_damaged_compressed_arff_is_reported_as_damaged(tmp_path):
+    import gzip
+    blob = bytearray(gzip.compress((SMALL + "1,2,1\n" * 5000).encode()))
+    blob[len(blob) // 2] ^= 0xFF
+    p = tmp_path / "toy.arff.gz"
+    p.write_bytes(bytes(blob))
+    with pytest.raises(DataFormatError, match="damaged gzip file") as e:
+        load_arff(p, n_labels=1)
+    assert e.value.path == str(p) and e.value.line is None
+
+
+def test_arff_dtype_traps(tmp_path):
+    p = write(tmp_path, SMALL.replace("0.25,0,0", "0.25,-1e300,0"))
+    with pytest.raises(ValueError, match="floating-point"):
+        load_arff(p, n_labels=1, dtype=np.int32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(DataFormatError, match="does not fit in float32") as e:
+            load_arff(p, n_labels=1, dtype=np.float32)
+    assert (e.value.line, e.value.token) == (8, "-1e300")
+    assert load_arff(p, n_labels=1).X[2, 1] == -1e300
+    with pytest.raises(ValueError, match="does not fit in float32"):
+        load_arff(write(tmp_path, SMALL, "m.arff"), n_labels=1, dtype=np.float32, missing=1e39)
+
+
+def test_huge_sparse_index_is_an_error_at_its_line_not_an_allocation(tmp_path):
+    # ARFF widths come from the header, so an index can only be out of range:
+    # no size in the file is taken from an index (unlike LIBSVM label ids).
+    p = write(tmp_path, SMALL.replace("{0 3, 2 1}", "{0 3, 100000000000 1}"))
+    with pytest.raises(DataFormatError, match="sparse index out of range") as e:
+        load_arff(p, n_labels=1)
+    assert e.value.line == 7

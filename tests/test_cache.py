@@ -13,10 +13,11 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from omlc.io import cache
-from omlc.io.cache import (CacheWriter, CorruptCacheError, is_valid_cache, load, open_cache,
-                           write_cache)
+from omlc.io import cache, files
+from omlc.io.cache import (CacheWarning, CacheWriter, CorruptCacheError, is_valid_cache,
+                           open_cache, write_cache)
 from omlc.io.dataset import Dataset
+from omlc.io.files import load
 
 from conftest import shared_file
 
@@ -203,7 +204,8 @@ def test_load_rebuilds_damaged_entry(tmp_path, how):
     entry = Path(first.meta["cache_dir"])
     del first
     _damage(entry, how)
-    again = load(src, cache_dir=tmp_path / "c", **opts)
+    with pytest.warns(CacheWarning, match="damaged cache entry.*rebuilding"):
+        again = load(src, cache_dir=tmp_path / "c", **opts)
     assert Path(again.meta["cache_dir"]) == entry
     assert is_valid_cache(entry)
     _same(again.X, ds.X)
@@ -217,8 +219,8 @@ def test_stale_temp_dir_of_dead_writer_is_never_used_and_swept(tmp_path):
     root = tmp_path / "c" / "files"
     # Simulate a writer killed mid-way: a temp dir holding a complete-looking
     # but wrong entry, named after the entry it was building, owned by a dead pid.
-    key = cache.source_key([src], opts, fmt="libsvm")
-    final_name = cache._entry_name("data.svm", key)
+    key = files.source_key([src], opts, fmt="libsvm")
+    final_name = files._entry_name("data.svm", key)
     proc = subprocess.Popen([sys.executable, "-c", "pass"])
     proc.wait()
     dead = root / f"{cache._temp_prefix(final_name).replace(str(os.getpid()), str(proc.pid))}zz"
@@ -235,11 +237,12 @@ def test_partially_written_final_entry_is_rebuilt(tmp_path):
     ds = _random_dataset(seed=4)
     src = _libsvm_file(tmp_path / "data.svm", ds)
     opts = dict(n_features=40, n_labels=6, zero_based=False)
-    key = cache.source_key([src], opts, fmt="libsvm")
-    entry = tmp_path / "c" / "files" / cache._entry_name("data.svm", key)
+    key = files.source_key([src], opts, fmt="libsvm")
+    entry = tmp_path / "c" / "files" / files._entry_name("data.svm", key)
     entry.mkdir(parents=True)
     np.save(entry / "X_data.npy", np.zeros(3))
-    got = load(src, cache_dir=tmp_path / "c", **opts)
+    with pytest.warns(CacheWarning, match="meta.json missing"):
+        got = load(src, cache_dir=tmp_path / "c", **opts)
     _same(got.X, ds.X)
     assert is_valid_cache(entry)
 
@@ -250,9 +253,9 @@ def test_cache_key_tracks_file_and_options(tmp_path):
     ds = _random_dataset(seed=6)
     src = _libsvm_file(tmp_path / "data.svm", ds)
     opts = dict(n_features=40, n_labels=6, zero_based=False)
-    k1 = cache.source_key([src], opts, fmt="libsvm")
-    assert k1 == cache.source_key([src], dict(reversed(list(opts.items()))), fmt="libsvm")
-    assert k1 != cache.source_key([src], dict(opts, n_features=41), fmt="libsvm")
+    k1 = files.source_key([src], opts, fmt="libsvm")
+    assert k1 == files.source_key([src], dict(reversed(list(opts.items()))), fmt="libsvm")
+    assert k1 != files.source_key([src], dict(opts, n_features=41), fmt="libsvm")
     a = load(src, cache_dir=tmp_path / "c", **opts)
     b = load(src, cache_dir=tmp_path / "c", **opts)
     assert a.meta["cache_dir"] == b.meta["cache_dir"]
@@ -284,14 +287,14 @@ def test_sniff_format(tmp_path):
     with bz2.open(tmp_path / "c.data.bz2", "wt") as fh:
         fh.write("@relation y\n")
     (tmp_path / "d.arff").write_text("")
-    assert cache.sniff_format(tmp_path / "a.txt") == "arff"
-    assert cache.sniff_format(tmp_path / "b.txt") == "libsvm"
-    assert cache.sniff_format(tmp_path / "c.data.bz2") == "arff"
-    assert cache.sniff_format(tmp_path / "d.arff") == "arff"
+    assert files.sniff_format(tmp_path / "a.txt") == "arff"
+    assert files.sniff_format(tmp_path / "b.txt") == "libsvm"
+    assert files.sniff_format(tmp_path / "c.data.bz2") == "arff"
+    assert files.sniff_format(tmp_path / "d.arff") == "arff"
 
 
 def test_multi_file_libsvm_set_is_widened_to_the_largest_ids(tmp_path, monkeypatch):
-    from omlc.datasets import registry
+    from omlc.datasets import load, registry
     a = _random_dataset(n=50, d=40, L=6, seed=1)
     b = _random_dataset(n=30, d=25, L=4, seed=2)
     folder = tmp_path / "data" / "rcv1v2"
@@ -318,10 +321,14 @@ def test_multi_file_libsvm_set_is_widened_to_the_largest_ids(tmp_path, monkeypat
 
 
 def test_load_unknown_name_or_missing_path(tmp_path):
+    import omlc
+    with pytest.raises(FileNotFoundError, match="neither a file nor a registered"):
+        omlc.load("no-such-dataset-name", cache_dir=tmp_path)
     with pytest.raises(FileNotFoundError):
-        load("no-such-dataset-name", cache_dir=tmp_path)
-    with pytest.raises(FileNotFoundError):
-        load(str(tmp_path / "missing.svm"), cache_dir=tmp_path)
+        omlc.load(str(tmp_path / "missing.svm"), cache_dir=tmp_path)
+    # omlc.io knows files only, and says where names are resolved.
+    with pytest.raises(FileNotFoundError, match="omlc.load"):
+        load("yeast", cache_dir=tmp_path)
 
 
 # -------------------------------------------------------------- real files
@@ -350,6 +357,7 @@ def test_load_real_arff_and_libsvm_match_sources(tmp_path):
     ("mediamill-reduced", "train", (1500, 120, 101), 4.437),
 ])
 def test_load_registry_names(tmp_path, name, split, shape, card, shared_datasets):
+    from omlc.datasets import load
     ds = load(name, split=split, cache_dir=tmp_path)
     assert (ds.X.shape[0], ds.X.shape[1], ds.Y.shape[1]) == shape
     assert ds.Y.nnz / ds.Y.shape[0] == pytest.approx(card, abs=1e-3)
@@ -400,6 +408,10 @@ def _fake_large_entry(directory, n_rows, nnz_x):
         fh.write(cache._npy_header(np.dtype("<i8"), n_rows + 1))
         fh.write(indptr.tobytes())
     meta["nnz_x"] = nnz_x
+    # Record the new files as they are (their CRC-32 is not recomputed: this
+    # entry is only ever opened, never verified).
+    for name in ("X_indices", "X_data", "X_indptr"):
+        meta["arrays"][name]["identity"] = cache._identity(os.stat(entry / f"{name}.npy"))
     meta["checksum"] = cache._meta_checksum(meta)
     (entry / "meta.json").write_text(json.dumps(meta))
     return entry
@@ -444,3 +456,176 @@ def test_release_rows_keeps_data_readable(tmp_path):
     np.testing.assert_array_equal(opened.X.toarray(), before)
     release_rows(ds.X, 0, 3000)  # in-memory: nothing to release, nothing changes
     np.testing.assert_array_equal(ds.X.toarray(), before)
+
+
+# ------------------------------------------- integrity of entries (issue 15)
+
+_SAME_SIZE_WRITE = textwrap.dedent("""
+    import os, sys
+    import numpy as np
+    path, index, value, dtype = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+    st = os.stat(path)
+    arr = np.lib.format.open_memmap(path, mode="r+")
+    arr[index] = np.dtype(dtype).type(value)
+    arr.flush()
+    del arr
+    # Leave size and mtime as they were, as a tool that preserves timestamps would.
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+""")
+
+
+def _write_in_another_process(path, index, value, dtype):
+    out = subprocess.run([sys.executable, "-c", _SAME_SIZE_WRITE, str(path), str(index),
+                          str(value), dtype], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+
+
+@pytest.mark.parametrize("array,index,value,dtype", [
+    ("X_data", 7, 123.25, "<f8"),              # a wrong value, silently
+    ("Y_indices", 3, 100_000_000, "<i4"),      # a label id that would crash a learner
+])
+def test_same_size_write_into_an_entry_is_detected(tmp_path, monkeypatch, array, index, value,
+                                                    dtype):
+    monkeypatch.setenv("OMLC_CACHE_DIR", str(tmp_path / "cache"))
+    ds = _random_dataset(seed=12)
+    src = _libsvm_file(tmp_path / "data.svm", ds)
+    opts = dict(n_features=40, n_labels=6, zero_based=False)
+    entry = Path(load(src, **opts).meta["cache_dir"])
+    target = entry / f"{array}.npy"
+    size, mtime = target.stat().st_size, target.stat().st_mtime_ns
+    _write_in_another_process(target, index, value, dtype)
+    assert (target.stat().st_size, target.stat().st_mtime_ns) == (size, mtime)
+    with pytest.raises(CorruptCacheError, match=f"{array}.npy: contents changed"):
+        open_cache(entry)
+    assert not is_valid_cache(entry)
+    with pytest.warns(CacheWarning, match=f"{array}.npy: contents changed.*rebuilding"):
+        again = load(src, **opts)
+    _same(again.X, ds.X)
+    _same(again.Y, ds.Y)
+    assert Path(again.meta["cache_dir"]) == entry and is_valid_cache(entry)
+
+
+def test_a_write_right_after_publication_is_detected(tmp_path):
+    # Files are stamped with a coarse clock: a write in the same tick as the
+    # publication leaves mtime and ctime unchanged. The writer records the
+    # files' identity only once that tick has passed.
+    ds = _random_dataset(n=50, seed=13)
+    for k in range(20):
+        entry = write_cache(ds, tmp_path / f"e{k}")
+        with open(entry / "X_data.npy", "r+b") as fh:
+            fh.seek(cache._HEADER_BYTES)
+            fh.write(b"\x01")
+        with pytest.raises(CorruptCacheError, match="X_data.npy: contents changed"):
+            open_cache(entry)
+
+
+def test_intact_reopen_reads_no_data_and_a_copy_is_checked_once(tmp_path):
+    ds = _random_dataset(seed=14)
+    entry = write_cache(ds, tmp_path / "e")
+    meta = cache._read_meta(entry)
+    assert cache._check_files(entry, meta)[1] == []          # nothing to checksum
+    copy = tmp_path / "copy"
+    shutil.copytree(entry, copy)                               # new inodes and ctimes
+    assert sorted(cache._check_files(copy, cache._read_meta(copy))[1]) == sorted(cache._ARRAYS)
+    _same(open_cache(copy).X, ds.X)                           # checksummed, then re-recorded
+    assert cache._check_files(copy, cache._read_meta(copy))[1] == []
+
+
+def _forge_identity(entry, array):
+    """Record ``array``'s current identity as if omlc had written it: the
+    cheap check then trusts the file, and only full verification reads it."""
+    meta = json.loads((entry / "meta.json").read_text())
+    meta["arrays"][array]["identity"] = cache._identity(os.stat(entry / f"{array}.npy"))
+    meta["checksum"] = cache._meta_checksum(meta)
+    (entry / "meta.json").write_text(json.dumps(meta))
+
+
+def test_verify_on_demand_and_the_cli(tmp_path, monkeypatch, capsys):
+    from omlc import cli
+    monkeypatch.setenv("OMLC_CACHE_DIR", str(tmp_path / "cache"))
+    ds = _random_dataset(seed=15)
+    src = _libsvm_file(tmp_path / "data.svm", ds)
+    opts = dict(n_features=40, n_labels=6, zero_based=False)
+    entry = Path(load(src, **opts).meta["cache_dir"])
+    assert load(src, verify=True, **opts).meta["cache_dir"] == str(entry)
+    assert cli.main(["cache", "verify"]) == 0
+    assert "1 entry checked, 0 damaged" in capsys.readouterr().out
+
+    _write_in_another_process(entry / "Y_indices.npy", 0, -5, "<i4")
+    _forge_identity(entry, "Y_indices")
+    open_cache(entry)                                          # the cheap check trusts it
+    with pytest.raises(CorruptCacheError, match="Y_indices.npy"):
+        open_cache(entry, verify=True)
+    assert cli.main(["cache", "verify", str(tmp_path / "cache")]) == 1
+    out = capsys.readouterr().out
+    assert f"DAMAGED  {entry}" in out and "Y_indices.npy" in out
+    with pytest.warns(CacheWarning, match="Y_indices.npy"):
+        again = load(src, verify=True, **opts)
+    _same(again.Y, ds.Y)
+
+    # An entry whose checksums were forged too still fails the structure check.
+    bad = write_cache(ds, tmp_path / "cache" / "files" / "forged")
+    _write_in_another_process(bad / "X_indices.npy", 0, 40, "<i4")     # column == width
+    meta = json.loads((bad / "meta.json").read_text())
+    meta["arrays"]["X_indices"]["crc32"] = cache._data_crc32(bad / "X_indices.npy")
+    meta["checksum"] = cache._meta_checksum(meta)
+    (bad / "meta.json").write_text(json.dumps(meta))
+    _forge_identity(bad, "X_indices")
+    with pytest.raises(CorruptCacheError, match="X_indices.npy: column index out of range"):
+        open_cache(bad, verify=True)
+    assert cli.main(["cache", "verify", "--remove"]) == 1
+    assert "(removed)" in capsys.readouterr().out and not bad.exists()
+    assert cli.main(["cache", "verify", str(entry)]) == 0
+
+
+@pytest.mark.parametrize("obstacle", ["file_in_the_way", "file_as_parent", "read_only"])
+def test_unwritable_cache_root_parses_in_memory_with_one_warning(tmp_path, monkeypatch, obstacle):
+    import warnings
+    import omlc
+    if obstacle == "file_in_the_way":
+        root = tmp_path / "cache"
+        root.write_text("not a directory")
+    elif obstacle == "file_as_parent":
+        (tmp_path / "home").write_text("not a directory")
+        root = tmp_path / "home" / ".cache" / "omlc"
+    else:
+        if os.geteuid() == 0:
+            pytest.skip("root can write into read-only directories")
+        root = tmp_path / "ro"
+        root.mkdir()
+        root.chmod(0o500)
+    monkeypatch.setenv("OMLC_CACHE_DIR", str(root))
+    ds = _random_dataset(seed=16)
+    src = _libsvm_file(tmp_path / "data.svm", ds)
+    opts = dict(n_features=40, n_labels=6, zero_based=False)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        first = omlc.load(src, **opts)
+        second = omlc.load(src, **opts)
+    messages = [str(w.message) for w in caught]
+    assert len(messages) == 1, messages
+    assert caught[0].category is CacheWarning and caught[0].filename == __file__
+    assert str(root) in messages[0] and "OMLC_CACHE_DIR" in messages[0]
+    for got in (first, second):
+        _same(got.X, ds.X)
+        _same(got.Y, ds.Y)
+        assert got.meta["cache_dir"] is None and got.meta["stats"]["n_samples"] == 500
+        assert got.label_names == [str(i) for i in range(6)]
+
+
+def test_synthetic_stream_without_a_writable_cache(tmp_path, monkeypatch):
+    import warnings
+    from omlc.datasets import make_rcv1_like
+    (tmp_path / "cache").write_text("")
+    monkeypatch.setenv("OMLC_CACHE_DIR", str(tmp_path / "cache"))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ds = make_rcv1_like(1500)
+    assert [w.category for w in caught] == [CacheWarning]
+    monkeypatch.setenv("OMLC_CACHE_DIR", str(tmp_path / "ok"))
+    cached = make_rcv1_like(1500)
+    assert isinstance(cached.X.data, np.memmap) and not isinstance(ds.X.data, np.memmap)
+    _same(ds.X, cached.X)
+    _same(ds.Y, cached.Y)
+    assert ds.label_names == cached.label_names
+    assert ds.meta["stats"] == cached.meta["stats"]

@@ -90,8 +90,6 @@ def ref_parse(data, zero_based="auto", label_base=0, n_features=None, n_labels=N
                 raise RefError("order")
             feats.append((idx, float(val_s)))
         rows.append((sorted(labels), feats))
-    if not rows:
-        raise RefError("no rows")
     has_zero = any(i == 0 for _, f in rows for i, _ in f)
     if zero_based is False and has_zero:
         raise RefError("zero index")
@@ -100,6 +98,9 @@ def ref_parse(data, zero_based="auto", label_base=0, n_features=None, n_labels=N
     labs = [v - label_base for ls, _ in rows for v in ls]
     if any(c < 0 for c in labs):
         raise RefError("label base")
+    # Widths must fit an int32 index: every column id below 2**31 - 1.
+    if any(c >= INT32_MAX for c in cols) or any(c >= INT32_MAX for c in labs):
+        raise RefError("too large")
     if n_features is None:
         n_features = max(cols) + 1 if cols else 0
     if n_labels is None:
@@ -292,11 +293,16 @@ def test_auto_zero_based_range_error_found_before_the_zero(tmp_path):
 
 
 @pytest.mark.parametrize("data", [b"", b"\n\n", b"# only a comment\n  \n#x"])
-def test_no_data_rows(tmp_path, data):
+def test_no_data_rows_is_an_empty_data_set(tmp_path, data):
+    # Like an ARFF file with an empty @data section (test_arff): a stream of
+    # files may contain an empty one, and it holds zero examples, not an error.
     p = write(tmp_path, data)
-    with pytest.raises(DataFormatError, match="no data rows") as e:
-        load_libsvm(p)
-    assert str(p) in str(e.value)
+    ds = load_libsvm(p)
+    assert ds.X.shape == (0, 0) and ds.Y.shape == (0, 0) and len(ds.label_names) == 0
+    ds = load_libsvm(p, n_features=7, n_labels=3)
+    assert ds.X.shape == (0, 7) and ds.Y.shape == (0, 3)
+    assert list(ds.label_names) == ["0", "1", "2"]
+    assert ds.meta["lines"] == data.count(b"\n") + (not data.endswith(b"\n") and bool(data))
 
 
 def test_labels_only_and_qid_only_rows():
@@ -804,3 +810,171 @@ def test_zero_based_range_error_on_unrewindable_stream():
     with pytest.raises(DataFormatError, match="n_features=5") as e:
         load_libsvm(NoSeek(b"1 1:1 5:1\n3 0:1\n"), n_features=5)
     assert e.value.line is None
+
+
+# ------------------------------------------------- hostile input (issue 15)
+
+def _peak_rss_growth_kib(script):
+    """Run ``script`` (which must print nothing else) in a fresh interpreter and
+    return how much its peak RSS grew while running it, in KiB."""
+    import subprocess
+    import sys
+    import textwrap
+    code = ("import resource\nbefore = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+            + textwrap.dedent(script)
+            + "\nprint(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before)\n")
+    # Import the heavy modules before the baseline so that only the load counts.
+    code = "import numpy, scipy.sparse, omlc.io.libsvm, omlc.io.cache, omlc.io.files\n" + code
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return int(out.stdout.strip().splitlines()[-1])
+
+
+def test_huge_label_id_costs_its_nonzeros_not_the_id(tmp_path):
+    # One row with label 100,000,000 used to make a name string per possible
+    # label (20 s, 7 GB). The names are now a range made on demand.
+    p = write(tmp_path, b"3 1:0.5\n100000000 2000000000:1\n")
+    ds = load_libsvm(p)
+    assert ds.Y.shape == (2, 100_000_001) and ds.Y.nnz == 2
+    assert ds.X.shape == (2, 2_000_000_000) and ds.X.indices.dtype == np.int32
+    assert len(ds.label_names) == 100_000_001
+    assert ds.label_names[3] == "3" and ds.label_names[-1] == "100000000"
+    assert "100000000" in ds.label_names and ds.label_names.index("100000000") == 100_000_000
+    grew = _peak_rss_growth_kib(f"""
+        from omlc.io.libsvm import load_libsvm
+        ds = load_libsvm({str(p)!r})
+        assert list(ds.label_names[:2]) == ["0", "1"]
+    """)
+    assert grew < 50 * 1024, f"loading grew peak RSS by {grew} KiB"
+
+
+def test_huge_label_id_through_the_cache_stays_small(tmp_path, monkeypatch):
+    monkeypatch.setenv("OMLC_CACHE_DIR", str(tmp_path / "cache"))
+    p = write(tmp_path, b"3 1:0.5\n100000000 2000000000:1\n")
+    grew = _peak_rss_growth_kib(f"""
+        import os
+        os.environ["OMLC_CACHE_DIR"] = {str(tmp_path / "cache")!r}
+        from omlc.io.files import load
+        ds = load({str(p)!r})
+        assert ds.Y.shape == (2, 100_000_001) and ds.X.shape == (2, 2_000_000_000)
+        assert ds.meta["label_counts"] == {{3: 1, 100000000: 1}}
+        ds = load({str(p)!r})            # reopened
+        assert ds.label_names[-1] == "100000000"
+    """)
+    assert grew < 50 * 1024, f"loading through the cache grew peak RSS by {grew} KiB"
+    entry = next((tmp_path / "cache" / "files").iterdir())
+    assert (entry / "meta.json").stat().st_size < 20_000
+
+
+@pytest.mark.parametrize("data,token", [
+    (b"1 1:1\n2147483647 1:1\n", "2147483647"),       # column 2**31 - 1: width 2**31
+    (b"1 1:1\n2147483648 1:1\n", "2147483648"),       # beyond int32
+    (b"1 1:1\n5,99999999999999999999 1:1\n", "5,99999999999999999999"),
+])
+def test_label_id_beyond_int32_columns_fails_at_its_line(tmp_path, data, token):
+    p = write(tmp_path, data)
+    with pytest.raises(DataFormatError, match="label id too large") as e:
+        load_libsvm(p)
+    assert e.value.line == 2 and e.value.token == token and e.value.path == str(p)
+    # With label_base=1 the same id is column 2**31 - 2, which fits.
+    if token == "2147483647":
+        assert load_libsvm(p, label_base=1).Y.shape == (2, 2**31 - 1)
+
+
+def test_feature_id_beyond_int32_columns_fails_at_its_line(tmp_path):
+    p = write(tmp_path, b"1 1:1\n2 2147483647:1\n")
+    with pytest.raises(DataFormatError, match="feature index too large") as e:
+        load_libsvm(p, zero_based=True)
+    assert (e.value.line, e.value.token) == (2, "2147483647:1")
+    # One-based, the same index is column 2**31 - 2: fine, and O(nnz).
+    assert load_libsvm(p, zero_based=False).X.shape == (2, 2**31 - 1)
+    # "auto" decides zero-based only at a later index 0: the line is still found.
+    q = write(tmp_path, b"1 1:1\n2 2147483647:1\n3 0:1\n", "auto.svm")
+    with pytest.raises(DataFormatError, match="feature index too large") as e:
+        load_libsvm(q)
+    assert (e.value.line, e.value.token) == (2, "2147483647:1")
+
+
+def test_width_arguments_must_fit_int32():
+    with pytest.raises(ValueError, match="2\\*\\*31 - 1"):
+        load_libsvm(b"1 1:1\n", n_labels=2**31)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint8, bool, np.complex128, np.float16])
+def test_integer_and_other_non_float_dtypes_are_refused(tmp_path, dtype):
+    # int32 used to truncate 1.5 to 1 without a word; scipy.sparse has no float16.
+    p = write(tmp_path, b"1 1:1.5\n")
+    with pytest.raises(ValueError, match="floating-point|not supported"):
+        load_libsvm(p, dtype=dtype)
+
+
+@pytest.mark.parametrize("dtype,fits,overflows", [
+    (np.float32, "3.4028235677973362e38", "3.4028235677973366e38"),
+    (np.float32, "-3.4e38", "-1e300"),
+    (np.float32, "1e-300", "4e38"),
+])
+def test_value_the_dtype_cannot_hold_fails_at_its_line(tmp_path, dtype, fits, overflows):
+    import warnings
+    p = write(tmp_path, f"1 1:{fits}\n2 1:0.5 3:{overflows}\n".encode())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "overflow encountered in cast" either
+        with pytest.raises(DataFormatError, match=f"does not fit in {np.dtype(dtype).name}") as e:
+            load_libsvm(p, dtype=dtype)
+        assert (e.value.line, e.value.token) == (2, f"3:{overflows}")
+        ok = load_libsvm(write(tmp_path, f"1 1:{fits}\n".encode(), "ok.svm"), dtype=dtype)
+    assert ok.X.dtype == dtype and np.isfinite(ok.X.data).all()
+    assert ok.X.data[0] == np.asarray(float(fits)).astype(dtype)
+    # float64 holds every parsed value.
+    assert load_libsvm(p).X.data[-1] == float(overflows)
+
+
+def _flip_candidates(blob, lo, hi, n):
+    step = max(1, (hi - lo) // n)
+    return range(lo, hi, step)
+
+
+def _compressed_doc():
+    rng = np.random.default_rng(0)
+    lines = []
+    for i in range(4000):
+        cols = np.sort(rng.choice(300, 8, replace=False)) + 1
+        lines.append(f"{i % 7},{7 + i % 5} " + " ".join(f"{c}:{rng.random():.6f}" for c in cols))
+    return ("\n".join(lines) + "\n").encode()
+
+
+@pytest.mark.parametrize("kind,compress", [("gzip", gzip.compress), ("bz2", bz2.compress),
+                                           ("xz", lzma.compress)])
+def test_damaged_compressed_file_is_reported_as_damaged(tmp_path, kind, compress):
+    doc = _compressed_doc()
+    blob = compress(doc)
+    garbage_parsed = 0
+    for k, pos in enumerate(_flip_candidates(blob, len(blob) // 4, 3 * len(blob) // 4, 24)):
+        bad = bytearray(blob)
+        bad[pos] ^= 0x55
+        p = write(tmp_path, bytes(bad), f"d{k}.svm")
+        with pytest.raises(DataFormatError) as e:
+            load_libsvm(p, chunk_size=1 << 12)
+        # Never a parse error at some line caused by garbage bytes.
+        assert f"damaged {kind} file" in str(e.value) and e.value.line is None, str(e.value)
+        assert e.value.path == str(p)
+        # Would garbage have reached the parser first? (decoded text that the
+        # reader rejects, before the decompressor noticed)
+        opener = {"gzip": gzip.GzipFile, "bz2": bz2.BZ2File, "xz": lzma.LZMAFile}[kind]
+        text = b""
+        try:
+            with opener(fileobj=io.BytesIO(bytes(bad))) if kind == "gzip" else \
+                    opener(io.BytesIO(bytes(bad))) as fh:
+                for block in iter(lambda: fh.read(4096), b""):
+                    text += block
+        except Exception:
+            pass
+        try:
+            load_libsvm(text[: text.rfind(b"\n") + 1])
+        except DataFormatError:
+            garbage_parsed += 1
+    if kind != "xz":  # LZMA notices these flips itself before emitting garbage
+        assert garbage_parsed > 0, "no flip exercised the parse-before-checksum path"
+    # A file cut short is damaged too.
+    p = write(tmp_path, blob[: len(blob) // 2], "cut.svm")
+    with pytest.raises(DataFormatError, match=f"damaged {kind} file"):
+        load_libsvm(p)

@@ -178,7 +178,7 @@ def test_download_404_raises_and_leaves_nothing(http_root, tmp_path):
 
 
 def test_fetch_registry_set_from_mirror_then_load(http_root, tmp_path):
-    from omlc.io.cache import load
+    from omlc.datasets import load
     root, base, server = http_root
     _serve_emotions(root)
     dest = tmp_path / "dl"

@@ -13,10 +13,13 @@ so the caller never has to reconstruct defaults.
 
 Problems raise :class:`ArffTokenError` ``(problem, line, token, attribute)``;
 the caller turns it into ``DataFormatError`` with the path and attribute name.
+A numeric value whose magnitude reaches ``overflow_at`` (where the caller's
+dtype, e.g. float32, rounds to infinity) is such a problem, with the problem
+text ``OVERFLOW_PROBLEM``.
 """
 import numpy as np
 cimport numpy as cnp
-from libc.math cimport isfinite, NAN
+from libc.math cimport INFINITY, NAN, fabs, isfinite
 from libc.stdint cimport int32_t, int64_t
 from libc.string cimport memcpy
 from cpython.mem cimport PyMem_Malloc, PyMem_Realloc, PyMem_Free
@@ -38,6 +41,8 @@ FLAG_KEEP0 = 1
 FLAG_BINARY01 = 2
 FLAG_LABEL01 = 4
 FLAG_MISSING_OK = 8
+
+OVERFLOW_PROBLEM = "value does not fit in the requested dtype"
 
 cdef enum:
     C_NUMERIC = 0
@@ -108,6 +113,7 @@ cdef class _Tokenizer:
     cdef const int32_t *keep
     cdef Py_ssize_t n_keep
     cdef list maps
+    cdef double overflow_at
     cdef int32_t *o_attr
     cdef double *o_val
     cdef Py_ssize_t o_n, o_cap
@@ -281,6 +287,8 @@ cdef class _Tokenizer:
                 self._fail("not a number", t.raw_start, t.raw_end, a)
             if not isfinite(v):
                 self._fail("non-finite value (overflow)", t.raw_start, t.raw_end, a)
+            if fabs(v) >= self.overflow_at:
+                self._fail(OVERFLOW_PROBLEM, t.raw_start, t.raw_end, a)
             if (f & F_LABEL01) and v != 0.0 and v != 1.0:
                 self._fail("label value must be 0 or 1", t.raw_start, t.raw_end, a)
             if v != 0.0 or (f & F_KEEP0):
@@ -429,13 +437,14 @@ cdef class _Tokenizer:
 
 def tokenize(const unsigned char[::1] buf, Py_ssize_t start, int64_t first_line,
              const signed char[::1] kind, const unsigned char[::1] flags,
-             list maps, const int32_t[::1] keep):
+             list maps, const int32_t[::1] keep, double overflow_at=INFINITY):
     """Tokenize ``buf[start:]`` (UTF-8 bytes, line ``first_line`` at ``start``).
 
     ``kind``/``flags``: one per attribute (``KIND_*``, ``FLAG_*``); ``maps``: per
     attribute a dict from the UTF-8 bytes of each declared nominal value to its
     index (or None); ``keep``: sorted attribute indices flagged ``KEEP0`` that are
-    not ``KIND_SKIP``. Returns ``(indptr int64, attr int32, value float64)``.
+    not ``KIND_SKIP``; ``overflow_at``: the smallest magnitude the output dtype
+    cannot hold. Returns ``(indptr int64, attr int32, value float64)``.
     """
     cdef _Tokenizer tk = _Tokenizer()
     cdef Py_ssize_t n_attr = kind.shape[0]
@@ -453,6 +462,9 @@ def tokenize(const unsigned char[::1] buf, Py_ssize_t start, int64_t first_line,
     tk.keep = &keep[0] if keep.shape[0] else NULL
     tk.n_keep = keep.shape[0]
     tk.maps = maps
+    if not overflow_at > 0:
+        raise ValueError("overflow_at must be positive")
+    tk.overflow_at = overflow_at
     tk.run()
     indptr = np.empty(tk.r_n, dtype=np.int64)
     attr = np.empty(tk.o_n, dtype=np.int32)

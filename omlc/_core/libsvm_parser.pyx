@@ -24,13 +24,18 @@ Grammar decisions (mirrored by the pure-Python reference in the tests):
 * a value is ``[+-]? (digits [. digits*] | . digits) ([eE] [+-]? digits)?``,
   i.e. what Python's ``float`` accepts minus ``nan``/``inf`` spellings,
   surrounding whitespace and ``_`` separators; the double is the correctly
-  rounded one, bit-identical to ``float(token)``.
+  rounded one, bit-identical to ``float(token)``;
+* a feature or label *column* (after the one-based shift and the label base)
+  must be below 2**31 - 1, so that every width fits an int32 index and SciPy
+  keeps int32 index arrays; a larger id fails at once, on its line;
+* a value whose magnitude reaches ``overflow_at`` (set by the caller to where
+  the requested dtype, e.g. float32, rounds to infinity) fails on its line.
 """
 import numpy as np
 cimport numpy as cnp
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.pycapsule cimport PyCapsule_Destructor, PyCapsule_GetPointer, PyCapsule_New
-from libc.math cimport fabs, isfinite, nearbyint, signbit
+from libc.math cimport INFINITY, fabs, isfinite, nearbyint, signbit
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdio cimport snprintf
 from libc.stdlib cimport free, malloc, realloc, strtod
@@ -62,6 +67,7 @@ cpdef enum ParseError:
     BAD_QID = 19
     LABEL_TOO_LARGE = 20
     NO_MEMORY = 21
+    VALUE_OVERFLOWS_DTYPE = 22
 
 
 # How raw feature indices become columns.
@@ -107,6 +113,7 @@ cdef struct State:
     int64_t n_features      # -1: no limit
     int64_t n_labels        # -1: no limit
     int64_t label_base
+    double overflow_at      # |value| >= this does not fit the output dtype
     int64_t min_idx
     int64_t max_idx
     int64_t max_label
@@ -374,6 +381,8 @@ cdef int _parse(State* st, const unsigned char* b, Py_ssize_t pos, Py_ssize_t n)
                 if v < st.label_base:
                     return _fail(st, LABEL_BELOW_BASE, b, line_start, tok, n)
                 col = v - st.label_base
+                if col >= I32_MAX:
+                    return _fail(st, LABEL_TOO_LARGE, b, line_start, tok, n)
                 if st.n_labels >= 0 and col >= st.n_labels:
                     return _fail(st, LABEL_OUT_OF_RANGE, b, line_start, tok, n)
                 if st.ynnz >= st.cap_ynnz and _grow_ynnz(st):
@@ -467,6 +476,8 @@ cdef int _parse(State* st, const unsigned char* b, Py_ssize_t pos, Py_ssize_t n)
                 return _fail(st, NON_FINITE_VALUE, b, line_start, tok, n)
             if rc == 1 or not _tok_end(b, p + used, n):
                 return _fail(st, BAD_VALUE, b, line_start, tok, n)
+            if fabs(val) >= st.overflow_at:
+                return _fail(st, VALUE_OVERFLOWS_DTYPE, b, line_start, tok, n)
             p += used
 
             if idx == 0:
@@ -478,6 +489,8 @@ cdef int _parse(State* st, const unsigned char* b, Py_ssize_t pos, Py_ssize_t n)
                              b, line_start, tok, n)
             prev = idx
             col = idx if (st.mode == ZERO_BASED or (st.mode == AUTO and st.zero_seen)) else idx - 1
+            if col >= I32_MAX:
+                return _fail(st, INDEX_TOO_LARGE, b, line_start, tok, n)
             if st.n_features >= 0 and col >= st.n_features:
                 return _fail(st, FEATURE_OUT_OF_RANGE, b, line_start, tok, n)
             if st.nnz >= st.cap_nnz and _grow_nnz(st):
@@ -520,12 +533,14 @@ cdef class LibsvmParser:
 
     ``mode`` is an ``IndexMode``; ``n_features``/``n_labels`` of -1 mean "no
     limit"; limits are in columns after the index shift and label base.
+    ``overflow_at``: the smallest magnitude the output dtype cannot hold
+    (infinity for float64).
     """
     cdef State st
     cdef bint taken
 
     def __cinit__(self, int mode=AUTO, int64_t n_features=-1, int64_t n_labels=-1,
-                  int64_t label_base=0, int64_t first_line=0):
+                  int64_t label_base=0, int64_t first_line=0, double overflow_at=INFINITY):
         self.st.cap_rows = 1024
         self.st.cap_nnz = 1 << 16
         self.st.cap_ynnz = 1 << 12
@@ -547,6 +562,9 @@ cdef class LibsvmParser:
         self.st.n_features = n_features
         self.st.n_labels = n_labels
         self.st.label_base = label_base
+        if not overflow_at > 0:
+            raise ValueError("overflow_at must be positive")
+        self.st.overflow_at = overflow_at
         self.st.line = first_line
         self.st.min_idx = I32_MAX + 1
         self.st.max_idx = -1

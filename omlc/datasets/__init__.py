@@ -23,7 +23,7 @@ __all__ = sorted(_EXPORTS) + ["load"]
 
 def __getattr__(name):
     if name == "load":
-        from omlc.io.cache import load
+        from omlc.datasets.loading import load
         return load
     if name in _EXPORTS:
         return getattr(importlib.import_module(f"omlc.datasets.{_EXPORTS[name]}"), name)

@@ -2,8 +2,8 @@
 
 Every number here comes from ``shared/datasets/SOURCES.md`` (the checked copies
 of the files) or, for sets that are not in the shared folder, from the papers'
-data tables as extracted in ``shared/specs`` (ALT Table 1, boosting Table 2,
-CS-DPP Table 4, ANSGD Table 1). Full sha256 digests were computed on the shared
+data tables: ALT (Zhai et al.) Table 1, boosting (Jung & Tewari 2018) Table 2,
+CS-DPP Table 4, ANSGD (Park & Choi) Table 1. Full sha256 digests were computed on the shared
 files, whose first 16 hex digits SOURCES.md lists. A ``url`` is the byte-exact
 origin of a file (a pinned GitHub commit for the shared copies), so its sha256
 applies to what a download returns; ``homepage`` is the canonical page a paper
@@ -148,7 +148,7 @@ def _rcv1subset(k, card, distinct, digest, size):
             "CONVERTED from mldr.datasets' rcv1sub%d.rda (labels last, sparse ARFF); it has no "
             "public download address, hence no url." % k)
     if card is None:
-        note += " Not in the shared folder; statistics unknown to omlc (not in SOURCES.md or the specs)."
+        note += " Not in the shared folder; statistics unknown to omlc (not in SOURCES.md or the papers' tables)."
     if distinct:
         note += f" {distinct} distinct label sets."
     if k == 1:
@@ -468,7 +468,7 @@ def format_dataset_info(name, data_dir=None):
            f"  samples     train {_fmt(e.n_train)}, test {_fmt(e.n_test)}",
            f"  features    {_fmt(e.n_features)}",
            f"  labels      {_fmt(e.n_labels)}, cardinality {_fmt(e.cardinality, '.3f')}",
-           f"  papers      " + (", ".join(f"{p} ({PAPERS[p]})" for p in e.papers) or "-"),
+           "  papers      " + (", ".join(f"{p} ({PAPERS[p]})" for p in e.papers) or "-"),
            f"  homepage    {e.homepage or '-'}"]
     if e.aliases:
         out.append(f"  aliases     {', '.join(e.aliases)}")

@@ -395,11 +395,13 @@ def make_rcv1_like(n_samples=781_265, labels="topics", seed=0, cache_dir=None, l
     are distinct samples of one learnable problem (see :func:`rcv1_like_splits`).
 
     Only one chunk is in memory at a time; the result is the memory-mapped cache
-    entry (a second call just reopens it; ``refresh=True`` regenerates).
+    entry (a second call just reopens it; ``refresh=True`` regenerates). If the
+    cache root cannot be written, the stream is generated in memory instead
+    (with one warning).
     ``libsvm_path`` also writes the stream as LIBSVM text (from the cache, chunk
     by chunk; ``.gz``/``.bz2``/``.xz`` names are compressed).
     """
-    from omlc.io.cache import CacheWriter, get_cache_dir, open_or_build
+    from omlc.io.cache import FORMAT_VERSION, CacheWriter, MemoryWriter, get_cache_dir, open_or_build
 
     n_samples = int(n_samples)
     if n_samples < 0:
@@ -413,23 +415,29 @@ def make_rcv1_like(n_samples=781_265, labels="topics", seed=0, cache_dir=None, l
             "labels": labels, "seed": int(seed), "stream": str(stream)}
     key = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:16]
     safe_stream = "".join(ch if ch.isalnum() else "_" for ch in str(stream))[:20]
+    # The cache format version is in the name so that entries of two omlc
+    # versions sit side by side instead of replacing each other.
     directory = (get_cache_dir(cache_dir) / "synthetic"
-                 / f"rcv1like-{labels}-{safe_stream}-n{n_samples}-s{seed}-v{GENERATOR_VERSION}-{key}")
+                 / f"rcv1like-{labels}-{safe_stream}-n{n_samples}-s{seed}-v{GENERATOR_VERSION}"
+                   f"-c{FORMAT_VERSION}-{key}")
     name = f"rcv1-like-{labels}-{stream}"
 
     def build(target):
         world = _rcv1_world(labels, seed)
-        meta = dict(spec, **world.describe())
-        with CacheWriter(target, RCV1_LIKE["n_features"], L, name=name,
-                         source="omlc.datasets.make_rcv1_like", source_key=key,
-                         label_names=[f"{labels[:-1]}{i:03d}" for i in range(L)],
-                         meta=meta, on_exists="keep") as w:
+        kwargs = dict(name=name, source="omlc.datasets.make_rcv1_like", source_key=key,
+                      label_names=[f"{labels[:-1]}{i:03d}" for i in range(L)],
+                      meta=dict(spec, **world.describe()))
+        if target is None:  # the cache cannot be written: in memory
+            w = MemoryWriter(RCV1_LIKE["n_features"], L, **kwargs)
+        else:
+            w = CacheWriter(target, RCV1_LIKE["n_features"], L, on_exists="keep", **kwargs)
+        with w:
             step = max(_BLOCK, (int(chunk_size) // _BLOCK) * _BLOCK)
             for a in range(0, n_samples, step):
                 X, Y = world.rows(stream, a, min(a + step, n_samples))
                 w.append(X, Y)
                 del X, Y
-            w.close()
+            return w.close()
 
     ds = open_or_build(directory, build, refresh=refresh)
     if libsvm_path is not None:

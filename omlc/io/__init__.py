@@ -1,7 +1,11 @@
-"""Readers, the memory-mapped cache and the :class:`Dataset` container."""
-from omlc.io.dataset import Dataset
+"""Readers, the memory-mapped cache and the :class:`Dataset` container.
 
-__all__ = ["Dataset", "load_libsvm", "load_arff", "load"]
+This layer knows files only: ``omlc.io.load(path)``. Registered data set
+names are resolved by :mod:`omlc.datasets` (``omlc.load``), which builds on it.
+"""
+from omlc.io.dataset import Dataset, NumberedNames
+
+__all__ = ["Dataset", "NumberedNames", "load_libsvm", "load_arff", "load"]
 
 
 def __getattr__(name):
@@ -14,6 +18,6 @@ def __getattr__(name):
         from omlc.io.arff import load_arff
         return load_arff
     if name == "load":
-        from omlc.io.cache import load
+        from omlc.io.files import load
         return load
     raise AttributeError(f"module 'omlc.io' has no attribute {name!r}")

@@ -36,7 +36,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from omlc.exceptions import DataFormatError
+from omlc.io import compression
 from omlc.io.dataset import Dataset
+from omlc.io.dtypes import check_float_dtype, overflow_threshold
 
 __all__ = ["load_arff", "read_mulan_xml", "find_mulan_xml", "POSITIVE_VALUES"]
 
@@ -288,6 +290,16 @@ def _parse_header(buf, path):
 
 # ---------------------------------------------------------------- labels
 
+def _stem(path):
+    """``name`` of ``name.arff``, ``name.arff.gz``, ..."""
+    name = Path(path).name
+    for suffix in (".gz", ".bz2", ".xz"):
+        if name.lower().endswith(suffix):
+            name = name[: -len(suffix)]
+            break
+    return Path(name).stem
+
+
 def find_mulan_xml(arff_path):
     """The Mulan XML file that goes with ``arff_path``, or ``None``.
 
@@ -297,7 +309,7 @@ def find_mulan_xml(arff_path):
     ``mediamill-train.arff`` finds ``mediamill.xml``.
     """
     arff_path = Path(arff_path)
-    stem = arff_path.stem
+    stem = _stem(arff_path)
     candidates = [stem]
     while True:
         low = stem.lower()
@@ -578,7 +590,10 @@ def load_arff(path, *, xml=None, labels=None, n_labels=None, label_location=None
     Parameters
     ----------
     path : str or Path
-        The ``.arff`` file (UTF-8; read strictly).
+        The ``.arff`` file (UTF-8; read strictly), plain or gzip/bzip2/xz
+        compressed (recognised by magic bytes). A compressed file is decoded
+        and its checksums verified before parsing, so a damaged one is
+        reported as such, not as a parse error.
     xml : str, Path, None or False
         Mulan label XML. ``None`` (default) looks beside the ARFF for the same
         stem, then for the stem without ``-train``/``-test``/``-sparse``
@@ -599,7 +614,9 @@ def load_arff(path, *, xml=None, labels=None, n_labels=None, label_location=None
         Fill value for ``?``. Without it a ``?`` is an error. A missing one-hot
         cell sets all columns of its attribute to the fill value; a missing
         label is relevant iff the fill value is 1 (only 0 or 1 are allowed there).
-    dtype : floating dtype of ``X`` (default float64).
+    dtype : floating dtype of ``X`` (default float64). Integer dtypes are
+        refused; with float32/float16 a value the dtype cannot hold is a
+        ``DataFormatError`` naming its line.
 
     Returns
     -------
@@ -615,6 +632,9 @@ def load_arff(path, *, xml=None, labels=None, n_labels=None, label_location=None
     ``n_labels``/``label_location``. Label attributes must be nominal with
     values among ``{0, 1}`` or numeric 0/1; ``1`` means relevant.
     String and date attributes are dropped with a warning.
+
+    A header with an empty ``@data`` section is a data set of 0 rows (as an
+    empty LIBSVM file is).
 
     Raises
     ------
@@ -644,11 +664,11 @@ def load_arff(path, *, xml=None, labels=None, n_labels=None, label_location=None
         missing = float(missing)
         if not np.isfinite(missing):
             raise ValueError("missing must be a finite fill value")
-    dtype = np.dtype(dtype)
-    if dtype.kind != "f":
-        raise ValueError(f"dtype must be a floating type, got {dtype}")
+    dtype = check_float_dtype(dtype)
+    if missing is not None and abs(missing) >= overflow_threshold(dtype):
+        raise ValueError(f"missing={missing!r} does not fit in {dtype.name}")
 
-    buf = path.read_bytes()
+    buf, packed = compression.read_all(path)
     try:
         buf.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -668,9 +688,12 @@ def load_arff(path, *, xml=None, labels=None, n_labels=None, label_location=None
 
     try:
         indptr, attr, value = P.tokenize(buf, header.data_offset, header.data_line, plan.kind,
-                                         plan.flags, plan.maps, plan.keep)
+                                         plan.flags, plan.maps, plan.keep,
+                                         overflow_threshold(dtype))
     except P.ArffTokenError as exc:
         problem, line, token, a = exc.args
+        if problem == P.OVERFLOW_PROBLEM:
+            problem = f"value does not fit in {dtype.name} (it would become infinite)"
         if a >= 0:
             problem = f"{problem} (attribute {header.attributes[a].name!r})"
         raise DataFormatError(problem, path, line, token) from None
@@ -680,8 +703,8 @@ def load_arff(path, *, xml=None, labels=None, n_labels=None, label_location=None
         X=X, Y=Y,
         feature_names=plan.feature_names,
         label_names=[header.attributes[a].name for a in label_idx],
-        name=path.stem,
+        name=_stem(path),
         source=str(path),
         meta={"relation": header.relation, "label_source": label_source,
-              "dropped_attributes": plan.dropped, "format": "arff"},
+              "dropped_attributes": plan.dropped, "format": "arff", "compression": packed},
     )

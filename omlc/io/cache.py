@@ -5,62 +5,101 @@ An entry is a directory holding one flat ``.npy`` file per CSR array plus a
 
     X_indptr.npy   int64   n + 1
     X_indices.npy  int32   nnz(X)
-    X_data.npy     float64 (or the dtype asked for) nnz(X)
+    X_data.npy     float64 (or the float dtype asked for) nnz(X)
     Y_indptr.npy   int64   n + 1
     Y_indices.npy  int32   nnz(Y)
     Y_data.npy     int32   nnz(Y)   (all ones; stored so that opening allocates nothing)
-    meta.json      shapes, names, statistics, per-file sizes, source key, checksum
+    meta.json      shapes, names, statistics, per-file integrity records, source key,
+                   and the sha256 of its own content
 
 Opening maps the files read-only and assembles the ``csr_matrix`` by assigning
 the mapped arrays to an empty matrix: SciPy's constructor would look at the
 contents (to pick an index dtype and to unify ``indptr``/``indices`` dtypes),
 which reads, and for int64 ``indptr`` with int32 ``indices`` copies, every page.
 
-Entries are published atomically: a writer fills a private ``.tmp-*`` directory
-in the cache root, fsyncs it and renames it to the final name. A directory that
-exists under a final name is therefore either complete or damaged by something
-outside omlc (truncation, disk errors, hand edits); damage is detected on open
-from sizes, headers and the checksum of ``meta.json`` -- never by reading the
-data -- and the entry is removed and rebuilt.
+Publication is atomic: a writer fills a private ``.tmp-*`` directory in the
+cache root, fsyncs it and renames it to the final name, so a killed writer
+never leaves a half-written entry under a final name.
+
+Integrity
+---------
+For each array file ``meta.json`` records, at publication, its size, its
+``.npy`` header (which is deterministic, so compared byte for byte), the CRC-32
+of its data (computed while the data is written) and its identity
+``(size, mtime_ns, ctime_ns, inode)``. Opening compares the identity with
+``os.stat`` -- no data is read, so reopening stays in milliseconds. Any write
+into a file changes its ``ctime``, which no user tool can set back (``touch``
+and copy tools set ``mtime`` only); before recording, the writer waits until
+the filesystem's clock has moved past the files' ``ctime``, so even a write in
+the same clock tick as publication is seen. A file whose identity differs
+(written to, or the entry copied elsewhere) has its CRC-32 recomputed: if it
+matches, the new identity is recorded (when the entry is writable) and the
+entry is used; if not, the entry is damaged. ``open_cache(..., verify=True)``
+(and ``omlc cache verify``) recompute every checksum and check the CSR
+structure regardless. A damaged entry raises :class:`CorruptCacheError`
+naming the file and the problem; :func:`open_or_build` (and so
+``omlc.load``) warns with :class:`CacheWarning` and rebuilds it from its
+source. The checksums detect accidents (disks, copies, stray writes), not
+forgery: whoever can write the entry can also rewrite ``meta.json``.
+
+A cache root that cannot be created or written (read-only home, a file in the
+way, a full disk) is not an error: :func:`open_or_build` builds the data set
+in memory instead and says so with one :class:`CacheWarning` per root and
+process.
 """
-import bz2
-import gzip
 import hashlib
 import json
-import lzma
 import mmap as mmap_module
 import os
 import shutil
 import socket
 import struct
+import sys
 import tempfile
 import time
 import uuid
+import warnings
+import zlib
+from collections import namedtuple
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
-from omlc.exceptions import DataFormatError
-from omlc.io.dataset import Dataset
+from omlc.io.dataset import Dataset, NumberedNames
 
 __all__ = [
-    "FORMAT_VERSION", "CacheWriter", "CorruptCacheError", "write_cache", "open_cache",
-    "is_valid_cache", "load", "get_cache_dir", "source_key", "remove_entry",
+    "FORMAT_VERSION", "CacheWriter", "MemoryWriter", "CorruptCacheError", "CacheUnwritableError",
+    "CacheWarning", "write_cache", "open_cache", "is_valid_cache", "verify_entry", "verify_cache",
+    "format_verification", "EntryCheck", "open_or_build", "get_cache_dir", "remove_entry",
+    "release_rows",
 ]
 
-FORMAT_VERSION = 1
+# 2: per-file CRC-32 and identity records, names stored compactly.
+FORMAT_VERSION = 2
 _MAGIC = "omlc-cache"
 # Room for the .npy header of a flat array of any length; the header is written
 # last (when the length is known) and padded to exactly this size, which keeps
 # the data 64-byte aligned as the .npy format asks.
 _HEADER_BYTES = 128
 _ARRAYS = ("X_indptr", "X_indices", "X_data", "Y_indptr", "Y_indices", "Y_data")
-_EDGE_BYTES = 1 << 20
+# Per-label counts are kept as a dense list up to this many labels, above it
+# as (ids, counts) of the labels that occur: a cost in the data, not in the
+# largest label id (extreme multi-label sets have millions of labels).
+_DENSE_LABEL_COUNTS = 1 << 16
+_READ_BLOCK = 16 << 20
 
 
 class CorruptCacheError(OSError):
-    """A cache entry is incomplete or damaged (it is rebuilt by :func:`load`)."""
+    """A cache entry is incomplete or damaged (it is rebuilt by :func:`open_or_build`)."""
+
+
+class CacheUnwritableError(OSError):
+    """The cache root cannot be created or written (read-only, a file in the way, disk full)."""
+
+
+class CacheWarning(UserWarning):
+    """The cache was bypassed or an entry had to be rebuilt."""
 
 
 # --------------------------------------------------------------------------- paths
@@ -94,24 +133,6 @@ def _npy_header(dtype, length):
     return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(body)) + body
 
 
-def _read_npy_header(path):
-    """(dtype, shape, fortran, data offset) of an .npy file, or raise CorruptCacheError."""
-    try:
-        with open(path, "rb") as fh:
-            version = np.lib.format.read_magic(fh)
-            if version == (1, 0):
-                shape, fortran, dtype = np.lib.format.read_array_header_1_0(fh)
-            elif version == (2, 0):
-                shape, fortran, dtype = np.lib.format.read_array_header_2_0(fh)
-            else:
-                raise CorruptCacheError(f"{path}: unsupported .npy version {version}")
-            return dtype, shape, fortran, fh.tell()
-    except CorruptCacheError:
-        raise
-    except (OSError, ValueError, SyntaxError, EOFError) as exc:
-        raise CorruptCacheError(f"{path}: bad .npy header ({exc})") from exc
-
-
 def _fsync_dir(path):
     try:
         fd = os.open(path, os.O_RDONLY)
@@ -129,6 +150,24 @@ def _meta_checksum(meta):
     body = {k: v for k, v in meta.items() if k != "checksum"}
     text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def _write_meta(directory, meta):
+    """Write ``meta.json`` atomically (temp file + rename) with its checksum."""
+    meta["checksum"] = _meta_checksum(meta)
+    tmp = Path(directory) / f".meta-{os.getpid()}-{uuid.uuid4().hex[:8]}.json"
+    try:
+        with open(tmp, "w", encoding="ascii") as fh:
+            json.dump(meta, fh, ensure_ascii=True)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, Path(directory) / "meta.json")
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def _jsonable(obj):
@@ -151,6 +190,69 @@ def _jsonable(obj):
     if obj is None or isinstance(obj, (str, int, float, bool)):
         return obj
     return repr(obj)
+
+
+def _encode_names(names):
+    if names is None:
+        return None
+    if isinstance(names, NumberedNames):
+        return {"numbered": [names.start, names.stop]}
+    return [str(s) for s in names]
+
+
+def _decode_names(value):
+    if isinstance(value, dict):
+        return NumberedNames(*value["numbered"])
+    return value
+
+
+# ------------------------------------------------------------- file identity
+
+def _identity(st):
+    """What a write into a file changes: its size, mtime and (unsettable) ctime;
+    the inode tells a replaced file from an edited one."""
+    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+
+
+def _fs_clock(directory):
+    """The filesystem's current time as it stamps files (its own clock and
+    granularity, which ``time.time_ns`` does not share)."""
+    probe = Path(directory) / f".clock-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    fd = os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    try:
+        return os.fstat(fd).st_ctime_ns
+    finally:
+        os.close(fd)
+        os.unlink(probe)
+
+
+def _settled_identities(directory, paths, timeout=1.0):
+    """``{path: identity}`` taken once the filesystem clock has moved past every
+    file's ctime: a later write to any of them then gets a later ctime, even
+    within what would otherwise have been the same clock tick."""
+    latest = max(os.stat(p).st_ctime_ns for p in paths)
+    deadline = time.monotonic() + timeout
+    # A clock that does not move (or files stamped in the future by another
+    # host) must not hang a writer: after the timeout the record is taken
+    # anyway; only a write in that same tick would then go unseen.
+    while _fs_clock(directory) <= latest and time.monotonic() < deadline:
+        time.sleep(0.0005)
+    return {p: _identity(os.stat(p)) for p in paths}
+
+
+def _data_crc32(path, offset=_HEADER_BYTES):
+    crc = 0
+    buf = bytearray(_READ_BLOCK)
+    view = memoryview(buf)
+    with open(path, "rb", buffering=0) as fh:
+        fh.seek(offset)
+        while True:
+            k = fh.readinto(view)
+            if not k:
+                break
+            crc = zlib.crc32(view[:k], crc)
+    view.release()
+    return crc
 
 
 # ------------------------------------------------------------------------ writer
@@ -213,82 +315,119 @@ def remove_entry(directory):
     shutil.rmtree(trash, ignore_errors=True)
 
 
-class CacheWriter:
-    """Append row blocks ``(X_block, Y_block)`` to a new cache entry, then publish it.
+def _label_codes(ids):
+    """A pseudo-random 64-bit code per label id (splitmix64). A label set's code
+    is the wrapping sum of its labels' codes, so distinct sets are counted
+    without keeping them, in O(nnz) whatever the largest id."""
+    x = ids.astype(np.uint64) + np.uint64(0x9E3779B97F4A7C15)
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
 
-    Nothing but the current block is held in memory: each array is streamed to
-    its own file behind a reserved header that is filled in at :meth:`close`,
-    when the final lengths are known. The entry appears under ``directory`` only
-    when complete (atomic rename), so a killed writer leaves at most a private
-    ``.tmp-*`` directory that no reader ever opens.
 
-    ``on_exists`` says what :meth:`close` does when ``directory`` already exists:
-    ``"error"`` (raise ``FileExistsError``), ``"keep"`` (another writer won the
-    race: discard this one and keep theirs, unless theirs is damaged) or
-    ``"replace"``.
+class _Stats:
+    """Shape and label statistics of the rows appended so far."""
 
-    Use as a context manager: an exception inside the block aborts the write.
-    """
+    def __init__(self, n_features, n_labels):
+        self.n_features, self.n_labels = n_features, n_labels
+        self.n_samples = self.nnz_x = self.nnz_y = 0
+        self._dense = np.zeros(n_labels, np.int64) if n_labels <= _DENSE_LABEL_COUNTS else None
+        self._sparse = []
+        self._empty_rows = 0
+        self._max_labels = 0
+        self._set_codes = set()
 
-    def __init__(self, directory, n_features, n_labels, *, dtype=np.float64,
-                 feature_names=None, label_names=None, name=None, source=None,
-                 source_key=None, meta=None, on_exists="error", validate=True):
-        if on_exists not in ("error", "keep", "replace"):
-            raise ValueError("on_exists must be 'error', 'keep' or 'replace'")
-        self.directory = Path(directory)
+    def add(self, n, nnz_x, y_indptr, y_ind):
+        """``y_indptr`` starts at 0 and indexes ``y_ind``."""
+        self.n_samples += n
+        self.nnz_x += nnz_x
+        self.nnz_y += int(y_ind.shape[0])
+        counts = np.diff(y_indptr)
+        if self._dense is not None:
+            self._dense += np.bincount(y_ind, minlength=self.n_labels)
+        elif y_ind.size:
+            self._sparse.append(np.unique(y_ind, return_counts=True))
+        self._empty_rows += int((counts == 0).sum())
+        self._max_labels = max(self._max_labels, int(counts.max()))
+        nonempty = counts > 0
+        if nonempty.any():
+            codes = np.add.reduceat(_label_codes(y_ind), y_indptr[:-1][nonempty])
+            self._set_codes.update(np.unique(codes).tolist())
+        if self._empty_rows:
+            self._set_codes.add(0)
+
+    def label_counts(self):
+        """A list of ``n_labels`` counts, or for more than 65,536 labels a dict
+        ``{"ids": [...], "counts": [...]}`` of the labels that occur."""
+        if self._dense is not None:
+            return self._dense.tolist()
+        if len(self._sparse) > 1:
+            ids = np.concatenate([u for u, _ in self._sparse])
+            cnt = np.concatenate([c for _, c in self._sparse])
+            order = np.argsort(ids, kind="stable")
+            ids, cnt = ids[order], cnt[order]
+            first = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+            self._sparse = [(ids[first], np.add.reduceat(cnt, first))]
+        ids, cnt = self._sparse[0] if self._sparse else (np.zeros(0, int), np.zeros(0, int))
+        return {"ids": ids.tolist(), "counts": cnt.tolist()}
+
+    def as_dict(self):
+        n = self.n_samples
+        card = self.nnz_y / n if n else 0.0
+        return {
+            "n_samples": n, "n_features": self.n_features, "n_labels": self.n_labels,
+            "nnz_features": self.nnz_x,
+            "mean_nnz_per_row": self.nnz_x / n if n else 0.0,
+            "cardinality": card,
+            "density": card / self.n_labels if self.n_labels else 0.0,
+            "distinct_labelsets": len(self._set_codes),
+            "rows_without_labels": self._empty_rows,
+            "max_labels_per_row": self._max_labels,
+            "label_counts": self.label_counts(),
+        }
+
+
+def _dataset(X, Y, *, feature_names, label_names, name, source, user_meta, stats, source_key,
+             cache_dir):
+    """The :class:`Dataset` both an opened entry and an in-memory build return."""
+    extra = dict(user_meta or {})
+    counts = stats.get("label_counts")
+    if isinstance(counts, dict):
+        counts = dict(zip(counts["ids"], counts["counts"]))
+    extra.update(cache_dir=None if cache_dir is None else str(cache_dir), source_key=source_key,
+                 stats={k: v for k, v in stats.items() if k != "label_counts"},
+                 label_counts=counts)
+    return Dataset(X, Y, feature_names=feature_names, label_names=label_names, name=name,
+                   source=source, meta=extra)
+
+
+class _Builder:
+    """What :class:`CacheWriter` and :class:`MemoryWriter` share: argument
+    checks, block canonicalisation and statistics. Subclasses store blocks."""
+
+    def __init__(self, n_features, n_labels, *, dtype=np.float64, feature_names=None,
+                 label_names=None, name=None, source=None, source_key=None, meta=None,
+                 validate=True):
         self.n_features = int(n_features)
         self.n_labels = int(n_labels)
         self.dtype = np.dtype(dtype)
         if self.dtype.kind != "f":
             raise ValueError(f"X values must be floating point, got {self.dtype}")
-        self.feature_names = None if feature_names is None else [str(s) for s in feature_names]
-        self.label_names = None if label_names is None else [str(s) for s in label_names]
+        self.feature_names = _decode_names(_encode_names(feature_names))
+        self.label_names = _decode_names(_encode_names(label_names))
         if self.feature_names is not None and len(self.feature_names) != self.n_features:
             raise ValueError("feature_names length differs from n_features")
         if self.label_names is not None and len(self.label_names) != self.n_labels:
             raise ValueError("label_names length differs from n_labels")
         self.name, self.source, self.source_key = name, source, source_key
         self.meta = dict(meta or {})
-        self.on_exists = on_exists
         self.validate = validate
-
-        root = self.directory.parent
-        root.mkdir(parents=True, exist_ok=True)
-        _sweep_stale(root)
-        self._tmp = Path(tempfile.mkdtemp(prefix=_temp_prefix(self.directory.name), dir=root))
-        self._dtypes = {"X_indptr": np.dtype("<i8"), "X_indices": np.dtype("<i4"),
-                        "X_data": self.dtype.newbyteorder("<"), "Y_indptr": np.dtype("<i8"),
-                        "Y_indices": np.dtype("<i4"), "Y_data": np.dtype("<i4")}
-        self._files = {}
-        self._lengths = dict.fromkeys(_ARRAYS, 0)
-        try:
-            for a in _ARRAYS:
-                fh = open(self._tmp / f"{a}.npy", "wb")
-                self._files[a] = fh
-                fh.write(b"\0" * _HEADER_BYTES)
-            self._write("X_indptr", np.zeros(1, np.int64))
-            self._write("Y_indptr", np.zeros(1, np.int64))
-        except BaseException:
-            self.abort()
-            raise
-        self.n_samples = 0
-        self._nnz_x = 0
-        self._nnz_y = 0
-        self._label_counts = np.zeros(self.n_labels, np.int64)
-        self._empty_rows = 0
-        self._max_labels = 0
-        # One random 64-bit code per label; a label set's code is the wrapping sum
-        # of its labels' codes, so distinct sets are counted without keeping them.
-        self._label_codes = np.random.default_rng(0x5EED).integers(
-            1, np.iinfo(np.int64).max, size=self.n_labels, dtype=np.int64).astype(np.uint64)
-        self._set_codes = set()
+        self._stats = _Stats(self.n_features, self.n_labels)
         self._closed = False
 
-    # -- internals
-    def _write(self, name, arr):
-        arr = np.ascontiguousarray(arr, dtype=self._dtypes[name])
-        self._files[name].write(memoryview(arr).cast("B"))
-        self._lengths[name] += arr.shape[0]
+    @property
+    def n_samples(self):
+        return self._stats.n_samples
 
     def _canonical(self, X, Y):
         if self.validate:
@@ -304,7 +443,6 @@ class CacheWriter:
                 raise ValueError("X and Y blocks have different numbers of rows")
         return X, Y
 
-    # -- public
     def append(self, X_block, Y_block):
         """Append rows; blocks are checked (CSR canonical form, widths, 0/1 labels)."""
         if self._closed:
@@ -315,49 +453,148 @@ class CacheWriter:
             return
         xp = np.asarray(X.indptr, dtype=np.int64)
         yp = np.asarray(Y.indptr, dtype=np.int64)
-        self._write("X_indptr", xp[1:] - xp[0] + self._nnz_x)
-        self._write("X_indices", X.indices[xp[0]:xp[-1]])
-        self._write("X_data", X.data[xp[0]:xp[-1]])
         y_ind = np.asarray(Y.indices[yp[0]:yp[-1]], dtype=np.int32)
-        self._write("Y_indptr", yp[1:] - yp[0] + self._nnz_y)
-        self._write("Y_indices", y_ind)
-        self._write("Y_data", np.ones(y_ind.shape[0], np.int32))
-        self._nnz_x += int(xp[-1] - xp[0])
-        self._nnz_y += int(y_ind.shape[0])
-        self.n_samples += n
-        counts = np.diff(yp)
-        self._label_counts += np.bincount(y_ind, minlength=self.n_labels)
-        self._empty_rows += int((counts == 0).sum())
-        self._max_labels = max(self._max_labels, int(counts.max()))
-        nonempty = counts > 0
-        if nonempty.any():
-            starts = (yp[:-1] - yp[0])[nonempty]
-            codes = np.add.reduceat(self._label_codes[y_ind], starts)
-            self._set_codes.update(np.unique(codes).tolist())
-        if self._empty_rows:
-            self._set_codes.add(0)
+        st = self._stats
+        self._store(xp[1:] - xp[0] + st.nnz_x, X.indices[xp[0]:xp[-1]], X.data[xp[0]:xp[-1]],
+                    yp[1:] - yp[0] + st.nnz_y, y_ind)
+        st.add(n, int(xp[-1] - xp[0]), yp - yp[0], y_ind)
 
     def stats(self):
-        n = self.n_samples
-        card = self._nnz_y / n if n else 0.0
-        return {
-            "n_samples": n, "n_features": self.n_features, "n_labels": self.n_labels,
-            "nnz_features": self._nnz_x,
-            "mean_nnz_per_row": self._nnz_x / n if n else 0.0,
-            "cardinality": card,
-            "density": card / self.n_labels if self.n_labels else 0.0,
-            "distinct_labelsets": len(self._set_codes),
-            "rows_without_labels": self._empty_rows,
-            "max_labels_per_row": self._max_labels,
-            "label_counts": self._label_counts.tolist(),
-        }
+        return self._stats.as_dict()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is not None:
+            if not self._closed:
+                self.abort()
+            return False
+        if not self._closed:
+            self.close()
+        return False
+
+
+class MemoryWriter(_Builder):
+    """:class:`CacheWriter`'s twin that keeps the rows in memory: ``close()``
+    returns the :class:`Dataset` (``meta["cache_dir"]`` is None). Used where the
+    cache cannot be written."""
+
+    def __init__(self, n_features, n_labels, **kwargs):
+        super().__init__(n_features, n_labels, **kwargs)
+        self._parts = {a: [] for a in _ARRAYS}
+        self._parts["X_indptr"].append(np.zeros(1, np.int64))
+        self._parts["Y_indptr"].append(np.zeros(1, np.int64))
+
+    def _store(self, x_indptr, x_indices, x_data, y_indptr, y_indices):
+        for a, arr in zip(_ARRAYS, (x_indptr, x_indices, x_data, y_indptr, y_indices, None)):
+            if arr is not None:
+                self._parts[a].append(arr)
+
+    def close(self):
+        if self._closed:
+            raise ValueError("writer is closed")
+        self._closed = True
+        cat = {a: np.concatenate(p) if p else np.zeros(0) for a, p in self._parts.items()}
+        self._parts = None
+        st = self._stats
+        x_ip = cat["X_indptr"].astype(np.int32 if st.nnz_x <= np.iinfo(np.int32).max else np.int64)
+        y_ip = cat["Y_indptr"].astype(np.int32 if st.nnz_y <= np.iinfo(np.int32).max else np.int64)
+        X = _csr_from_arrays(cat["X_data"].astype(self.dtype, copy=False),
+                             cat["X_indices"].astype(np.int32, copy=False), x_ip,
+                             (st.n_samples, self.n_features))
+        Y = _csr_from_arrays(np.ones(st.nnz_y, np.int32),
+                             cat["Y_indices"].astype(np.int32, copy=False), y_ip,
+                             (st.n_samples, self.n_labels))
+        return _dataset(X, Y, feature_names=self.feature_names, label_names=self.label_names,
+                        name=self.name, source=self.source, user_meta=_jsonable(self.meta),
+                        stats=self.stats(), source_key=self.source_key, cache_dir=None)
+
+    def abort(self):
+        self._closed = True
+        self._parts = None
+
+
+def _unwritable(root, exc):
+    err = CacheUnwritableError(f"cannot write the cache directory {root}: {exc.strerror or exc}")
+    err.errno, err.filename = exc.errno, str(root)
+    return err
+
+
+class CacheWriter(_Builder):
+    """Append row blocks ``(X_block, Y_block)`` to a new cache entry, then publish it.
+
+    Nothing but the current block is held in memory: each array is streamed to
+    its own file behind a reserved header that is filled in at :meth:`close`,
+    when the final lengths are known, and its CRC-32 is computed on the way.
+    The entry appears under ``directory`` only when complete (atomic rename),
+    so a killed writer leaves at most a private ``.tmp-*`` directory that no
+    reader ever opens. A root that cannot be created or written raises
+    :class:`CacheUnwritableError`.
+
+    ``on_exists`` says what :meth:`close` does when ``directory`` already exists:
+    ``"error"`` (raise ``FileExistsError``), ``"keep"`` (another writer won the
+    race: discard this one and keep theirs, unless theirs is damaged) or
+    ``"replace"``.
+
+    Use as a context manager: an exception inside the block aborts the write.
+    """
+
+    def __init__(self, directory, n_features, n_labels, *, on_exists="error", **kwargs):
+        if on_exists not in ("error", "keep", "replace"):
+            raise ValueError("on_exists must be 'error', 'keep' or 'replace'")
+        super().__init__(n_features, n_labels, **kwargs)
+        self.directory = Path(directory)
+        self.on_exists = on_exists
+        self._files = {}
+        root = self.directory.parent
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+            _sweep_stale(root)
+            self._tmp = Path(tempfile.mkdtemp(prefix=_temp_prefix(self.directory.name), dir=root))
+        except OSError as exc:
+            raise _unwritable(root, exc) from exc
+        self._dtypes = {"X_indptr": np.dtype("<i8"), "X_indices": np.dtype("<i4"),
+                        "X_data": self.dtype.newbyteorder("<"), "Y_indptr": np.dtype("<i8"),
+                        "Y_indices": np.dtype("<i4"), "Y_data": np.dtype("<i4")}
+        self._lengths = dict.fromkeys(_ARRAYS, 0)
+        self._crc = dict.fromkeys(_ARRAYS, 0)
+        try:
+            for a in _ARRAYS:
+                fh = open(self._tmp / f"{a}.npy", "wb")
+                self._files[a] = fh
+                fh.write(b"\0" * _HEADER_BYTES)
+            self._write("X_indptr", np.zeros(1, np.int64))
+            self._write("Y_indptr", np.zeros(1, np.int64))
+        except BaseException as exc:
+            self.abort()
+            if isinstance(exc, OSError):
+                raise _unwritable(root, exc) from exc
+            raise
+
+    def _write(self, name, arr):
+        arr = np.ascontiguousarray(arr, dtype=self._dtypes[name])
+        view = memoryview(arr).cast("B")
+        try:
+            self._files[name].write(view)
+        except OSError as exc:
+            raise _unwritable(self.directory.parent, exc) from exc
+        self._crc[name] = zlib.crc32(view, self._crc[name])
+        self._lengths[name] += arr.shape[0]
+
+    def _store(self, x_indptr, x_indices, x_data, y_indptr, y_indices):
+        self._write("X_indptr", x_indptr)
+        self._write("X_indices", x_indices)
+        self._write("X_data", x_data)
+        self._write("Y_indptr", y_indptr)
+        self._write("Y_indices", y_indices)
+        self._write("Y_data", np.ones(y_indices.shape[0], np.int32))
 
     def close(self):
         """Finish the files, publish the entry atomically; return its path."""
         if self._closed:
             raise ValueError("writer is closed")
         try:
-            arrays = {}
             for a in _ARRAYS:
                 fh = self._files[a]
                 fh.seek(0)
@@ -365,31 +602,35 @@ class CacheWriter:
                 fh.flush()
                 os.fsync(fh.fileno())
                 fh.close()
-                arrays[a] = {"dtype": self._dtypes[a].str, "length": self._lengths[a],
-                             "file_bytes": _HEADER_BYTES + self._lengths[a] * self._dtypes[a].itemsize}
+            paths = {a: self._tmp / f"{a}.npy" for a in _ARRAYS}
+            ident = _settled_identities(self._tmp, list(paths.values()))
+            arrays = {a: {"dtype": self._dtypes[a].str, "length": self._lengths[a],
+                          "file_bytes": _HEADER_BYTES + self._lengths[a] * self._dtypes[a].itemsize,
+                          "crc32": self._crc[a], "identity": ident[paths[a]]}
+                      for a in _ARRAYS}
+            st = self._stats
             meta = {
                 "format": _MAGIC, "format_version": FORMAT_VERSION,
-                "n_samples": self.n_samples, "n_features": self.n_features,
-                "n_labels": self.n_labels, "nnz_x": self._nnz_x, "nnz_y": self._nnz_y,
+                "n_samples": st.n_samples, "n_features": self.n_features,
+                "n_labels": self.n_labels, "nnz_x": st.nnz_x, "nnz_y": st.nnz_y,
                 "dtype": self.dtype.str, "arrays": arrays,
-                "feature_names": self.feature_names, "label_names": self.label_names,
+                "feature_names": _encode_names(self.feature_names),
+                "label_names": _encode_names(self.label_names),
                 "name": self.name, "source": self.source, "source_key": self.source_key,
                 "stats": self.stats(), "meta": _jsonable(self.meta),
                 "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             }
-            meta["checksum"] = _meta_checksum(meta)
-            with open(self._tmp / "meta.json", "w", encoding="ascii") as fh:
-                json.dump(meta, fh, ensure_ascii=True)
-                fh.flush()
-                os.fsync(fh.fileno())
+            _write_meta(self._tmp, meta)
             # mkdtemp makes the directory private (0700); a published entry should
             # be as readable as any file the user creates (shared cache roots).
             umask = os.umask(0)
             os.umask(umask)
             os.chmod(self._tmp, 0o777 & ~umask)
             _fsync_dir(self._tmp)
-        except BaseException:
+        except BaseException as exc:
             self.abort()
+            if isinstance(exc, OSError) and not isinstance(exc, CacheUnwritableError):
+                raise _unwritable(self.directory.parent, exc) from exc
             raise
         self._closed = True
         return self._publish()
@@ -401,9 +642,10 @@ class CacheWriter:
                 os.rename(self._tmp, final)
                 _fsync_dir(final.parent)
                 return final
-            except OSError:
+            except OSError as exc:
                 if not final.exists():
-                    raise
+                    shutil.rmtree(self._tmp, ignore_errors=True)
+                    raise _unwritable(final.parent, exc) from exc
             if self.on_exists == "error":
                 shutil.rmtree(self._tmp, ignore_errors=True)
                 raise FileExistsError(f"cache entry {final} already exists")
@@ -423,18 +665,6 @@ class CacheWriter:
                 pass
         self._closed = True
         shutil.rmtree(self._tmp, ignore_errors=True)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, exc_type, exc, tb):
-        if exc_type is not None:
-            if not self._closed:
-                self.abort()
-            return False
-        if not self._closed:
-            self.close()
-        return False
 
 
 def write_cache(dataset, directory, *, block_size=100_000, source_key=None,
@@ -478,40 +708,113 @@ def _read_meta(directory):
     return meta
 
 
-def _check_entry(directory):
-    """Meta plus {array: (dtype, length, offset)} after the cheap checks."""
-    directory = Path(directory)
-    meta = _read_meta(directory)
+def _check_files(directory, meta):
+    """``(layout, changed)`` after the checks that read no data: every file
+    present with the recorded size and the exact header; ``changed`` lists the
+    arrays whose identity differs from the record (contents unknown)."""
     n = meta["n_samples"]
     expected_len = {"X_indptr": n + 1, "X_indices": meta["nnz_x"], "X_data": meta["nnz_x"],
                     "Y_indptr": n + 1, "Y_indices": meta["nnz_y"], "Y_data": meta["nnz_y"]}
-    layout = {}
+    layout, changed = {}, []
     for a in _ARRAYS:
         info = meta["arrays"].get(a)
         path = directory / f"{a}.npy"
         if info is None:
             raise CorruptCacheError(f"{directory}: meta lacks {a}")
         try:
-            size = os.stat(path).st_size
+            dtype = np.dtype(info["dtype"])
+            length = int(info["length"])
+        except (TypeError, ValueError, KeyError) as exc:
+            raise CorruptCacheError(f"{directory}: bad record for {a}") from exc
+        if length != expected_len[a] or info.get("file_bytes") != _HEADER_BYTES + length * dtype.itemsize:
+            raise CorruptCacheError(f"{directory}: record of {a} disagrees with the shapes")
+        try:
+            with open(path, "rb", buffering=0) as fh:
+                st = os.fstat(fh.fileno())
+                head = fh.read(_HEADER_BYTES)
         except FileNotFoundError as exc:
             raise CorruptCacheError(f"{path}: missing") from exc
-        dtype, shape, fortran, offset = _read_npy_header(path)
-        if (dtype.str != info["dtype"] or shape != (info["length"],) or fortran
-                or info["length"] != expected_len[a]):
-            raise CorruptCacheError(f"{path}: header {dtype.str} {shape} does not match meta")
-        if size != offset + info["length"] * dtype.itemsize or size != info["file_bytes"]:
-            raise CorruptCacheError(f"{path}: {size} bytes, expected {info['file_bytes']}")
-        layout[a] = (dtype, info["length"], offset)
-    return meta, layout
+        except OSError as exc:
+            raise CorruptCacheError(f"{path}: unreadable ({exc})") from exc
+        if st.st_size != info["file_bytes"]:
+            raise CorruptCacheError(f"{path}: {st.st_size} bytes, expected {info['file_bytes']}")
+        if head != _npy_header(dtype, length):
+            raise CorruptCacheError(f"{path}: .npy header does not match meta.json")
+        if _identity(st) != info.get("identity"):
+            changed.append(a)
+        layout[a] = (dtype, length, _HEADER_BYTES)
+    return layout, changed
 
 
-def is_valid_cache(directory):
-    """True when ``directory`` holds a complete, undamaged entry (cheap checks only)."""
+def _verify_checksums(directory, meta, arrays):
+    for a in arrays:
+        path = directory / f"{a}.npy"
+        try:
+            crc = _data_crc32(path)
+        except OSError as exc:
+            raise CorruptCacheError(f"{path}: unreadable ({exc})") from exc
+        if crc != meta["arrays"][a]["crc32"]:
+            raise CorruptCacheError(f"{path}: contents changed since the entry was written "
+                                    f"(CRC-32 {crc:08x}, recorded {meta['arrays'][a]['crc32']:08x})")
+
+
+def _verify_changed(directory, meta, arrays):
+    """Checksum the files whose identity is not as recorded; if they are intact,
+    record their current identity so that the next open reads nothing again
+    (skipped for a read-only entry, which is then checksummed on every open)."""
+    paths = {a: directory / f"{a}.npy" for a in arrays}
     try:
-        _check_entry(directory)
-        return True
-    except CorruptCacheError:
-        return False
+        before = _settled_identities(directory, list(paths.values()))
+    except OSError:
+        before = None
+    # Checked *after* the identities were taken: a write after them has a
+    # later ctime, a write before them is in what is read now.
+    _verify_checksums(directory, meta, arrays)
+    if before is None:
+        return
+    try:
+        for a, p in paths.items():
+            if _identity(os.stat(p)) != before[p]:
+                return
+            meta["arrays"][a]["identity"] = before[p]
+        _write_meta(directory, meta)
+    except OSError:
+        pass
+
+
+def _check_structure(directory, meta, arr, block=1 << 22):
+    """The CSR invariants every reader of an entry relies on, checked block by
+    block: indptr from 0 to nnz and non-decreasing; indices in range and
+    strictly increasing within each row; X values finite; Y values 1."""
+    n = meta["n_samples"]
+    for M, width, nnz in (("X", meta["n_features"], meta["nnz_x"]),
+                          ("Y", meta["n_labels"], meta["nnz_y"])):
+        indptr, indices = arr[f"{M}_indptr"], arr[f"{M}_indices"]
+        where = directory / f"{M}_indptr.npy"
+        if indptr[0] != 0 or indptr[-1] != nnz or np.any(np.diff(indptr) < 0):
+            raise CorruptCacheError(f"{where}: row pointers are not a valid CSR indptr")
+        where = directory / f"{M}_indices.npy"
+        r0 = 0
+        while r0 < n:
+            r1 = min(n, int(np.searchsorted(indptr, indptr[r0] + block, side="right")) - 1)
+            r1 = max(r1, r0 + 1)
+            a, b = int(indptr[r0]), int(indptr[r1])
+            seg = np.asarray(indices[a:b], dtype=np.int64)
+            if seg.size:
+                if seg.min() < 0 or seg.max() >= width:
+                    raise CorruptCacheError(f"{where}: column index out of range [0, {width})")
+                step = np.diff(seg)
+                starts = np.asarray(indptr[r0 + 1:r1], dtype=np.int64) - a - 1
+                step[starts[(starts >= 0) & (starts < step.size)]] = 1
+                if np.any(step <= 0):
+                    raise CorruptCacheError(f"{where}: column indices of a row are not "
+                                            f"strictly increasing")
+                values = arr[f"{M}_data"][a:b]
+                if M == "X" and not np.all(np.isfinite(values)):
+                    raise CorruptCacheError(f"{directory / 'X_data.npy'}: non-finite value")
+                if M == "Y" and np.any(values != 1):
+                    raise CorruptCacheError(f"{directory / 'Y_data.npy'}: label value other than 1")
+            r0 = r1
 
 
 def _map(path, dtype, length, offset, mode="r"):
@@ -520,6 +823,219 @@ def _map(path, dtype, length, offset, mode="r"):
         return np.zeros(0, dtype=dtype)
     return np.memmap(path, dtype=dtype, mode=mode, offset=offset, shape=(length,))
 
+
+def _csr_from_arrays(data, indices, indptr, shape):
+    # Assigning to an (allocation-free, calloc'd) empty matrix skips SciPy's
+    # constructor checks, which would read the arrays and copy int32 indices up
+    # to int64 to match indptr. The arrays were checked when written.
+    M = sp.csr_matrix(shape, dtype=data.dtype)
+    M.data = data
+    M.indices = indices
+    M.indptr = indptr
+    M.has_sorted_indices = True
+    M.has_canonical_format = True
+    return M
+
+
+def open_cache(directory, *, verify=False):
+    """Open a cache entry as a :class:`Dataset` of memory-mapped CSR matrices.
+
+    Raises :class:`CorruptCacheError` (naming the file and the problem) if the
+    entry is incomplete or damaged. Reads ``meta.json``, the six .npy headers
+    and the two ``indptr`` arrays (n + 1 values each); no page of the entries
+    themselves is touched while every file is as recorded at publication. A
+    file that is not (written to, copied) has its CRC-32 recomputed first.
+    ``verify=True`` recomputes every CRC-32 and checks the CSR structure
+    (O(size of the entry)).
+
+    ``meta["label_counts"]`` is a list of ``n_labels`` counts, or for more
+    than 65,536 labels a dict ``{label column: count}`` of the labels that occur.
+    """
+    directory = Path(directory)
+    meta = _read_meta(directory)
+    layout, changed = _check_files(directory, meta)
+    if verify:
+        _verify_checksums(directory, meta, [a for a in _ARRAYS if a not in changed])
+    if changed:
+        _verify_changed(directory, meta, changed)
+    # Y is mapped copy-on-write: omlc._validation.check_Y runs SciPy's in-place
+    # eliminate_zeros, which refuses read-only arrays. Writes land in private
+    # pages; the file is never modified. X stays strictly read-only.
+    arr = {a: _map(directory / f"{a}.npy", *layout[a], mode="c" if a[0] == "Y" else "r")
+           for a in _ARRAYS}
+    n, d, L = meta["n_samples"], meta["n_features"], meta["n_labels"]
+    if verify:
+        _check_structure(directory, meta, arr)
+    for p, nnz in (("X_indptr", meta["nnz_x"]), ("Y_indptr", meta["nnz_y"])):
+        if int(arr[p][0]) != 0 or int(arr[p][-1]) != nnz:
+            raise CorruptCacheError(f"{directory}: {p} does not span the stored entries")
+    # SciPy's routines (tocoo, hstack, slicing, eliminate_zeros) need indptr and
+    # indices of one dtype. The indices stay mapped as int32; the indptrs are
+    # small (n + 1 values, a few MB for 781k rows), so they are the arrays read
+    # into memory, as int32 whenever the entries fit.
+    int32_max = np.iinfo(np.int32).max
+    x_indptr = arr["X_indptr"]
+    if meta["nnz_x"] <= int32_max:
+        x_indptr = np.asarray(x_indptr, dtype=np.int32)
+    X = _csr_from_arrays(arr["X_data"], arr["X_indices"], x_indptr, (n, d))
+    y_indptr = arr["Y_indptr"]
+    if meta["nnz_y"] <= int32_max:
+        y_indptr = np.asarray(y_indptr, dtype=np.int32)
+    Y = _csr_from_arrays(arr["Y_data"], arr["Y_indices"], y_indptr, (n, L))
+    return _dataset(X, Y, feature_names=_decode_names(meta.get("feature_names")),
+                    label_names=_decode_names(meta.get("label_names")), name=meta.get("name"),
+                    source=meta.get("source"), user_meta=meta.get("meta"), stats=meta["stats"],
+                    source_key=meta.get("source_key"), cache_dir=directory)
+
+
+def is_valid_cache(directory):
+    """True when ``directory`` holds a complete, undamaged entry (files not as
+    recorded are checksummed; nothing else is read)."""
+    try:
+        directory = Path(directory)
+        meta = _read_meta(directory)
+        _, changed = _check_files(directory, meta)
+        _verify_checksums(directory, meta, changed)
+        return True
+    except CorruptCacheError:
+        return False
+
+
+def verify_entry(directory):
+    """Check an entry completely: every CRC-32 and the CSR structure; raise
+    :class:`CorruptCacheError` naming the file and the problem."""
+    open_cache(directory, verify=True)
+
+
+EntryCheck = namedtuple("EntryCheck", "path ok problem removed")
+
+
+def _entries_under(path):
+    if (path / "meta.json").is_file():
+        return [path]
+    found = []
+    # Entries sit one level below the root's folders: <root>/files/<entry>,
+    # <root>/synthetic/<entry>; a folder of entries may also be given.
+    for child in sorted(path.iterdir()) if path.is_dir() else ():
+        if not child.is_dir() or child.name.startswith("."):
+            continue
+        if (child / "meta.json").is_file():
+            found.append(child)
+            continue
+        found.extend(g for g in sorted(child.iterdir())
+                     if g.is_dir() and not g.name.startswith(".") and (g / "meta.json").is_file())
+    return found
+
+
+def verify_cache(path=None, *, remove=False):
+    """Fully verify every entry under ``path`` (a cache root, a folder of
+    entries or one entry; default: the cache root). Returns one
+    :class:`EntryCheck` ``(path, ok, problem, removed)`` per entry; with
+    ``remove=True`` damaged entries are deleted (``load`` would rebuild them)."""
+    root = get_cache_dir(path)
+    if not root.exists():
+        raise FileNotFoundError(f"no cache at {root}")
+    out = []
+    for entry in _entries_under(root):
+        try:
+            verify_entry(entry)
+            out.append(EntryCheck(entry, True, None, False))
+        except CorruptCacheError as exc:
+            if remove:
+                remove_entry(entry)
+            out.append(EntryCheck(entry, False, str(exc), bool(remove)))
+    return out
+
+
+def format_verification(results):
+    """The text ``omlc cache verify`` prints for :func:`verify_cache`'s results."""
+    lines = []
+    for r in results:
+        if r.ok:
+            lines.append(f"ok       {r.path}")
+        else:
+            lines.append(f"DAMAGED  {r.path}: {r.problem}" + (" (removed)" if r.removed else ""))
+    bad = sum(not r.ok for r in results)
+    lines.append(f"{len(results)} entr{'y' if len(results) == 1 else 'ies'} checked, {bad} damaged")
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------- open or build
+
+_WARNED_ROOTS = set()
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _warn(message):
+    """A :class:`CacheWarning` attributed to the first caller outside omlc
+    (the depth from the user's call varies: ``omlc.load``, generators, ...)."""
+    level, frame = 1, sys._getframe(0)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR + os.sep):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, CacheWarning, stacklevel=level)
+
+
+def _warn_unwritable(root, exc):
+    root = str(root)
+    if root in _WARNED_ROOTS:
+        return
+    _WARNED_ROOTS.add(root)
+    _warn(f"omlc: the cache directory {root} cannot be used ({exc}); data is parsed in memory "
+          f"and not cached. Set OMLC_CACHE_DIR to a writable directory (or pass cache_dir=) "
+          f"to cache it.")
+
+
+def _prepare_root(root):
+    """Create ``root`` and check that entries can be written in it."""
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        os.rmdir(tempfile.mkdtemp(prefix=".probe-", dir=root))
+    except OSError as exc:
+        raise _unwritable(root, exc) from exc
+
+
+def open_or_build(directory, build, *, refresh=False, verify=False):
+    """The data set cached at ``directory``, building it first if needed.
+
+    ``build(target)`` makes the data set: with a path it must publish the
+    entry there (e.g. a :class:`CacheWriter` with ``on_exists="keep"``), with
+    ``None`` return it in memory (e.g. through a :class:`MemoryWriter`). An
+    existing entry is opened (``verify`` as in :func:`open_cache`); a damaged
+    one is removed and rebuilt with a :class:`CacheWarning`; ``refresh=True``
+    rebuilds in any case. When the cache root cannot be created or written,
+    the result is ``build(None)``, with one :class:`CacheWarning` per root.
+    """
+    directory = Path(directory)
+    if refresh:
+        remove_entry(directory)
+    else:
+        try:
+            exists = directory.is_dir()
+        except OSError:
+            exists = False
+        if exists:
+            try:
+                return open_cache(directory, verify=verify)
+            except CorruptCacheError as exc:
+                _warn(f"omlc: damaged cache entry ({exc}); rebuilding it from its source")
+                remove_entry(directory)
+    try:
+        _prepare_root(directory.parent)
+        for attempt in range(3):
+            build(directory)
+            try:
+                return open_cache(directory)
+            except CorruptCacheError:
+                # Damaged between publication and opening (someone else's doing):
+                # rebuild rather than hand out a broken entry.
+                remove_entry(directory)
+    except CacheUnwritableError as exc:
+        _warn_unwritable(directory.parent, exc)
+        return build(None)
+    raise CorruptCacheError(f"{directory}: entry keeps failing validation after rebuilds")
+
+
+# --------------------------------------------------------------- streaming help
 
 def release_rows(M, start, stop):
     """Tell the OS that rows ``[start, stop)`` of a memory-mapped CSR matrix
@@ -547,240 +1063,11 @@ def _drop_pages(arr, lo, hi):
         mm.madvise(mmap_module.MADV_DONTNEED, first, last - first)
 
 
-def _csr_from_arrays(data, indices, indptr, shape):
-    # Assigning to an (allocation-free, calloc'd) empty matrix skips SciPy's
-    # constructor checks, which would read the arrays and copy int32 indices up
-    # to int64 to match indptr. The arrays were checked when written.
-    M = sp.csr_matrix(shape, dtype=data.dtype)
-    M.data = data
-    M.indices = indices
-    M.indptr = indptr
-    M.has_sorted_indices = True
-    M.has_canonical_format = True
-    return M
 
-
-def open_cache(directory):
-    """Open a cache entry as a :class:`Dataset` of memory-mapped CSR matrices.
-
-    Raises :class:`CorruptCacheError` if the entry is incomplete or damaged.
-    Reads ``meta.json``, the six .npy headers and the two ``indptr`` arrays
-    (n + 1 values each); no page of the entries themselves is touched.
-    """
-    directory = Path(directory)
-    meta, layout = _check_entry(directory)
-    # Y is mapped copy-on-write: omlc._validation.check_Y runs SciPy's in-place
-    # eliminate_zeros, which refuses read-only arrays. Writes land in private
-    # pages; the file is never modified. X stays strictly read-only.
-    arr = {a: _map(directory / f"{a}.npy", *layout[a], mode="c" if a[0] == "Y" else "r")
-           for a in _ARRAYS}
-    n, d, L = meta["n_samples"], meta["n_features"], meta["n_labels"]
-    for p, nnz in (("X_indptr", meta["nnz_x"]), ("Y_indptr", meta["nnz_y"])):
-        if int(arr[p][0]) != 0 or int(arr[p][-1]) != nnz:
-            raise CorruptCacheError(f"{directory}: {p} does not span the stored entries")
-    # SciPy's routines (tocoo, hstack, slicing, eliminate_zeros) need indptr and
-    # indices of one dtype. The indices stay mapped as int32; the indptrs are
-    # small (n + 1 values, a few MB for 781k rows), so they are the arrays read
-    # into memory, as int32 whenever the entries fit.
-    int32_max = np.iinfo(np.int32).max
-    x_indptr = arr["X_indptr"]
-    if meta["nnz_x"] <= int32_max:
-        x_indptr = np.asarray(x_indptr, dtype=np.int32)
-    X = _csr_from_arrays(arr["X_data"], arr["X_indices"], x_indptr, (n, d))
-    y_indptr = arr["Y_indptr"]
-    if meta["nnz_y"] <= int32_max:
-        y_indptr = np.asarray(y_indptr, dtype=np.int32)
-    Y = _csr_from_arrays(arr["Y_data"], arr["Y_indices"], y_indptr, (n, L))
-    extra = dict(meta.get("meta") or {})
-    extra.update(cache_dir=str(directory), source_key=meta.get("source_key"),
-                 stats={k: v for k, v in meta["stats"].items() if k != "label_counts"},
-                 label_counts=meta["stats"].get("label_counts"))
-    return Dataset(X, Y, feature_names=meta.get("feature_names"),
-                   label_names=meta.get("label_names"), name=meta.get("name"),
-                   source=meta.get("source"), meta=extra)
-
-
-# ------------------------------------------------------------------ source files
-
-_COMPRESSED = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open, ".lzma": lzma.open}
-
-
-def _open_maybe_compressed(path):
-    opener = _COMPRESSED.get(Path(path).suffix.lower())
-    return opener(path, "rb") if opener else open(path, "rb")
-
-
-def sniff_format(path):
-    """``"arff"`` or ``"libsvm"``: by suffix, else by an ``@relation`` header."""
-    p = Path(path)
-    suffixes = [s.lower() for s in p.suffixes]
-    if suffixes and suffixes[-1] in _COMPRESSED:
-        suffixes = suffixes[:-1]
-    if suffixes and suffixes[-1] == ".arff":
-        return "arff"
-    if suffixes and suffixes[-1] in (".svm", ".libsvm", ".svmlight"):
-        return "libsvm"
-    try:
-        with _open_maybe_compressed(p) as fh:
-            head = fh.read(1 << 16)
-    except OSError as exc:
-        raise DataFormatError(f"cannot read ({exc})", path=str(p)) from exc
-    for raw in head.splitlines():
-        line = raw.strip()
-        if not line or line.startswith(b"%"):
-            continue
-        return "arff" if line[:9].lower() == b"@relation" else "libsvm"
-    return "libsvm"
-
-
-def _file_fingerprint(path):
-    st = os.stat(path)
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        h.update(fh.read(_EDGE_BYTES))
-        if st.st_size > _EDGE_BYTES:
-            fh.seek(max(_EDGE_BYTES, st.st_size - _EDGE_BYTES))
-            h.update(fh.read(_EDGE_BYTES))
-    return [str(Path(path).resolve()), st.st_size, st.st_mtime_ns, h.hexdigest()]
-
-
-def _canonical_options(options):
-    return {k: _jsonable(v) for k, v in sorted(options.items())}
-
-
-def source_key(paths, parse_options=None, *, fmt=None, extra=None):
-    """The cache key of parsing ``paths`` (in order) with ``parse_options``.
-
-    Covers each file's absolute path, size, mtime_ns and the sha256 of its first
-    and last MiB, the options, the reader and the cache format version.
-    """
-    if isinstance(paths, (str, os.PathLike)):
-        paths = [paths]
-    body = {"files": [_file_fingerprint(p) for p in paths],
-            "options": _canonical_options(parse_options or {}), "format": fmt,
-            "extra": _jsonable(extra), "cache_format": FORMAT_VERSION}
-    text = json.dumps(body, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
-def _parse(path, fmt, options):
-    if fmt == "arff":
-        from omlc.io.arff import load_arff
-        return load_arff(path, **options)
-    from omlc.io.libsvm import load_libsvm
-    return load_libsvm(path, **options)
-
-
-def _entry_name(label, key):
-    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in label)[:60]
-    return f"{safe}-{key[:20]}"
-
-
-def open_or_build(directory, build, *, refresh=False):
-    """Open the entry at ``directory``; if it is missing or damaged (or ``refresh``),
-    call ``build(directory)`` (which must publish it, e.g. via a CacheWriter with
-    ``on_exists="keep"``) and open the result."""
-    directory = Path(directory)
-    if refresh:
-        remove_entry(directory)
-    elif directory.exists():
-        try:
-            return open_cache(directory)
-        except CorruptCacheError:
-            remove_entry(directory)
-    for attempt in range(3):
-        build(directory)
-        try:
-            return open_cache(directory)
-        except CorruptCacheError:
-            # Damaged between publication and opening (someone else's doing):
-            # rebuild rather than hand out a broken entry.
-            remove_entry(directory)
-    raise CorruptCacheError(f"{directory}: entry keeps failing validation after rebuilds")
-
-
-def _load_files(paths, fmt, options, *, cache_dir, refresh, label, name=None, hash_extra=()):
-    root = get_cache_dir(cache_dir) / "files"
-    key = source_key(list(paths) + list(hash_extra), options, fmt=fmt)
-    directory = root / _entry_name(label, key)
-
-    def build(target):
-        parts = [_parse(p, fmt, options) for p in paths]
-        widths = {ds.X.shape[1] for ds in parts}
-        nlabels = {ds.Y.shape[1] for ds in parts}
-        if len(widths) > 1 or len(nlabels) > 1:
-            if fmt != "libsvm":
-                raise DataFormatError(
-                    f"files disagree on shape (features {sorted(widths)}, labels "
-                    f"{sorted(nlabels)})", path=str(paths[0]))
-            # LIBSVM widths are only the largest ids each file happens to use
-            # (e.g. the four rcv1v2 test parts): widen all to the largest.
-            d, L = max(widths), max(nlabels)
-            for ds in parts:
-                ds.X = sp.csr_matrix((ds.X.data, ds.X.indices, ds.X.indptr), shape=(ds.X.shape[0], d))
-                ds.Y = sp.csr_matrix((ds.Y.data, ds.Y.indices, ds.Y.indptr), shape=(ds.Y.shape[0], L))
-                ds.feature_names = ds.label_names = None
-        first = parts[0]
-        dtype = first.X.dtype if first.X.dtype.kind == "f" else np.float64
-        meta = dict(first.meta or {})
-        meta.update(format=fmt, files=[str(p) for p in paths], parse_options=options)
-        with CacheWriter(target, first.X.shape[1], first.Y.shape[1], dtype=dtype,
-                         feature_names=first.feature_names, label_names=first.label_names,
-                         name=name or first.name, source=os.pathsep.join(str(p) for p in paths),
-                         source_key=key, meta=meta, on_exists="keep") as w:
-            for ds in parts:
-                for a in range(0, ds.X.shape[0], 200_000):
-                    b = min(a + 200_000, ds.X.shape[0])
-                    w.append(ds.X[a:b], ds.Y[a:b])
-            w.close()
-
-    return open_or_build(directory, build, refresh=refresh)
-
-
-def load(path_or_name, *, split=None, cache_dir=None, refresh=False, **parse_options):
-    """A data set from a file or a registry name, parsed once and then memory-mapped.
-
-    ``path_or_name`` is a path to an ARFF (``@relation`` header or ``.arff``
-    suffix) or LIBSVM file (plain or ``.gz``/``.bz2``/``.xz``), or a name known
-    to :mod:`omlc.datasets` (``"yeast"``, ``"rcv1v2-topics"``, ...) with
-    ``split`` one of ``"train"``, ``"test"`` or ``None`` (the full set: the
-    registry's whole-data file, else train followed by test). ``parse_options``
-    go to :func:`~omlc.io.load_arff` / :func:`~omlc.io.load_libsvm` and are part
-    of the cache key. ``refresh=True`` re-parses. The cache root is
-    ``cache_dir``, ``$OMLC_CACHE_DIR`` or the user cache directory.
-    """
-    p = Path(path_or_name).expanduser() if isinstance(path_or_name, (str, os.PathLike)) else None
-    if p is not None and p.is_file():
-        if split is not None:
-            raise ValueError("split= applies to registry names, not to file paths")
-        fmt = sniff_format(p)
-        options = dict(parse_options)
-        return _load_files([p], fmt, options, cache_dir=cache_dir, refresh=refresh,
-                           label=p.name, hash_extra=_xml_extra(options))
-    if not isinstance(path_or_name, str) or os.sep in path_or_name or (
-            os.altsep and os.altsep in path_or_name):
-        raise FileNotFoundError(f"no such file: {path_or_name}")
-    from omlc.datasets import registry
-    try:
-        info = registry.get_dataset_info(path_or_name)
-    except KeyError:
-        raise FileNotFoundError(
-            f"{path_or_name!r} is neither a file nor a registered data set "
-            f"(see omlc.datasets.list_datasets())") from None
-    data_dir = parse_options.pop("data_dir", None)
-    files = registry.find_files(info.name, split=split, data_dir=data_dir)
-    options = dict(info.parse_options)
-    if info.format == "arff" and info.xml and "xml" not in parse_options:
-        options["xml"] = str(registry.find_file(info.name, info.xml, data_dir=data_dir))
-    options.update(parse_options)
-    label = info.name + (f"-{split}" if split else "")
-    return _load_files(files, info.format, options, cache_dir=cache_dir, refresh=refresh,
-                       label=label, name=label, hash_extra=_xml_extra(options))
-
-
-def _xml_extra(options):
-    # The Mulan XML decides which attributes are labels: edit it and the parse changes.
-    xml = options.get("xml")
-    if xml and Path(xml).is_file():
-        return [Path(xml)]
-    return []
+def __getattr__(name):
+    # Loading files (format sniffing, the source key, parse-then-cache) lives
+    # in omlc.io.files, which builds on this module; the old names still resolve.
+    if name in ("load", "load_files", "sniff_format", "source_key"):
+        from omlc.io import files
+        return getattr(files, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

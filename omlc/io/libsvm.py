@@ -11,7 +11,6 @@ import gzip
 import io
 import lzma
 import os
-import zlib
 
 import numpy as np
 import scipy.sparse as sp
@@ -19,7 +18,9 @@ import scipy.sparse as sp
 from omlc._core import libsvm_parser as _lp
 from omlc._validation import check_X, check_Y, csr_arrays
 from omlc.exceptions import DataFormatError
-from omlc.io.dataset import Dataset
+from omlc.io import compression
+from omlc.io.dataset import Dataset, NumberedNames
+from omlc.io.dtypes import check_float_dtype, overflow_threshold
 
 __all__ = ["load_libsvm", "dump_libsvm"]
 
@@ -28,7 +29,7 @@ _PROBLEMS = {
     _E.NO_COLON: "feature token without ':' (expected idx:value)",
     _E.BAD_INDEX: "feature index is not a non-negative integer",
     _E.NEGATIVE_INDEX: "negative feature index",
-    _E.INDEX_TOO_LARGE: "feature index exceeds the int32 range",
+    _E.INDEX_TOO_LARGE: "feature index too large (columns must stay below 2**31 - 1, the int32 index limit)",
     _E.UNSORTED_INDEX: "feature indices are not in increasing order",
     _E.DUPLICATE_INDEX: "duplicate feature index",
     _E.BAD_VALUE: "feature value is not a decimal number",
@@ -44,19 +45,12 @@ _PROBLEMS = {
     _E.LABEL_BELOW_BASE: "label below label_base",
     _E.DUPLICATE_LABEL: "duplicate label in a label set",
     _E.BAD_QID: "malformed qid token (expected qid:integer)",
-    _E.LABEL_TOO_LARGE: "label exceeds the int32 range",
+    _E.LABEL_TOO_LARGE: "label id too large (columns must stay below 2**31 - 1, the int32 index limit)",
 }
 
-_MAGIC = ((b"\x1f\x8b", "gzip"), (b"BZh", "bz2"), (b"\xfd7zXZ\x00", "xz"))
 _BOM = b"\xef\xbb\xbf"
 _INT32_MAX = np.iinfo(np.int32).max
-
-
-def _compression(head):
-    for magic, kind in _MAGIC:
-        if head.startswith(magic):
-            return kind
-    return None
+_compression = compression.detect
 
 
 class _Prefixed(io.RawIOBase):
@@ -79,16 +73,6 @@ class _Prefixed(io.RawIOBase):
         k = len(data)
         b[:k] = data
         return k
-
-
-def _decompressing(f, kind):
-    if kind == "gzip":
-        return gzip.GzipFile(fileobj=f, mode="rb")
-    if kind == "bz2":
-        return bz2.BZ2File(f, mode="rb")
-    if kind == "xz":
-        return lzma.LZMAFile(f, mode="rb")
-    return f
 
 
 class _Source:
@@ -153,7 +137,7 @@ class _Source:
         self.compression = kind
         if kind is None and not hasattr(raw, "readinto"):
             raw = _Prefixed(b"", raw)
-        stream = _decompressing(raw, kind)
+        stream = compression.decompressing(raw, kind)
         if self.fileobj is not None:
             # The caller owns its file object; close only our wrapper.
             return stream, (stream.close if stream is not raw else (lambda: None))
@@ -168,12 +152,10 @@ def _readinto_full(stream, view, source):
     while filled < total:
         try:
             k = stream.readinto(view[filled:])
-        except (EOFError, OSError, lzma.LZMAError, zlib.error) as exc:
+        except compression.DECOMPRESSION_ERRORS as exc:
             if source.compression is None:
                 raise
-            # The magic bytes promised compressed data that is not.
-            raise DataFormatError(f"corrupt or truncated {source.compression} data ({exc})",
-                                  source.name, None, None) from exc
+            raise compression.damaged(source.name, source.compression, exc) from exc
         if not k:
             break
         filled += k
@@ -184,22 +166,26 @@ def _token(buf, a, z):
     return bytes(buf[a:z]).decode("utf-8", errors="backslashreplace")
 
 
-def _raise_parse_error(parser, buf, name, extra=""):
+def _raise_parse_error(parser, buf, name, dtype, extra=""):
     code, line, a, z = parser.error
     if code == _E.NO_MEMORY:
         raise MemoryError(f"{name}: out of memory while parsing line {line}")
-    raise DataFormatError(_PROBLEMS.get(code, f"parse error {code}") + extra, name, int(line),
-                          _token(buf, a, z))
+    if code == _E.VALUE_OVERFLOWS_DTYPE:
+        problem = f"feature value does not fit in {dtype.name} (it would become infinite)"
+    else:
+        problem = _PROBLEMS.get(code, f"parse error {code}")
+    raise DataFormatError(problem + extra, name, int(line), _token(buf, a, z))
 
 
-def _run(source, chunk_size, mode, n_features, n_labels, label_base, extra=""):
+def _run(source, chunk_size, mode, n_features, n_labels, label_base, dtype, extra=""):
     parser = _lp.LibsvmParser(mode, -1 if n_features is None else n_features,
-                              -1 if n_labels is None else n_labels, label_base)
+                              -1 if n_labels is None else n_labels, label_base, 0,
+                              overflow_threshold(dtype))
     if source.data is not None and len(source.data) <= chunk_size and not _compression(source.data[:6]):
         data = source.data
         start = 3 if data.startswith(_BOM) else 0
         if parser.feed(data, start, len(data)):
-            _raise_parse_error(parser, data, source.name, extra)
+            _raise_parse_error(parser, data, source.name, dtype, extra)
         return parser
     stream, close = source.open()
     try:
@@ -228,7 +214,11 @@ def _run(source, chunk_size, mode, n_features, n_labels, label_base, extra=""):
                     carry = filled
                     continue
             if parser.feed(buf, start, end):
-                _raise_parse_error(parser, buf, source.name, extra)
+                if source.compression is not None:
+                    # Garbage decoded from a damaged stream parses badly before
+                    # the stream's checksum is reached: the damage is the error.
+                    compression.drain(stream, source.name, source.compression)
+                _raise_parse_error(parser, buf, source.name, dtype, extra)
             if at_eof:
                 break
             carry = filled - end
@@ -266,8 +256,12 @@ def load_libsvm(source, *, n_features=None, n_labels=None, zero_based="auto",
     label_base : int
         Label id ``l`` becomes column ``l - label_base``; ids below it are an
         error.
-    dtype : float dtype of ``X.data`` (float64 by default; values are parsed
-        as float64 and then cast).
+    dtype : floating dtype of ``X.data`` (float64 by default). Integer dtypes
+        are refused (``ValueError``): LIBSVM values are real numbers, and
+        casting would truncate ``1.5`` to ``1`` without a word; convert ``X``
+        yourself if you want that. With a narrower float (float32, float16),
+        a value whose magnitude the dtype cannot hold (``1e300``) is a
+        ``DataFormatError`` naming its line, never a silent ``inf``.
     chunk_size : bytes read per step (the buffer grows if one line is longer).
 
     Lines are ``l1,l2,... idx:val ...`` with optional spaces around commas; a
@@ -276,42 +270,51 @@ def load_libsvm(source, *, n_features=None, n_labels=None, zero_based="auto",
     skipped; CRLF line ends and a leading UTF-8 byte-order mark are accepted.
     Labels may come in any order but not repeated; feature indices must be
     strictly increasing. Values are exactly ``float(token)`` (``nan``, ``inf``
-    and ``_`` digit separators are rejected).
+    and ``_`` digit separators are rejected). Feature and label columns must
+    be below 2**31 - 1 (int32 indices). A file without data rows (empty, or
+    only blank and comment lines) is a data set of 0 rows, as an ARFF file
+    with an empty ``@data`` section is: a stream of files may have an empty
+    one. Its width is ``n_features`` x ``n_labels`` (0 x 0 unless given).
+
+    Label ``l`` is named ``str(l)``; the names are a :class:`NumberedNames`
+    made on demand, so a file with label id 100,000,000 costs what its
+    non-zeros cost, not a name per possible label.
 
     Raises
     ------
     DataFormatError
         On the first malformed line, with the line number and the offending
-        token; also when the file has no data rows.
+        token; for compressed input whose stream does not decode (a damaged
+        ``.gz``/``.bz2``/``.xz``), naming the file: that takes priority over
+        any parse error the damage caused.
     """
     if zero_based not in (True, False, "auto"):
         raise ValueError(f"zero_based must be True, False or 'auto', got {zero_based!r}")
     mode = {True: _lp.IndexMode.ZERO_BASED, False: _lp.IndexMode.ONE_BASED,
             "auto": _lp.IndexMode.AUTO}[zero_based]
     for name, value in (("n_features", n_features), ("n_labels", n_labels)):
-        if value is not None and (int(value) != value or not 0 <= value <= _INT32_MAX + 1):
-            raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+        if value is not None and (int(value) != value or not 0 <= value <= _INT32_MAX):
+            raise ValueError(f"{name} must be an integer in [0, 2**31 - 1], got {value!r}")
     if int(label_base) != label_base or label_base < 0:
         raise ValueError(f"label_base must be a non-negative integer, got {label_base!r}")
     if int(chunk_size) != chunk_size or chunk_size < 1:
         raise ValueError(f"chunk_size must be a positive integer, got {chunk_size!r}")
+    dtype = check_float_dtype(dtype, "feature values")
     n_features = None if n_features is None else int(n_features)
     n_labels = None if n_labels is None else int(n_labels)
     label_base = int(label_base)
 
     src = _Source(source)
-    parser = _run(src, int(chunk_size), mode, n_features, n_labels, label_base)
+    parser = _run(src, int(chunk_size), mode, n_features, n_labels, label_base, dtype)
     stats = parser.stats
-    if stats["n_rows"] == 0:
-        raise DataFormatError("no data rows", src.name, None, None)
     is_zero_based = mode == _lp.IndexMode.ZERO_BASED or (
         mode == _lp.IndexMode.AUTO and stats["zero_seen"])
 
-    if (mode == _lp.IndexMode.AUTO and stats["zero_seen"] and n_features is not None
-            and stats["max_index"] >= n_features):
+    if mode == _lp.IndexMode.AUTO and stats["zero_seen"] and stats["max_index"] >= (
+            _INT32_MAX if n_features is None else n_features):
         # Lines before the first index 0 were range-checked as one-based; a
         # second, zero-based pass finds the first offending line and token.
-        _relocate(src, chunk_size, n_features, n_labels, label_base)
+        _relocate(src, chunk_size, n_features, n_labels, label_base, dtype)
 
     x_indptr, x_indices, x_data, y_indptr, y_indices = parser.take()
     del parser
@@ -322,7 +325,7 @@ def load_libsvm(source, *, n_features=None, n_labels=None, zero_based="auto",
         n_features = 0 if max_index < 0 else (max_index + 1 if is_zero_based else max_index)
     if n_labels is None:
         n_labels = 0 if stats["max_label"] < 0 else stats["max_label"] - label_base + 1
-    if np.dtype(dtype) != np.float64:
+    if dtype != np.float64:
         x_data = x_data.astype(dtype)
     n_rows = stats["n_rows"]
     X = _csr(x_data, x_indices, x_indptr, (n_rows, n_features))
@@ -336,19 +339,21 @@ def load_libsvm(source, *, n_features=None, n_labels=None, zero_based="auto",
         name = os.path.splitext(name)[0]
     return Dataset(
         X=X, Y=Y, feature_names=None,
-        label_names=[str(i + label_base) for i in range(n_labels)],
+        label_names=NumberedNames(label_base, label_base + n_labels),
         name=name, source=src.name,
         meta={"format": "libsvm", "zero_based": bool(is_zero_based), "label_base": label_base,
               "compression": src.compression, "lines": stats["lines"]},
     )
 
 
-def _relocate(src, chunk_size, n_features, n_labels, label_base):
+def _relocate(src, chunk_size, n_features, n_labels, label_base, dtype):
     if not src.can_reopen():
+        limit = (f"n_features={n_features}" if n_features is not None
+                 else "the int32 index limit (2**31 - 1 columns)")
         raise DataFormatError(
             f"feature index out of range: the file is zero-based (it has an index 0) and "
-            f"uses an index >= n_features={n_features}", src.name, None, None)
-    _run(src, int(chunk_size), _lp.IndexMode.ZERO_BASED, n_features, n_labels, label_base,
+            f"uses an index >= {limit}", src.name, None, None)
+    _run(src, int(chunk_size), _lp.IndexMode.ZERO_BASED, n_features, n_labels, label_base, dtype,
          extra=" (the file is zero-based: it has a feature index 0)")
     raise AssertionError("zero-based second pass found no out-of-range index")
 

@@ -199,7 +199,7 @@ def load_dataset(name, scale="none"):
     set's minimum and maximum (spec §9.6 ablation; dense sets only, constant
     features left at 0; test values may fall outside [0, 1]).
     """
-    from omlc.io.cache import load
+    from omlc.datasets import load
     spec = DATASETS[name]
     reg = spec.get("registry", name)
     if "split" in spec:

@@ -1,0 +1,57 @@
+"""``omlc.load``: a data set by registered name or by path, through the cache.
+
+Name resolution lives here, above :mod:`omlc.io`: the readers and the cache
+know only files, and the registry of the papers' data sets builds on them
+(imports point down: ``omlc.datasets`` uses ``omlc.io``, never the reverse).
+"""
+import os
+from pathlib import Path
+
+from omlc.io.files import load as load_path
+from omlc.io.files import load_files
+
+__all__ = ["load"]
+
+
+def load(path_or_name, *, split=None, cache_dir=None, refresh=False, verify=False,
+         data_dir=None, **parse_options):
+    """A data set from a file or a registry name, parsed once and then memory-mapped.
+
+    ``path_or_name`` is a path to an ARFF or LIBSVM file (see
+    :func:`omlc.io.files.load`), or a name known to :mod:`omlc.datasets`
+    (``"yeast"``, ``"rcv1v2-topics"``, ...) with ``split`` one of
+    ``"train"``, ``"test"`` or ``None`` (the full set: the registry's
+    whole-data file, else train followed by test) and its files looked up in
+    ``data_dir`` and the usual places (:func:`omlc.datasets.search_dirs`).
+    ``parse_options`` go to the reader (over the registry's own options) and
+    are part of the cache key. ``refresh=True`` re-parses; ``verify=True``
+    re-reads the cached entry and checks every checksum. The cache root is
+    ``cache_dir``, ``$OMLC_CACHE_DIR`` or the user cache directory (parsed in
+    memory, with one warning, when it cannot be written).
+    """
+    p = Path(path_or_name).expanduser() if isinstance(path_or_name, (str, os.PathLike)) else None
+    if p is not None and p.is_file():
+        if split is not None:
+            raise ValueError("split= applies to registry names, not to file paths")
+        if data_dir is not None:
+            raise ValueError("data_dir= applies to registry names, not to file paths")
+        return load_path(p, cache_dir=cache_dir, refresh=refresh, verify=verify, **parse_options)
+    if not isinstance(path_or_name, str) or os.sep in path_or_name or (
+            os.altsep and os.altsep in path_or_name):
+        raise FileNotFoundError(f"no such file: {path_or_name}")
+    # Only names need the registry (whose import costs ~15 ms); paths skip it.
+    from omlc.datasets import registry
+    try:
+        info = registry.get_dataset_info(path_or_name)
+    except KeyError:
+        raise FileNotFoundError(
+            f"{path_or_name!r} is neither a file nor a registered data set "
+            f"(see omlc.datasets.list_datasets())") from None
+    files = registry.find_files(info.name, split=split, data_dir=data_dir)
+    options = dict(info.parse_options)
+    if info.format == "arff" and info.xml and "xml" not in parse_options:
+        options["xml"] = str(registry.find_file(info.name, info.xml, data_dir=data_dir))
+    options.update(parse_options)
+    label = info.name + (f"-{split}" if split else "")
+    return load_files(files, fmt=info.format, cache_dir=cache_dir, refresh=refresh,
+                      verify=verify, label=label, name=label, **options)
