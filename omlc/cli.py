@@ -59,7 +59,10 @@ class _LearnerAction(argparse.Action):
 
 
 def _learners_epilog():
-    from omlc.learners.registry import describe_learners
+    try:
+        from omlc.learners.registry import describe_learners
+    except ImportError:          # an unbuilt tree: --help still works
+        return "learners: see omlc.learners.registry"
     rows = describe_learners()
     w = max(len(n) for n, _, _ in rows)
     return "learners (--learner NAME; parameters are the class's, see help(omlc.CLASS)):\n" + \

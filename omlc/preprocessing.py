@@ -188,8 +188,8 @@ class MaxAbsScaler(_Scaler):
     >>> from omlc.preprocessing import MaxAbsScaler
     >>> s = MaxAbsScaler()
     >>> s.stream_transform(np.array([[2.0, -4.0], [1.0, 8.0]]))   # row 0 sees only itself
-    array([[1. , -1. ],
-           [0.5,  1. ]])
+    array([[ 1. , -1. ],
+           [ 0.5,  1. ]])
     """
 
     _param_names = ()
