@@ -144,11 +144,13 @@ def _error_cases(tmp_path):
     ]
 
 
-def test_each_error_is_one_line_before_any_work(tmp_path):
+@pytest.mark.parametrize("where", ["outside", "checkout"])
+def test_each_error_is_one_line_before_any_work(tmp_path, where):
+    cwd = tmp_path if where == "outside" else ROOT
     for args, phrases in _error_cases(tmp_path):
         # The default data (a 60,000-row synthetic stream) is never generated:
         # the error comes first, alone on stderr.
-        r = omlc(*args, cwd=tmp_path)
+        r = omlc(*args, cwd=cwd)
         _one_line_error(r, *phrases)
         assert r.returncode == 2, (args, r.returncode)
         assert r.stdout == "", args

@@ -1,10 +1,10 @@
 """The benchmark data sets of the papers omlc reproduces: files, shapes, checksums.
 
-Every number here comes from ``shared/datasets/SOURCES.md`` (the checked copies
-of the files) or, for sets that are not in the shared folder, from the papers'
-data tables as extracted in ``shared/specs`` (ALT Table 1, boosting Table 2,
-CS-DPP Table 4, ANSGD Table 1). Full sha256 digests were computed on the shared
-files, whose first 16 hex digits SOURCES.md lists. A ``url`` is the byte-exact
+Every number here was measured on checked copies of the files (instance, feature
+and label counts, cardinality; they reproduce Mulan's published statistics) or,
+for sets with no copy, taken from the papers' data tables (ALT Table 1, boosting
+Table 2, CS-DPP Table 4, ANSGD Table 1). Full sha256 digests were computed on
+those copies. A ``url`` is the byte-exact
 origin of a file (a pinned GitHub commit for the shared copies), so its sha256
 applies to what a download returns; ``homepage`` is the canonical page a paper
 cites (Mulan distributes RAR archives there, which omlc does not unpack).
@@ -157,7 +157,8 @@ def _rcv1subset(k, card, distinct, digest, size):
             "CONVERTED from mldr.datasets' rcv1sub%d.rda (labels last, sparse ARFF); it has no "
             "public download address, hence no url." % k)
     if card is None:
-        note += " Not in the shared folder; statistics unknown to omlc (not in SOURCES.md or the specs)."
+        note += (" Not in the shared folder; statistics unknown to omlc (no copy was checked and "
+                 "no paper reports them).")
     if distinct:
         note += f" {distinct} distinct label sets."
     if k == 1:
