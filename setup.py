@@ -2,7 +2,9 @@
 
 ``OMLC_DEBUG_BUILD=1`` turns on bounds checking and Python division semantics so
 that an out-of-range access in a kernel raises instead of corrupting memory;
-CI runs the kernel tests once in that mode.
+``OMLC_SANITIZE=address`` compiles the extensions with AddressSanitizer (and its
+LeakSanitizer), to be run with the sanitizer runtime preloaded. CI runs the
+kernel tests once in both modes together (see ``.ci/run``).
 """
 import glob
 import os
@@ -15,13 +17,14 @@ from setuptools.command.build_ext import build_ext
 from setuptools.command.sdist import sdist
 
 DEBUG = os.environ.get("OMLC_DEBUG_BUILD", "0") not in ("", "0")
+SANITIZE = os.environ.get("OMLC_SANITIZE", "")
 MODE_FILE = os.path.join("build", ".omlc_build_mode")
 
 
 def _mode_changed():
     # Cython and setuptools only compare timestamps, so switching between debug
     # and release directives must force a full rebuild or stale objects survive.
-    mode = "debug" if DEBUG else "release"
+    mode = ("debug" if DEBUG else "release") + (f"+{SANITIZE}" if SANITIZE else "")
     try:
         with open(MODE_FILE) as fh:
             previous = fh.read().strip()
@@ -67,6 +70,8 @@ if sys.platform != "win32":
     compile_args = ["-O3", "-fno-strict-aliasing", "-fno-math-errno"]
     if DEBUG:
         compile_args = ["-O0", "-g"]
+    if SANITIZE:
+        compile_args += [f"-fsanitize={SANITIZE}", "-fno-omit-frame-pointer", "-g"]
     if os.environ.get("OMLC_NATIVE", "0") not in ("", "0"):
         compile_args.append("-march=native")
 
@@ -77,6 +82,7 @@ extensions = [
         include_dirs=[np.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_22_API_VERSION")],
         extra_compile_args=compile_args,
+        extra_link_args=[f"-fsanitize={SANITIZE}"] if SANITIZE else [],
     )
     for path in sorted(glob.glob(os.path.join("omlc", "_core", "*.pyx")))
 ]

@@ -1,9 +1,27 @@
 """Input checks at the Python boundary, before any ``nogil`` loop.
 
-Everything a kernel relies on is established here: CSR layout, int64 ``indptr``,
-int32 sorted unique in-range ``indices``, finite float64 values, 0/1 label sets.
+Every learner, present and future, goes through :func:`check_X` and
+:func:`check_Y` before its data reaches compiled code; what a kernel relies on
+is established here:
+
+- structure first, before SciPy touches the arrays: ``indptr`` and ``indices``
+  are 1-D integer arrays, ``indptr`` has one entry per row plus one and is
+  consistent with ``indices`` and ``data`` (SciPy builds a matrix from raw
+  arrays without checking them, and its own conversions then read or write out
+  of bounds);
+- every feature id lies in ``[0, n_features)`` and every label id in
+  ``[0, n_labels)``, indices are sorted and unique within a row (unsorted or
+  duplicate entries are canonicalised on a copy, as SciPy defines them);
+- values are real and finite: complex data is refused (its imaginary part
+  would be dropped), NaN and inf are refused; float32 features are kept in
+  float32 (no upcast copy), other numeric types become float64;
+- label sets are 0/1 indicators (or lists of integer label ids).
+
+The common case -- a canonical CSR matrix with int32 indices -- is checked in
+one compiled pass and passed on without a copy.
 """
 import numbers
+import operator
 
 import numpy as np
 import scipy.sparse as sp
@@ -14,106 +32,202 @@ INT32_MAX = np.iinfo(np.int32).max
 
 _PROBLEMS = {
     1: "malformed CSR structure (indptr not monotone or inconsistent with indices)",
-    2: "column index out of range",
-    3: "column indices not sorted within a row",
-    4: "duplicate column index within a row",
+    2: "index out of range",
+    3: "indices not sorted within a row",
+    4: "duplicate index within a row",
     5: "non-finite value (NaN or inf)",
 }
 
 
-def _raise_csr_problem(code, row, pos, indices, name, n_cols):
+def _raise_csr_problem(code, row, pos, indices, name, n_cols, what="column"):
     msg = f"{name}: {_PROBLEMS.get(code, 'invalid CSR')}"
+    if code == 2:
+        msg = f"{name}: {what} index out of range"
     if row >= 0:
         msg += f" in row {row}"
     if pos >= 0 and code == 2:
-        msg += f" (index {int(indices[pos])}, expected 0 <= index < {n_cols})"
+        msg += f" ({what} {int(indices[pos])}, expected 0 <= {what} < {n_cols})"
     raise ValueError(msg)
+
+
+def _check_structure(M, name):
+    """Raise unless a compressed matrix's raw arrays can be read safely: the
+    checks SciPy skips when a matrix is built from (data, indices, indptr) or
+    its arrays are assigned afterwards."""
+    major = M.shape[0] if M.format == "csr" else M.shape[1]
+    for attr in ("indptr", "indices"):
+        a = getattr(M, attr)
+        if not isinstance(a, np.ndarray) or a.ndim != 1:
+            raise ValueError(f"{name}: {attr} must be a 1-D array")
+        if not np.issubdtype(a.dtype, np.integer):
+            raise ValueError(f"{name}: {attr} must hold integers, got dtype {a.dtype}")
+    data = M.data
+    if not isinstance(data, np.ndarray) or data.ndim != 1:
+        raise ValueError(f"{name}: data must be a 1-D array")
+    if M.indptr.shape[0] != major + 1:
+        raise ValueError(f"{name}: indptr has {M.indptr.shape[0]} entries, but a matrix with "
+                         f"{major} {'rows' if M.format == 'csr' else 'columns'} needs {major + 1}")
+    if data.shape[0] != M.indices.shape[0]:
+        raise ValueError(f"{name}: data has {data.shape[0]} entries but indices "
+                         f"{M.indices.shape[0]}")
+    _check_dtype(data.dtype, name)
+
+
+def _check_dtype(dtype, name):
+    if np.issubdtype(dtype, np.complexfloating):
+        raise TypeError(f"{name}: complex values are not supported (got dtype {dtype}); "
+                        "pass the real part explicitly if that is what you mean")
+    if dtype == object or not (np.issubdtype(dtype, np.number) or dtype == bool):
+        raise TypeError(f"{name}: expected numeric values, got dtype {dtype}")
+
+
+def _dense_to_csr(A, name):
+    A = np.asarray(A)
+    if A.dtype == object:
+        raise ValueError(f"{name}: cannot convert a ragged or object array to a matrix")
+    _check_dtype(A.dtype, name)
+    if A.ndim == 1:
+        A = A.reshape(1, -1)
+    if A.ndim != 2:
+        raise ValueError(f"{name}: expected a 2-D array, got {A.ndim} dimensions")
+    if np.issubdtype(A.dtype, np.floating) and not np.isfinite(A).all():
+        raise ValueError(f"{name}: non-finite value (NaN or inf)")
+    return sp.csr_matrix(A)
 
 
 def _as_csr(X, name):
     if sp.issparse(X):
-        return X.tocsr()
-    if isinstance(X, np.ndarray) or isinstance(X, (list, tuple)):
-        A = np.asarray(X)
-        if A.dtype == object:
-            raise ValueError(f"{name}: cannot convert a ragged or object array to a matrix")
-        if A.ndim == 1:
-            A = A.reshape(1, -1)
-        if A.ndim != 2:
-            raise ValueError(f"{name}: expected a 2-D array, got {A.ndim} dimensions")
-        if not np.issubdtype(A.dtype, np.number) and A.dtype != bool:
-            raise ValueError(f"{name}: expected numeric values, got dtype {A.dtype}")
-        if np.issubdtype(A.dtype, np.floating) and not np.all(np.isfinite(A)):
-            raise ValueError(f"{name}: non-finite value (NaN or inf)")
-        return sp.csr_matrix(A)
+        if X.format in ("csr", "csc"):
+            _check_structure(X, name)
+            if X.format == "csc":
+                # Row ids of a CSC matrix must be in range before SciPy's
+                # conversion writes through them.
+                _range_check(X.indptr, X.indices, X.shape[0], name, "row")
+                X = X.tocsr()
+        elif X.format == "coo":
+            _check_dtype(X.dtype, name)
+            for what, ids, n in (("row", X.coords[0], X.shape[0]), ("column", X.coords[1], X.shape[1])):
+                if ids.size and (ids.min() < 0 or ids.max() >= n):
+                    raise ValueError(f"{name}: {what} index out of range (expected 0 <= {what} < {n})")
+            X = X.tocsr()
+        elif X.format == "bsr":
+            raise TypeError(f"{name}: block sparse (BSR) matrices are not supported; "
+                            "convert with .tocsr() first")
+        else:
+            _check_dtype(X.dtype, name)
+            X = X.tocsr()
+        return X
+    if isinstance(X, (np.ndarray, list, tuple)):
+        return _dense_to_csr(X, name)
     raise TypeError(f"{name}: expected a SciPy sparse matrix or an array, got {type(X).__name__}")
 
 
+def _range_check(indptr, indices, n, name, what):
+    """Structure and id range of a compressed matrix (order does not matter)."""
+    if indices.size and (int(indices.max()) >= n or int(indices.min()) < 0):
+        bad = int(np.flatnonzero((indices >= n) | (indices < 0))[0])
+        raise ValueError(f"{name}: {what} index out of range "
+                         f"({what} {int(indices[bad])}, expected 0 <= {what} < {n})")
+    code, row, pos = check_csr(np.ascontiguousarray(indptr, dtype=np.int64),
+                               np.ascontiguousarray(indices, dtype=np.int32), None, n)
+    if code == 1:
+        _raise_csr_problem(code, row, pos, indices, name, n, what)
+
+
+def _int32_indices(M, name, what):
+    """The matrix with int32 indices (ids that do not fit int32 are out of range
+    for any matrix the kernels accept)."""
+    if M.indices.dtype == np.int32:
+        return M
+    idx = M.indices
+    if idx.size and (int(idx.max()) > INT32_MAX or int(idx.min()) < 0):
+        bad = int(np.flatnonzero((idx > INT32_MAX) | (idx < 0))[0])
+        row = int(np.searchsorted(M.indptr, bad, side="right")) - 1
+        raise ValueError(f"{name}: {what} index out of range in row {row} "
+                         f"({what} {int(idx[bad])}, expected 0 <= {what} < {M.shape[1]})")
+    out = sp.csr_matrix(M.shape, dtype=M.dtype)
+    out.data = M.data
+    out.indices = idx.astype(np.int32)
+    # One index dtype for both arrays, as SciPy's own routines require.
+    out.indptr = M.indptr.astype(np.int32 if M.nnz <= INT32_MAX else np.int64)
+    return out
+
+
+def _canonical(M, name, n_cols, data, what):
+    """Run the compiled check; canonicalise a copy if only the order is off.
+    Returns the matrix and whether it is a canonicalised copy."""
+    indptr, indices = np.ascontiguousarray(M.indptr, dtype=np.int64), M.indices
+    code, row, pos = check_csr(indptr, indices, data, n_cols)
+    copied = code in (3, 4)
+    if copied:
+        # Unsorted or duplicated entries are legal in SciPy (duplicates sum);
+        # canonicalise a copy instead of refusing the user's matrix.
+        M = M.copy()
+        M.sum_duplicates()
+        M.sort_indices()
+        data = None if data is None else M.data
+        code, row, pos = check_csr(np.ascontiguousarray(M.indptr, dtype=np.int64), M.indices,
+                                   data, n_cols)
+    if code:
+        _raise_csr_problem(code, row, pos, M.indices, name, n_cols, what)
+    return M, copied
+
+
 def csr_arrays(M):
-    """The (int64 indptr, int32 indices, float64 data) of a checked CSR matrix,
-    without copies when they already have those dtypes (e.g. memory-mapped)."""
+    """The (int64 indptr, int32 indices, float data) of a checked CSR matrix,
+    without copies when they already have those dtypes (e.g. memory-mapped).
+    float32 data stays float32."""
+    data = M.data
+    if data.dtype != np.float32:
+        data = np.ascontiguousarray(data, dtype=np.float64)
     return (np.ascontiguousarray(M.indptr, dtype=np.int64),
             np.ascontiguousarray(M.indices, dtype=np.int32),
-            np.ascontiguousarray(M.data, dtype=np.float64))
+            np.ascontiguousarray(data))
 
 
 def check_X(X, n_features=None, name="X"):
-    """Return ``X`` as a canonical float64 CSR matrix, or raise ``ValueError``."""
+    """Return ``X`` as a canonical CSR matrix with float64 or float32 values,
+    or raise ``ValueError``/``TypeError``."""
     X = _as_csr(X, name)
     if X.shape[1] > INT32_MAX:
         raise ValueError(f"{name}: {X.shape[1]} columns do not fit int32 indices")
     if n_features is not None and X.shape[1] != n_features:
         raise ValueError(f"{name} has {X.shape[1]} features, but the model was built "
                          f"for {n_features}")
-    if X.dtype != np.float64:
-        if not (np.issubdtype(X.dtype, np.number) or X.dtype == bool):
-            raise ValueError(f"{name}: expected numeric values, got dtype {X.dtype}")
+    if X.dtype not in (np.float64, np.float32):
         X = X.astype(np.float64)
-    if X.indices.dtype != np.int32 and X.nnz <= INT32_MAX:
-        # scipy picks int64 for large matrices; the kernels read int32 column ids.
-        X = sp.csr_matrix((X.data, X.indices.astype(np.int32), X.indptr), shape=X.shape)
-    indptr, indices, data = csr_arrays(X)
-    code, row, pos = check_csr(indptr, indices, data, X.shape[1])
-    if code in (3, 4):
-        # Unsorted or duplicated entries are legal in SciPy (duplicates sum);
-        # canonicalise a copy instead of refusing the user's matrix.
-        X = X.copy()
-        X.sum_duplicates()
-        X.sort_indices()
-        indptr, indices, data = csr_arrays(X)
-        code, row, pos = check_csr(indptr, indices, data, X.shape[1])
-    if code:
-        _raise_csr_problem(code, row, pos, indices, name, X.shape[1])
-    return X
+    X = _int32_indices(X, name, "column")
+    return _canonical(X, name, X.shape[1], np.ascontiguousarray(X.data), "column")[0]
 
 
 def check_Y(Y, n_samples=None, n_labels=None, name="Y"):
-    """Return label sets as a canonical CSR 0/1 indicator (int32 data).
+    """Return label sets as a canonical CSR 0/1 indicator with int32 indices.
 
-    Accepts a sparse or dense 0/1 indicator, or a sequence of label-index lists
-    (``n_labels`` then defaults to the largest index + 1).
+    Accepts a sparse or dense 0/1 indicator, or a sequence of label-id lists
+    (``n_labels`` then defaults to the largest id + 1). Only the positions of
+    the ones are used by the learners; the returned matrix may keep the
+    caller's value dtype.
     """
     if not sp.issparse(Y) and not isinstance(Y, np.ndarray) and _is_label_lists(Y):
         Y = _from_label_lists(Y, n_labels, name)
     else:
         Y = _as_csr(Y, name)
-        if Y.nnz and not Y.data.all():
-            # Copy first: tocsr() returns the caller's own matrix.
-            Y = Y.copy()
-            Y.eliminate_zeros()
-        if Y.nnz and not np.all(Y.data == 1):
-            bad = Y.data[Y.data != 1][0]
-            raise ValueError(f"{name}: label indicator must be 0/1, found value {bad!r}")
         if n_labels is not None and Y.shape[1] != n_labels:
             raise ValueError(f"{name} has {Y.shape[1]} labels, but {n_labels} were expected")
-        if Y.dtype != np.int32 or Y.indices.dtype != np.int32:
-            Y = sp.csr_matrix((Y.data.astype(np.int32), Y.indices.astype(np.int32), Y.indptr),
-                              shape=Y.shape)
-        if not Y.has_canonical_format:
-            Y = Y.copy()
-            Y.sum_duplicates()
-            Y.sort_indices()
-            Y.data[:] = 1
+        Y = _int32_indices(Y, name, "label")
+        data = Y.data
+        if data.size and not (data == 1).all():
+            if not data.all():
+                # Copy first: tocsr() may return the caller's own matrix.
+                Y = Y.copy()
+                Y.eliminate_zeros()
+                data = Y.data
+            if data.size and not (data == 1).all():
+                bad = data[data != 1][0]
+                raise ValueError(f"{name}: label indicator must be 0/1, found value {bad!r}")
+        Y, copied = _canonical(Y, name, Y.shape[1], None, "label")
+        if copied:
+            Y.data[:] = 1  # duplicates were summed
     if n_samples is not None and Y.shape[0] != n_samples:
         raise ValueError(f"{name} has {Y.shape[0]} rows, but {n_samples} were expected (one per row of X)")
     return Y
@@ -125,13 +239,23 @@ def _is_label_lists(Y):
     return all(isinstance(r, (list, tuple, set, frozenset, np.ndarray)) for r in Y)
 
 
+def _label_id(v, i, name):
+    try:
+        return operator.index(v)
+    except TypeError:
+        pass
+    if isinstance(v, (float, np.floating)) and float(v).is_integer():
+        return int(v)
+    raise ValueError(f"{name}: label {v!r} in row {i} is not an integer label id")
+
+
 def _from_label_lists(rows, n_labels, name):
     indptr = np.zeros(len(rows) + 1, dtype=np.int64)
     cols = []
     for i, r in enumerate(rows):
-        labels = sorted(set(int(v) for v in r))
+        labels = sorted(set(_label_id(v, i, name) for v in r))
         for v in labels:
-            if v < 0 or (n_labels is not None and v >= n_labels):
+            if v < 0 or (n_labels is not None and v >= n_labels) or v > INT32_MAX - 1:
                 raise ValueError(f"{name}: label {v} in row {i} is out of range"
                                  + (f" [0, {n_labels})" if n_labels is not None else ""))
         cols.extend(labels)

@@ -24,7 +24,9 @@ def planted_problem(n=1500, d=120, L=8, seed=0, density=0.08):
 
 
 def all_learners():
-    cases = [
+    """One or more small-data configurations of every learner class (a test
+    checks that every class of the learner registry appears here)."""
+    return [
         learners.FALT(eta=1.0, M=8),
         learners.SALT(eta=0.5, delta=1.0, M=8),
         learners.PassiveAggressiveBR(variant="pa"),
@@ -33,7 +35,12 @@ def all_learners():
         learners.FALT(eta=0.5, M=8, fit_intercept=True),
         learners.SALT(eta=0.5, M=4, fit_intercept=True),
         learners.PassiveAggressiveBR(variant="pa1", C=0.5, fit_intercept=True),
+        learners.FALT(eta=1.0, M=8, dtype=np.float32),
+        learners.SALT(eta=0.5, M=4, dtype=np.float32),
+        learners.PassiveAggressiveBR(variant="pa1", C=0.5, dtype=np.float32),
+        learners.KernelFALT(kernel="rbf", gamma=1.0, eta=1.0, M=8),
+        learners.KernelFALT(kernel="rbf", gamma=1.0, M=8, budget=300, budget_policy="smallest"),
+        learners.PassiveAggressiveBR(kernel="rbf", gamma=1.0, variant="pa1", C=1.0),
+        learners.OSMLELM(n_hidden=60),
+        learners.ELMOMLL(n_hidden=100, C=16.0),
     ]
-    for name, params in getattr(learners, "_CONTRACT_EXTRA", []):
-        cases.append(getattr(learners, name)(**params))
-    return cases

@@ -8,6 +8,7 @@ import pytest
 import scipy.sparse as sp
 
 from omlc import bench
+from omlc.bench import data, peers, runner
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +60,7 @@ def test_run_omlc_only(tiny):
 
 
 def test_missing_peer_is_skipped(tiny, monkeypatch):
-    monkeypatch.setattr(bench, "_installed", lambda peer: False)
+    monkeypatch.setattr(runner, "installed", lambda peer: False)
     res = tiny(peers=("vw", "sklearn", "river"), learners=("pa-br",), io=False)
     skipped = {r["name"]: r.get("skipped") for r in res["learners"]}
     assert skipped["vw"] == skipped["sklearn"] == skipped["river"] == "not installed"
@@ -84,7 +85,7 @@ def test_peer_runs_when_installed(tiny, peer, module):
 def test_libsvm_to_vw(tmp_path):
     src = tmp_path / "a.svm"
     src.write_bytes(b"3,1 1:0.5 7:2\n2 4:1\n5:0.25\n")
-    empty = bench._libsvm_to_vw(src, tmp_path / "a.vw")
+    empty = data.libsvm_to_vw(src, tmp_path / "a.vw")
     assert empty == 1
     assert (tmp_path / "a.vw").read_bytes() == b"1,3 | 1:0.5 7:2\n2 | 4:1\n | 5:0.25\n"
 
@@ -92,10 +93,14 @@ def test_libsvm_to_vw(tmp_path):
 def test_read_vw_preds(tmp_path):
     p = tmp_path / "p.txt"
     p.write_text("1,3\n\n0\n")
-    P = bench._read_vw_preds(p, 3, 4)
+    P = peers.read_vw_preds(p, 3, 4)
     assert np.array_equal(P.toarray(), [[0, 1, 0, 1], [0, 0, 0, 0], [1, 0, 0, 0]])
     with pytest.raises(RuntimeError):
-        bench._read_vw_preds(p, 4, 4)
+        peers.read_vw_preds(p, 4, 4)
+    (tmp_path / "empty.txt").write_text("")
+    assert peers.read_vw_preds(tmp_path / "empty.txt", 0, 4).shape == (0, 4)
+    with pytest.raises(RuntimeError):
+        peers.read_vw_preds(tmp_path / "empty.txt", 1, 4)
 
 
 def test_main_writes_files(tmp_path, capsys):
@@ -120,3 +125,90 @@ def test_unknown_names_rejected(tmp_path):
         bench.run(n_train=10, n_test=10, learners=("nope",), peers=(), cache_dir=tmp_path)
     with pytest.raises(ValueError, match="unknown peers"):
         bench.run(n_train=10, n_test=10, learners=(), peers=("weka",), cache_dir=tmp_path)
+
+
+def test_every_configuration_is_built_by_the_registry(monkeypatch):
+    import omlc.learners.registry as registry
+    from omlc.bench.configs import LEARNERS, build_learner
+
+    calls = []
+    real = registry.make_learner
+
+    def recording(name, **params):
+        calls.append((name, params))
+        return real(name, **params)
+
+    monkeypatch.setattr(registry, "make_learner", recording)
+    for name, config in LEARNERS.items():
+        learner = build_learner(json.loads(json.dumps(config.spec())))
+        assert calls[-1] == (config.learner, config.params), name
+        got = learner.get_params()
+        assert {k: got[k] for k in config.params} == config.params, name
+    assert len(calls) == len(LEARNERS)
+
+
+def test_configuration_dtype_by_name(monkeypatch):
+    import omlc.learners.registry as registry
+    from omlc.bench.configs import LearnerConfig, build_learner, json_safe_params
+
+    config = LearnerConfig("falt", "FALT float32", {"dtype": np.float32, "M": 1})
+    assert config.params == {"dtype": "float32", "M": 1}
+    assert LearnerConfig("falt", "x", {"dtype": np.dtype("float32")}).params == {"dtype": "float32"}
+    seen = {}
+    monkeypatch.setattr(registry, "make_learner",
+                        lambda name, **params: seen.update(name=name, **params))
+    build_learner(json.loads(json.dumps(config.spec())))
+    assert seen == {"name": "falt", "dtype": np.float32, "M": 1}
+    # The subprocess echoes get_params() into the JSON result.
+    assert json_safe_params({"dtype": np.float32, "M": None, "eta": 1.0, "fit_intercept": None,
+                             "random_state": 3}) == {"dtype": "float32", "M": None, "eta": 1.0}
+    with pytest.raises(TypeError):
+        LearnerConfig("falt", "x", {"eta": object()})
+
+
+def _rendered_result(learners):
+    # Only the keys format_table reads.
+    return {
+        "machine": {"cpu": "cpu", "cores": 1, "platform": "p", "versions": {}},
+        "config": {"labels": "topics", "seed": 0, "repeat": 1},
+        "data": {"n_train": 1, "n_test": 2, "n_features": 3, "n_labels": 4, "nnz_test": 5,
+                 "cardinality_test": 1.0, "test_svm_mb": 1.0, "test_vw_mb": 1.0,
+                 "test_cache_mb": 1.0},
+        "learners": learners, "io": {}, "targets": [],
+    }
+
+
+def test_table_shows_a_configuration_s_own_params(monkeypatch):
+    from omlc.bench.configs import LearnerConfig
+
+    monkeypatch.setitem(bench.LEARNERS, "falt-f32",
+                        LearnerConfig("falt", "FALT float32", {"dtype": "float32"}))
+    row = {"tool": "omlc", "pass_seconds": 1.0, "metrics": {},
+           "params": {"M": None, "dtype": "float32", "eta": 1.0, "fit_intercept": False}}
+    table = bench.format_table(_rendered_result([
+        dict(row, name="falt", label="FALT"),
+        dict(row, name="falt-f32", label="FALT float32"),
+        dict(row, name="adhoc", label="ad hoc")]))
+    assert "| FALT (eta=1.0, M=None (= L), fit_intercept=False) |" in table
+    assert "| FALT float32 (eta=1.0, M=None (= L), fit_intercept=False, dtype=float32) |" in table
+    # A row without a configuration shows every parameter, sorted.
+    assert "| ad hoc (M=None (= L), dtype=float32, eta=1.0, fit_intercept=False) |" in table
+
+
+def test_python_m_and_imports_stay_light(tmp_path):
+    import subprocess
+    import sys
+
+    saved = _rendered_result([{"name": "pa-br", "tool": "omlc", "label": "PA-BR",
+                               "skipped": "not implemented yet"}])
+    (tmp_path / "r.json").write_text(json.dumps(saved))
+    out = subprocess.run([sys.executable, "-m", "omlc.bench", "--from-json",
+                          str(tmp_path / "r.json")], capture_output=True, text=True, check=True)
+    assert "| PA-BR | | | | | | | | | not implemented yet |" in out.stdout
+    # A step's subprocess imports the bench first: the compiled kernels must
+    # not be in the RSS of the steps that do not use them.
+    code = ("import sys, omlc.bench.process; "
+            "print(any(m.startswith('omlc._core') or m.startswith('omlc.learners') "
+            "for m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -9,117 +9,53 @@ zero until its row becomes a support vector, so a row's score is simply
 plus this loop. Removing a support vector (budget) zeroes its coefficients; the
 Python layer compacts the slots after the block.
 
-Inputs are trusted: the Python layer builds them.
+The per-row steps are those of the linear learners: the same loss objects
+(``omlc._core.losses``), with K(x, x) in place of ||x||^2, so the linear kernel
+reproduces the primal learners bit for bit.
+
+Inputs are built by the Python layer; sizes and label ids are re-checked.
 """
 import numpy as np
 cimport numpy as cnp
-from libc.stdlib cimport calloc, free
 from libc.stdint cimport int32_t, int64_t, uint8_t
+
+from omlc._core.losses cimport Loss, Target
+from omlc._core.workspace cimport Workspace, workspace_alloc
 
 cnp.import_array()
 
 ctypedef double float64_t
-
-cpdef enum SupportMode:
-    ALT = 0      # K = L + 1 columns, last one scores the threshold
-    PABR = 1     # K = L columns, one binary PA learner per label
 
 cpdef enum BudgetPolicy:
     OLDEST = 0
     SMALLEST = 1
 
 
-cdef inline int64_t alt_row(float64_t* s, const char* rel, int64_t L, int64_t P,
-                            double eta, double q, int64_t M, float64_t* c) noexcept nogil:
-    """The FALT repeat-up-to-M loop in score space (spec §3.1 and §3.3).
-
-    Performs the same comparisons and the same floating-point updates of ``s``
-    and ``c`` as ``omlc._core.linear.falt_partial_fit``, so that the linear
-    kernel reproduces linear FALT. Returns 1 if ``c`` is nonzero.
-    """
-    cdef int64_t N = L - P, l, rep, A, B
-    cdef float64_t thr, g, gthr
-    cdef float64_t inv_p = 1.0 / P if P > 0 else 0.0
-    cdef float64_t inv_n = 1.0 / N if N > 0 else 0.0
-    cdef int64_t nonzero = 0
-    for l in range(L + 1):
-        c[l] = 0.0
-    for rep in range(M):
-        A = 0
-        B = 0
-        # Every hinge is tested against this repetition's threshold score; a
-        # label's own score moves only after its test, so one pass suffices.
-        thr = s[L]
-        for l in range(L):
-            g = 0.0
-            if rel[l]:
-                if s[l] - thr < 1.0:
-                    g = -inv_p
-                    A += 1
-            elif thr - s[l] < 1.0:
-                g = inv_n
-                B += 1
-            if g != 0.0:
-                c[l] -= eta * g
-                s[l] -= eta * g * q
-        if A + B == 0:
-            break  # zero subgradient: further repetitions are no-ops
-        gthr = A * inv_p - B * inv_n
-        if gthr != 0.0:
-            c[L] -= eta * gthr
-            s[L] -= eta * gthr * q
-    for l in range(L + 1):
-        if c[l] != 0.0:
-            nonzero = 1
-            break
-    return nonzero
-
-
-cdef inline int64_t pa_row(const float64_t* s, const char* rel, int64_t L, int variant,
-                           double C, double q, float64_t* c) noexcept nogil:
-    """Per-label PA / PA-I / PA-II step with ||x||^2 replaced by K(x, x)."""
-    cdef int64_t l, nonzero = 0
-    cdef float64_t y, loss, tau
-    for l in range(L):
-        y = 1.0 if rel[l] else -1.0
-        loss = 1.0 - y * s[l]
-        if loss > 0.0:
-            if variant == 1:
-                tau = loss / q
-                if tau > C:
-                    tau = C
-            elif variant == 2:
-                tau = loss / (q + 0.5 / C)
-            else:
-                tau = loss / q
-            c[l] = tau * y
-            nonzero = 1
-        else:
-            c[l] = 0.0
-    return nonzero
-
-
-def support_block(int mode, const float64_t[:, ::1] Kb, float64_t[:, ::1] alpha,
+def support_block(Loss loss, const float64_t[:, ::1] Kb, float64_t[:, ::1] alpha,
                   uint8_t[::1] alive, int64_t[::1] stamp, const float64_t[::1] q,
                   const int64_t[::1] y_indptr, const int32_t[::1] y_indices,
                   int64_t first_slot, int64_t stamp0, double eta, int64_t M,
-                  int variant, double C, int64_t budget, int policy, int64_t n_alive,
+                  int64_t budget, int policy, int64_t n_alive,
                   float64_t[:, ::1] out=None):
     """Learn the block's rows in order; returns the number of live support vectors.
 
-    Row ``t`` of the block owns slot ``first_slot + t``. ``budget < 0`` means
-    unbounded. ``out[t]`` receives row t's decision values before its update.
+    Row ``t`` of the block owns slot ``first_slot + t``; a row that changes the
+    model becomes a support vector with the coefficients of up to ``M`` plain
+    steps of size ``eta`` of ``loss`` (K(x, x) in place of ||x||^2).
+    ``budget < 0`` means unbounded. ``out[t]`` receives row t's decision values
+    before its update.
     """
     cdef int64_t nb = Kb.shape[0]
     cdef int64_t K = alpha.shape[1]
-    cdef int64_t L = K - 1 if mode == ALT else K
-    cdef int64_t t, slot, l, victim, n_seen, P
+    cdef int64_t L = K - loss.n_extra
+    cdef int64_t t, slot, l, victim, n_seen
     cdef float64_t kv, best, norm2
     cdef float64_t* s
     cdef float64_t* c
-    cdef char* rel
     cdef bint write_out = out is not None
     cdef bint changed
+    cdef Workspace ws
+    cdef Target y
     if Kb.shape[1] < first_slot + nb or alpha.shape[0] < first_slot + nb:
         raise ValueError("Kb / alpha do not cover the block's slots")
     if alive.shape[0] < first_slot + nb or stamp.shape[0] < first_slot + nb or q.shape[0] < nb:
@@ -130,12 +66,16 @@ def support_block(int mode, const float64_t[:, ::1] Kb, float64_t[:, ::1] alpha,
         raise ValueError("out has the wrong shape")
     if budget == 0:
         raise ValueError("budget must be positive or negative (= unbounded)")
-    s = <float64_t*> calloc(K + 1, sizeof(float64_t))
-    c = <float64_t*> calloc(K + 1, sizeof(float64_t))
-    rel = <char*> calloc(K + 1, sizeof(char))
-    if s == NULL or c == NULL or rel == NULL:
-        free(s); free(c); free(rel)
-        raise MemoryError()
+    if M < 1 or L < 0:
+        raise ValueError("M must be >= 1 and alpha must have the loss's columns")
+    for t in range(y_indices.shape[0]):
+        if y_indices[t] < 0 or y_indices[t] >= L:
+            raise ValueError("label id out of range")
+    keep = workspace_alloc(K, &ws)
+    s = ws.s
+    c = ws.c
+    y.rel = ws.rel
+    y.L = L
     with nogil:
         for t in range(nb):
             n_seen = first_slot + t
@@ -149,20 +89,25 @@ def support_block(int mode, const float64_t[:, ::1] Kb, float64_t[:, ::1] alpha,
                             s[l] += kv * alpha[slot, l]
             if write_out:
                 for l in range(L):
-                    out[t, l] = s[l] - s[L] if mode == ALT else s[l]
+                    out[t, l] = s[l] - s[L] if loss.n_extra else s[l]
             # K(x,x) = ||phi(x)||^2 = 0 means phi(x) = 0: no step can change any
             # score (Cauchy-Schwarz), and the linear kernels skip such rows too.
             if q[t] == 0.0:
                 continue
-            P = y_indptr[t + 1] - y_indptr[t]
+            y.P = y_indptr[t + 1] - y_indptr[t]
+            y.idx = &y_indices[0] + y_indptr[t] if y.P else NULL
             for l in range(y_indptr[t], y_indptr[t + 1]):
-                rel[y_indices[l]] = 1
-            if mode == ALT:
-                changed = alt_row(s, rel, L, P, eta, q[t], M, c) != 0
-            else:
-                changed = pa_row(s, rel, L, variant, C, q[t], c) != 0
+                ws.rel[y_indices[l]] = 1
+            for l in range(K):
+                c[l] = 0.0
+            loss.plain_steps(s, c, &y, eta, q[t], M, &ws)
             for l in range(y_indptr[t], y_indptr[t + 1]):
-                rel[y_indices[l]] = 0
+                ws.rel[y_indices[l]] = 0
+            changed = False
+            for l in range(K):
+                if c[l] != 0.0:
+                    changed = True
+                    break
             if not changed:
                 continue
             if budget > 0 and n_alive >= budget:
@@ -194,7 +139,6 @@ def support_block(int mode, const float64_t[:, ::1] Kb, float64_t[:, ::1] alpha,
             alive[slot] = 1
             stamp[slot] = stamp0 + t
             n_alive += 1
-    free(s); free(c); free(rel)
     return n_alive
 
 

@@ -11,10 +11,13 @@ Parameters live in ``__init__`` only (scikit-learn conventions), so
 arrays in attributes ending with ``_`` so pickling mid-stream is exact.
 """
 import inspect
+import math
+import threading
 
 import numpy as np
 import scipy.sparse as sp
 
+from omlc._core.linear import decide, learn
 from omlc._core.rowstream import RowStream
 from omlc._validation import check_random_state, check_X, check_Y, csr_arrays
 from omlc.exceptions import NotFittedError
@@ -28,7 +31,29 @@ def clone(learner, **overrides):
 
 
 class BaseLearner:
-    """Base class of omlc's online multi-label learners."""
+    """Base class of omlc's online multi-label learners.
+
+    Thread safety: every call that reads or changes a model's state
+    (``fit``, ``partial_fit``, ``predict_then_learn``, ``decision_function``,
+    ``predict``) holds the model's lock, so concurrent calls on one model run
+    one after the other and a prediction never sees a half-applied update.
+    Separate models (e.g. :func:`clone` copies) run in parallel: the compiled
+    loops release the GIL.
+    """
+
+    def __new__(cls, *args, **kwargs):
+        self = super().__new__(cls)
+        self._lock = threading.RLock()
+        return self
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state.pop("_lock", None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._lock = threading.RLock()
 
     # --- parameters -----------------------------------------------------
     @classmethod
@@ -41,12 +66,29 @@ class BaseLearner:
         return {name: getattr(self, name) for name in self._get_param_names()}
 
     def set_params(self, **params):
+        """Set parameters; the new set is validated at once, and nothing
+        changes if it is invalid."""
         valid = set(self._get_param_names())
-        for name, value in params.items():
+        for name in params:
             if name not in valid:
                 raise ValueError(f"invalid parameter {name!r} for {type(self).__name__}; "
                                  f"valid parameters: {sorted(valid)}")
-            setattr(self, name, value)
+        with self._lock:
+            old = {name: getattr(self, name) for name in params}
+            for name, value in params.items():
+                setattr(self, name, value)
+            try:
+                self._check_params()
+            except (TypeError, ValueError):
+                for name, value in old.items():
+                    setattr(self, name, value)
+                raise
+        return self
+
+    def validate_params(self):
+        """Raise ``ValueError`` if a hyperparameter is invalid (every learning
+        call does this too, before any data is read)."""
+        self._check_params()
         return self
 
     def __repr__(self):
@@ -70,6 +112,9 @@ class BaseLearner:
                                  "call partial_fit or fit first")
 
     def _validate(self, X, Y, n_labels):
+        # Hyperparameters may have been set on a fitted model: they are checked
+        # before every learning call, so an invalid one never reaches a kernel.
+        self._check_params()
         first = not self.is_fitted
         X = check_X(X, None if first else self.n_features_in_)
         if Y is None:
@@ -80,7 +125,6 @@ class BaseLearner:
             n_labels = self.n_labels_
         Y = check_Y(Y, X.shape[0], n_labels)
         if first:
-            self._check_params()
             self.n_features_in_ = X.shape[1]
             self.n_labels_ = Y.shape[1]
             self.n_samples_seen_ = 0
@@ -92,8 +136,8 @@ class BaseLearner:
         xi, xx, xv = csr_arrays(X)
         if Y is None:
             return RowStream(xi, xx, xv, X.shape[1], order=order)
-        yi, yy, _ = csr_arrays(Y)
-        return RowStream(xi, xx, xv, X.shape[1], yi, yy, Y.shape[1], order=order)
+        return RowStream(xi, xx, xv, X.shape[1], np.ascontiguousarray(Y.indptr, dtype=np.int64),
+                         np.ascontiguousarray(Y.indices, dtype=np.int32), Y.shape[1], order=order)
 
     # --- public API -----------------------------------------------------
     def partial_fit(self, X, Y, *, n_labels=None):
@@ -102,9 +146,10 @@ class BaseLearner:
         ``n_labels`` fixes the label count on the first call when ``Y`` is given
         as lists of label indices.
         """
-        X, Y = self._validate(X, Y, n_labels)
-        self._learn(X, Y, None, None)
-        self.n_samples_seen_ += X.shape[0]
+        with self._lock:
+            X, Y = self._validate(X, Y, n_labels)
+            self._learn(X, Y, None, None)
+            self.n_samples_seen_ += X.shape[0]
         return self
 
     def predict_then_learn(self, X, Y, *, n_labels=None):
@@ -113,29 +158,33 @@ class BaseLearner:
         Returns a dense ``(n_samples, n_labels)`` array; the model has learned
         every row when it returns.
         """
-        X, Y = self._validate(X, Y, n_labels)
-        out = np.empty((X.shape[0], self.n_labels_), dtype=np.float64)
-        self._learn(X, Y, None, out)
-        self.n_samples_seen_ += X.shape[0]
+        with self._lock:
+            X, Y = self._validate(X, Y, n_labels)
+            out = np.empty((X.shape[0], self.n_labels_), dtype=np.float64)
+            self._learn(X, Y, None, out)
+            self.n_samples_seen_ += X.shape[0]
         return out
 
     def fit(self, X, Y, *, n_labels=None, shuffle=False):
         """Fresh state, then one online pass; ``shuffle=True`` visits the rows in
         an order drawn from ``random_state`` (the data is not copied)."""
-        self._reset()
-        X, Y = self._validate(X, Y, n_labels)
-        order = None
-        if shuffle:
-            order = check_random_state(getattr(self, "random_state", None)).permutation(X.shape[0])
-        self._learn(X, Y, order, None)
-        self.n_samples_seen_ += X.shape[0]
+        with self._lock:
+            self._check_params()
+            self._reset()
+            X, Y = self._validate(X, Y, n_labels)
+            order = None
+            if shuffle:
+                order = check_random_state(getattr(self, "random_state", None)).permutation(X.shape[0])
+            self._learn(X, Y, order, None)
+            self.n_samples_seen_ += X.shape[0]
         return self
 
     def decision_function(self, X):
         """Dense ``(n_samples, n_labels)`` scores; positive means predicted relevant."""
-        self._check_fitted()
-        X = check_X(X, self.n_features_in_)
-        return self._decision(X)
+        with self._lock:
+            self._check_fitted()
+            X = check_X(X, self.n_features_in_)
+            return self._decision(X)
 
     def predict(self, X):
         """Predicted label sets as a CSR 0/1 indicator."""
@@ -144,7 +193,8 @@ class BaseLearner:
 
     # --- to implement -----------------------------------------------------
     def _check_params(self):
-        """Raise ValueError on invalid hyperparameters (called on first data)."""
+        """Raise ValueError on invalid hyperparameters (called before every
+        learning call and by ``set_params``; keep it cheap)."""
 
     def _init_state(self, n_features, n_labels):
         raise NotImplementedError
@@ -159,29 +209,44 @@ class BaseLearner:
 
 
 class LinearLearner(BaseLearner):
-    """A learner whose state is a feature-major weight matrix ``W_[d, K]``.
+    """A learner that is a (loss, optimiser) pair of the compiled linear engine.
 
-    ``K = L + 1`` when the last column scores an instance-dependent threshold.
-    With ``fit_intercept`` every row gets a constant virtual feature of value 1
-    whose weights are an extra last row of ``W_`` (the kernels handle it; no
-    column is appended to the data).
+    The state is a feature-major weight matrix ``W_[d, K]`` of ``dtype``
+    (float64 or float32), plus whatever the optimiser keeps beside it (e.g.
+    AdaGrad's accumulators ``G_``). ``K = L + 1`` when the loss scores a
+    threshold column (ALT). With ``fit_intercept`` every row gets a constant
+    virtual feature of value 1 whose weights are an extra last row of ``W_``
+    (the kernels handle it; no column is appended to the data).
+
+    Subclasses say which loss (``_loss``), which optimiser over their arrays
+    (``_optimizer``) and how many steps per row (``_steps``); one compiled
+    driver (:func:`omlc._core.linear.learn`) runs every linear learner.
     """
 
-    _has_threshold = False
+    def _loss(self):
+        raise NotImplementedError
+
+    def _optimizer(self):
+        raise NotImplementedError
+
+    def _steps(self):
+        return 1
 
     @property
     def _intercept(self):
         return 1.0 if getattr(self, "fit_intercept", False) else 0.0
 
     def _init_state(self, n_features, n_labels):
-        K = n_labels + (1 if self._has_threshold else 0)
+        K = n_labels + self._loss().n_extra
         rows = n_features + (1 if self._intercept else 0)
-        self.W_ = np.zeros((rows, K), dtype=np.float64)
+        self.W_ = np.zeros((rows, K), dtype=weight_dtype(getattr(self, "dtype", np.float64)))
+
+    def _learn(self, X, Y, order, out):
+        learn(self._optimizer(), self._loss(), self._stream(X, Y, order), self._steps(), out)
 
     def _decision(self, X):
-        from omlc._core.linear import linear_decision
         out = np.empty((X.shape[0], self.n_labels_), dtype=np.float64)
-        linear_decision(self.W_, self._stream(X), out, self._has_threshold, self._intercept)
+        decide(self._optimizer(), self._stream(X), out, self._loss().n_extra)
         return out
 
     @property
@@ -196,7 +261,19 @@ class LinearLearner(BaseLearner):
         self._check_fitted()
         if self._intercept:
             return self.W_[self.n_features_in_]
-        return np.zeros(self.W_.shape[1])
+        return np.zeros(self.W_.shape[1], dtype=self.W_.dtype)
+
+
+def weight_dtype(dtype):
+    """``numpy.float64`` or ``numpy.float32`` from a dtype-like (also a name such
+    as ``"float32"``, as the command line passes it)."""
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        dt = None
+    if dt not in (np.float64, np.float32):
+        raise ValueError(f"dtype must be numpy.float64 or numpy.float32, got {dtype!r}")
+    return dt
 
 
 def positive_float(name, value, allow_zero=False):
@@ -204,7 +281,7 @@ def positive_float(name, value, allow_zero=False):
         v = float(value)
     except (TypeError, ValueError):
         raise ValueError(f"{name} must be a number, got {value!r}") from None
-    if not np.isfinite(v) or v < 0 or (v == 0 and not allow_zero):
+    if not math.isfinite(v) or v < 0 or (v == 0 and not allow_zero):
         raise ValueError(f"{name} must be {'non-negative' if allow_zero else 'positive'} and finite, got {value!r}")
     return v
 

@@ -40,12 +40,13 @@ per stored value.
 import numpy as np
 import scipy.sparse as sp
 
-from omlc._core.kernels import BudgetPolicy, SupportMode, csr_row_sqnorms, support_block
+from omlc._core.kernels import BudgetPolicy, csr_row_sqnorms, support_block
+from omlc._core.losses import ALTLoss, PALoss, PAVariant
 from omlc.learners.base import BaseLearner, positive_float, repetitions
 
 KERNELS = ("rbf", "linear", "poly")
 BUDGET_POLICIES = {"oldest": BudgetPolicy.OLDEST, "smallest": BudgetPolicy.SMALLEST}
-PA_VARIANTS = {"pa": 0, "pa1": 1, "pa2": 2}
+PA_VARIANTS = {"pa": PAVariant.PA, "pa1": PAVariant.PA1, "pa2": PAVariant.PA2}
 
 # Kernel-matrix blocks hold at most about this many float64 values (32 MB).
 _BLOCK_VALUES = 1 << 22
@@ -205,8 +206,9 @@ def _block_rows(n_support):
     return int(min(512, max(16, _BLOCK_VALUES // (n_support + 64))))
 
 
-def learn_support(est, X, Y, order, out, mode, eta=1.0, M=1, variant=0, C=1.0):
-    """Learn the rows of (X, Y) in ``order`` with the support-set learner ``mode``."""
+def learn_support(est, X, Y, order, out, loss, eta=1.0, M=1):
+    """Learn the rows of (X, Y) in ``order``: up to ``M`` plain steps of size
+    ``eta`` of ``loss`` per row (an :mod:`omlc._core.losses` object)."""
     n = X.shape[0]
     if n == 0:
         return
@@ -236,10 +238,10 @@ def learn_support(est, X, Y, order, out, mode, eta=1.0, M=1, variant=0, C=1.0):
         stamp[:S0] = est.sv_stamp_[:S0]
         q = kernel_diag(sq, *kern)
         stamp0 = est.n_samples_seen_ + a
-        support_block(int(mode), Kb, alpha, alive, stamp, q,
+        support_block(loss, Kb, alpha, alive, stamp, q,
                       np.ascontiguousarray(Yb.indptr, dtype=np.int64),
                       np.ascontiguousarray(Yb.indices, dtype=np.int32),
-                      S0, stamp0, float(eta), int(M), int(variant), float(C), budget, policy,
+                      S0, stamp0, float(eta), int(M), budget, policy,
                       S0, None if out is None else out[a:b])
         new = np.flatnonzero(alive[S0:])
         if not alive[:S0].all():
@@ -283,7 +285,7 @@ class _SupportSetLearner(BaseLearner):
     """Shared state and accessors of the support-set learners."""
 
     def _init_state(self, n_features, n_labels):
-        init_support(self, n_features, n_labels + (1 if self._mode == SupportMode.ALT else 0))
+        init_support(self, n_features, n_labels + self._n_extra)
 
     @property
     def support_vectors_(self):
@@ -339,7 +341,7 @@ class KernelFALT(_SupportSetLearner):
     gamma_ : float, the kernel scale in use.
     """
 
-    _mode = SupportMode.ALT
+    _n_extra = 1  # the threshold column
 
     def __init__(self, kernel="rbf", gamma=None, degree=3, coef0=1.0, eta=1.0, M=None,
                  budget=None, budget_policy="oldest", random_state=None):
@@ -359,7 +361,7 @@ class KernelFALT(_SupportSetLearner):
         repetitions(self.M, 1)
 
     def _learn(self, X, Y, order, out):
-        learn_support(self, X, Y, order, out, SupportMode.ALT, eta=float(self.eta),
+        learn_support(self, X, Y, order, out, ALTLoss(), eta=float(self.eta),
                       M=repetitions(self.M, self.n_labels_))
 
     def _decision(self, X):
@@ -381,7 +383,7 @@ class KernelPassiveAggressiveBR(_SupportSetLearner):
     the kernel / budget parameters of :class:`KernelFALT`.
     """
 
-    _mode = SupportMode.PABR
+    _n_extra = 0
 
     def __init__(self, variant="pa1", C=1.0, kernel="rbf", gamma=None, degree=3,
                  coef0=1.0, budget=None, budget_policy="oldest", random_state=None):
@@ -413,5 +415,4 @@ def check_pa_params(est):
 
 
 def learn_pa(est, X, Y, order, out):
-    learn_support(est, X, Y, order, out, SupportMode.PABR,
-                  variant=PA_VARIANTS[est.variant], C=float(est.C))
+    learn_support(est, X, Y, order, out, PALoss(PA_VARIANTS[est.variant], float(est.C)))

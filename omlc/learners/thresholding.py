@@ -1,18 +1,34 @@
-"""Adaptive label thresholding (Zhai, Tang & Wang): FALT and SALT.
+"""Adaptive label thresholding: FALT and SALT.
 
-Each label i has a linear scorer w_i and one extra column w_{L+1} scores an
-instance-dependent threshold; label i is predicted relevant iff
-x.w_i > x.w_{L+1}. The loss (spec eq. 4) separately normalises the hinges of
-relevant labels above the threshold and irrelevant labels below it.
+Paper: X. Zhai, Y. Tang and Z. Wang, "Online multi-label classification with
+adaptive label thresholding" (the ALT paper). Each label i has a linear scorer
+w_i and one extra column w_{L+1} scores an instance-dependent threshold; label i
+is predicted relevant iff x.w_i > x.w_{L+1}. The loss (the paper's eq. 4)
+separately normalises the hinges of relevant labels above the threshold and of
+irrelevant labels below it (:class:`omlc._core.losses.ALTLoss`).
 ``decision_function`` returns x.w_i - x.w_{L+1}, so its sign is the prediction
 and its order is the label ranking.
+
+Decisions the paper leaves open, taken here:
+
+- a row with no relevant (or no irrelevant) label: that side's normalised sum
+  is empty and contributes 0 (the paper divides by its size);
+- the M repetitions per example stop early once every margin holds (further
+  steps would be zero);
+- no bias term, as in the paper; ``fit_intercept=True`` adds one.
 """
-from omlc._core.linear import falt_partial_fit, salt_partial_fit
-from omlc.learners.base import LinearLearner, positive_float, repetitions
+import numpy as np
+
+from omlc._core.losses import ALTLoss
+from omlc._core.optimizers import SGD, AdaGrad
+from omlc.learners.base import LinearLearner, positive_float, repetitions, weight_dtype
 
 
 class FALT(LinearLearner):
     """First-order linear ALT: online gradient descent on the ALT loss.
+
+    From Zhai, Tang & Wang, "Online multi-label classification with adaptive
+    label thresholding" (FALT, the paper's first-order algorithm).
 
     Parameters
     ----------
@@ -26,30 +42,50 @@ class FALT(LinearLearner):
     fit_intercept : bool, default=False
         Add a constant feature (value 1) to every row. The paper has no bias
         term; on streams whose labels have their own base rates it helps.
+    dtype : numpy.float64 or numpy.float32, default=numpy.float64
+        Precision of the weights. float32 halves the model's memory and is
+        faster on large streams; scores are then accumulated in float32.
     random_state : int, Generator or None
         Seed of the row order used by ``fit(..., shuffle=True)``.
+
+    Examples
+    --------
+    >>> import omlc
+    >>> from omlc.datasets import make_multilabel_stream
+    >>> X, Y = make_multilabel_stream(n_samples=2000, n_features=200, n_labels=10, seed=0)
+    >>> model = omlc.FALT(eta=1.0, M=4).partial_fit(X[:1500], Y[:1500])
+    >>> model.predict(X[1500:]).shape
+    (500, 10)
     """
 
-    _has_threshold = True
-
-    def __init__(self, eta=1.0, M=None, fit_intercept=False, random_state=None):
+    def __init__(self, eta=1.0, M=None, fit_intercept=False, dtype=np.float64,
+                 random_state=None):
         self.eta = eta
         self.M = M
         self.fit_intercept = fit_intercept
+        self.dtype = dtype
         self.random_state = random_state
 
     def _check_params(self):
         positive_float("eta", self.eta)
         repetitions(self.M, 1)
+        weight_dtype(self.dtype)
 
-    def _learn(self, X, Y, order, out):
-        falt_partial_fit(self.W_, self._stream(X, Y, order), float(self.eta),
-                         repetitions(self.M, self.n_labels_), out, self._intercept)
+    def _loss(self):
+        return ALTLoss()
+
+    def _optimizer(self):
+        return SGD(self.W_, self.n_features_in_, self._intercept, float(self.eta))
+
+    def _steps(self):
+        return repetitions(self.M, self.n_labels_)
 
 
 class SALT(LinearLearner):
     """Second-order ALT: diagonal AdaGrad (adaptive mirror descent) on the ALT loss.
 
+    From Zhai, Tang & Wang, "Online multi-label classification with adaptive
+    label thresholding" (SALT, the paper's second-order algorithm).
     ``W[j,i] -= eta * g / (delta + sqrt(G[j,i]))`` with G the running sum of
     squared gradients including the current one. Each repetition (up to M per
     example) is one AdaGrad step.
@@ -64,29 +100,46 @@ class SALT(LinearLearner):
         Maximum number of steps per example; ``None`` uses L.
     fit_intercept : bool, default=False
         Add a constant feature (value 1) to every row (not in the paper).
+    dtype : numpy.float64 or numpy.float32, default=numpy.float64
+        Precision of the weights and of the accumulators ``G_``.
     random_state : int, Generator or None
         Seed of the row order used by ``fit(..., shuffle=True)``.
+
+    Examples
+    --------
+    >>> import omlc
+    >>> from omlc.datasets import make_multilabel_stream
+    >>> X, Y = make_multilabel_stream(n_samples=2000, n_features=200, n_labels=10, seed=0)
+    >>> model = omlc.SALT(eta=0.5, M=2).fit(X, Y, shuffle=True)
+    >>> model.decision_function(X[:3]).shape
+    (3, 10)
     """
 
-    _has_threshold = True
-
-    def __init__(self, eta=1.0, delta=1.0, M=None, fit_intercept=False, random_state=None):
+    def __init__(self, eta=1.0, delta=1.0, M=None, fit_intercept=False, dtype=np.float64,
+                 random_state=None):
         self.eta = eta
         self.delta = delta
         self.M = M
         self.fit_intercept = fit_intercept
+        self.dtype = dtype
         self.random_state = random_state
 
     def _check_params(self):
         positive_float("eta", self.eta)
         positive_float("delta", self.delta)
         repetitions(self.M, 1)
+        weight_dtype(self.dtype)
 
     def _init_state(self, n_features, n_labels):
         super()._init_state(n_features, n_labels)
-        self.G_ = self.W_.copy()
+        self.G_ = np.zeros_like(self.W_)
 
-    def _learn(self, X, Y, order, out):
-        salt_partial_fit(self.W_, self.G_, self._stream(X, Y, order), float(self.eta),
-                         float(self.delta), repetitions(self.M, self.n_labels_), out,
-                         self._intercept)
+    def _loss(self):
+        return ALTLoss()
+
+    def _optimizer(self):
+        return AdaGrad(self.W_, self.G_, self.n_features_in_, self._intercept,
+                       float(self.eta), float(self.delta))
+
+    def _steps(self):
+        return repetitions(self.M, self.n_labels_)

@@ -1,10 +1,13 @@
-"""The compiled linear kernels agree with their NumPy twins to 1e-12."""
+"""The driver of the linear engine (omlc/_core/linear.pyx): FALT, SALT, PA-BR
+and scoring agree with their NumPy twins (tests/reference_linear.py) to 1e-12."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
 import reference_linear as ref
-from omlc._core.linear import falt_partial_fit, linear_decision, pa_partial_fit, salt_partial_fit
+from omlc._core.linear import NonFiniteError, decide, learn
+from omlc._core.losses import ALTLoss, PALoss
+from omlc._core.optimizers import SGD, AdaGrad
 from omlc._core.rowstream import RowStream
 from omlc._validation import check_Y, csr_arrays
 from omlc.learners.passive_aggressive import _VARIANTS
@@ -28,10 +31,33 @@ def make_problem(seed, n=60, d=25, L=7):
     return X, Y
 
 
-def stream(X, Y, order=None):
+def stream(X, Y=None, order=None):
     xi, xx, xv = csr_arrays(X)
+    if Y is None:
+        return RowStream(xi, xx, xv, X.shape[1], order=order)
     yi, yy, _ = csr_arrays(Y)
     return RowStream(xi, xx, xv, X.shape[1], yi, yy, Y.shape[1], order=order)
+
+
+# The learners as (optimiser, loss) pairs, called the way the learner classes do.
+def falt_partial_fit(W, st, eta, M, out, intercept=0.0):
+    d = W.shape[0] - (1 if intercept else 0)
+    return learn(SGD(W, d, intercept, eta), ALTLoss(), st, M, out)
+
+
+def salt_partial_fit(W, G, st, eta, delta, M, out, intercept=0.0):
+    d = W.shape[0] - (1 if intercept else 0)
+    return learn(AdaGrad(W, G, d, intercept, eta, delta), ALTLoss(), st, M, out)
+
+
+def pa_partial_fit(W, st, variant, C, out, intercept=0.0):
+    d = W.shape[0] - (1 if intercept else 0)
+    return learn(SGD(W, d, intercept, 1.0), PALoss(variant, C), st, 1, out)
+
+
+def linear_decision(W, st, out, threshold, intercept=0.0):
+    d = W.shape[0] - (1 if intercept else 0)
+    decide(SGD(W, d, intercept), st, out, 1 if threshold else 0)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -88,8 +114,9 @@ def test_linear_decision_matches_dense_product(threshold):
 
 
 def test_falt_first_step_sanity():
-    """Spec §3.1: from W = 0 with ||x|| = 1 one step gives s_i = eta/P on
-    relevant labels, -eta/N on the others, threshold unmoved, so Y-hat = Y."""
+    """The ALT paper's update (Algorithm 1): from W = 0 with ||x|| = 1 one step
+    gives s_i = eta/P on relevant labels, -eta/N on the others, threshold
+    unmoved, so Y-hat = Y."""
     x = sp.csr_matrix(np.array([[0.6, 0.0, 0.8]]))
     Y = check_Y([[1, 3]], n_labels=5)
     W = np.zeros((3, 6))
@@ -100,7 +127,7 @@ def test_falt_first_step_sanity():
 
 
 def test_falt_regret_bound_against_zero_comparator():
-    """Theorem 1 with U = 0 (spec §8): sum_t f_t(W_t) <= sum_t f_t(0) + eta R^2 T, M = 1."""
+    """The ALT paper's Theorem 1 with U = 0: sum_t f_t(W_t) <= sum_t f_t(0) + eta R^2 T, M = 1."""
     X, Y = make_problem(9, n=200)
     eta = 0.05
     W = np.zeros((X.shape[1], Y.shape[1] + 1))
@@ -155,3 +182,38 @@ def test_intercept_equals_an_appended_constant_feature(seed):
     xi, xx, xv = csr_arrays(X)
     linear_decision(W, RowStream(xi, xx, xv, d), dec, False, 1.0)
     np.testing.assert_allclose(dec, Xb.toarray() @ W, rtol=0, atol=1e-12)
+
+
+def test_nonfinite_scores_stop_the_call_and_name_the_row():
+    X, Y = make_problem(0)
+    W = np.zeros((X.shape[1], Y.shape[1] + 1))
+    X = X.copy()
+    X.data[X.indptr[10]] = 1e200  # finite, but its square overflows
+    with pytest.raises(NonFiniteError, match="row 1[01] of the block") as err:
+        falt_partial_fit(W, stream(X, Y), 1.0, 3, None)
+    assert err.value.row in (10, 11)
+    assert isinstance(err.value, ValueError)
+    W = np.full((X.shape[1], Y.shape[1] + 1), np.inf)
+    with pytest.raises(NonFiniteError, match="while scoring row"):
+        linear_decision(W, stream(X), np.empty((X.shape[0], Y.shape[1])), True)
+
+
+def test_driver_refuses_mismatched_sizes():
+    X, Y = make_problem(0)
+    W = np.zeros((X.shape[1] + 3, Y.shape[1] + 1))
+    with pytest.raises(ValueError, match="features"):
+        learn(SGD(W, X.shape[1] + 3), ALTLoss(), stream(X, Y), 1)
+    W = np.zeros((X.shape[1], Y.shape[1] + 2))
+    with pytest.raises(ValueError, match="labels"):
+        learn(SGD(W, X.shape[1]), ALTLoss(), stream(X, Y), 1)
+    W = np.zeros((X.shape[1], Y.shape[1] + 1))
+    with pytest.raises(ValueError, match="labelled"):
+        learn(SGD(W, X.shape[1]), ALTLoss(), stream(X), 1)
+    with pytest.raises(ValueError, match="M must be"):
+        learn(SGD(W, X.shape[1]), ALTLoss(), stream(X, Y), 0)
+    with pytest.raises(ValueError, match="out must have shape"):
+        learn(SGD(W, X.shape[1]), ALTLoss(), stream(X, Y), 1, np.empty((2, 2)))
+    with pytest.raises(ValueError, match="float32 or float64"):
+        SGD(np.zeros((3, 2), dtype=np.int64), 3)
+    with pytest.raises(ValueError, match="C-contiguous"):
+        SGD(np.zeros((4, 6))[:, ::2], 4)

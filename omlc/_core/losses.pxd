@@ -1,0 +1,40 @@
+# Losses of the linear engine: each turns a row's scores and its relevant
+# labels into per-column coefficients g, with the weight update direction
+# -g ⊗ x. One virtual call per row (or per repetition); nothing per nonzero.
+from libc.stdint cimport int32_t, int64_t
+
+from omlc._core.workspace cimport Workspace
+
+ctypedef double float64_t
+
+
+cdef struct Target:
+    const char* rel        # rel[l] = 1 iff label l is relevant, length L
+    const int32_t* idx     # the relevant label ids, sorted, length P
+    int64_t P
+    int64_t L
+
+
+cdef class Loss:
+    # Score columns beyond the L labels (ALT: 1, the threshold column); the
+    # decision value of label l is s_l - s_L when there is one.
+    cdef readonly int n_extra
+
+    cdef int64_t coefficients(self, const float64_t* s, const Target* y, float64_t q,
+                              float64_t* g, Workspace* ws) noexcept nogil
+    cdef int64_t plain_steps(self, float64_t* s, float64_t* c, const Target* y,
+                             float64_t eta, float64_t q, int64_t M,
+                             Workspace* ws) noexcept nogil
+
+
+cdef class ALTLoss(Loss):
+    pass
+
+
+cdef class PALoss(Loss):
+    cdef readonly int variant
+    cdef readonly float64_t C
+
+
+cdef class SquaredLoss(Loss):
+    pass

@@ -1,0 +1,71 @@
+# Optimisers of the linear engine: each owns a weight matrix (float32 or
+# float64, feature-major W[d(+1), K]) and decides how a loss's coefficients
+# become weight changes. The driver (omlc._core.linear) calls them once per row.
+from libc.stdint cimport int32_t, int64_t
+
+from omlc._core.losses cimport Loss, Target
+from omlc._core.rowstream cimport CSRRows, Row, get_row
+from omlc._core.simd cimport omlc_prefetch_lines
+from omlc._core.workspace cimport Workspace
+
+ctypedef double float64_t
+ctypedef float float32_t
+
+cdef enum:
+    PREFETCH_AHEAD = 8   # as OMLC_AHEAD in simd.pxd
+
+
+cdef inline void prefetch_next_row(const CSRRows* rows, int64_t k, const char* W,
+                                   int64_t row_bytes) noexcept nogil:
+    """Prefetch the W rows of the first nonzeros of stream row k + 1, which
+    the scoring loop's own look-ahead cannot reach."""
+    cdef Row nxt
+    cdef int64_t p
+    if k + 1 >= rows.n_rows:
+        return
+    get_row(rows, k + 1, &nxt)
+    for p in range(min(nxt.x_nnz, PREFETCH_AHEAD)):
+        omlc_prefetch_lines(W + <int64_t> nxt.x_indices[p] * row_bytes, row_bytes)
+
+
+cdef class Optimizer:
+    cdef object _keep             # the arrays the pointers below point into
+    cdef char* W
+    cdef bint w_f32
+    cdef readonly int64_t K       # columns of W
+    cdef readonly int64_t n_features
+    cdef int64_t row_bytes
+    cdef float64_t b              # value of the intercept's constant feature (0: none)
+    cdef char* Wb                 # the intercept's weights: W's row n_features
+    cdef readonly bint separate_output
+
+    cdef int _bind_weights(self, object W, int64_t n_features, double intercept) except -1
+    cdef void score(self, const Row* r, float64_t* s, Workspace* ws) noexcept nogil
+    cdef void output(self, const Row* r, float64_t* d, Workspace* ws) noexcept nogil
+    cdef int64_t fit_row(self, const Row* r, float64_t* s, Loss loss, const Target* y,
+                         int64_t M, Workspace* ws) noexcept nogil
+
+
+cdef class SGD(Optimizer):
+    cdef readonly float64_t eta
+
+
+cdef class AdaGrad(Optimizer):
+    cdef readonly float64_t eta
+    cdef readonly float64_t delta
+    cdef char* G
+    cdef char* Gb
+
+
+cdef class ScaledSGD(Optimizer):
+    cdef readonly float64_t eta
+    cdef readonly float64_t power
+    cdef readonly float64_t t0
+    cdef readonly float64_t lam
+    cdef readonly bint average
+    cdef float64_t* st            # [scale, t, sum of scales, n averaged, its rounding error]
+    cdef char* A                  # running sums for the average, like W
+    cdef float64_t* snap          # per row of W: the sum of scales (hi, lo) when last flushed
+    cdef int64_t n_rows_w
+
+    cdef void renormalise(self) noexcept nogil

@@ -1,0 +1,517 @@
+# cython: language_level=3
+"""Optimisers of the linear engine: how a loss's coefficients change the weights.
+
+Each optimiser binds the learner's NumPy arrays (it owns no memory) and offers
+the driver three per-row operations: ``score`` (the row's scores at the point
+where the loss is evaluated), ``output`` (the model's decision scores, when they
+differ: averaged models) and ``fit_row`` (the row's steps).
+
+Weights are float64 or float32. Scores are always handed to the loss in
+float64; with float32 weights a row's scores are accumulated in float32 (one
+rounding per product and per sum, as any float32 BLAS does) and the loss's
+coefficients are rounded to float32 once per step before they touch W.
+Feature values are read in their stored precision (float32 or float64) and
+converted once per nonzero.
+"""
+import numpy as np
+cimport numpy as cnp
+from libc.math cimport pow, sqrt, sqrtf
+from libc.stdint cimport int32_t, int64_t
+
+from omlc._core.rowstream cimport row_value, sq_norm
+from omlc._core.simd cimport (omlc_adagrad_d, omlc_adagrad_f, omlc_axpy_dd, omlc_axpy_df,
+                              omlc_axpy_fd, omlc_axpy_ff, omlc_score_dd, omlc_score_df,
+                              omlc_score_fd, omlc_score_ff, omlc_simd_build)
+
+cnp.import_array()
+
+ctypedef fused wfloat:
+    float32_t
+    float64_t
+
+ctypedef fused xfloat:
+    float32_t
+    float64_t
+
+# When at least 1/DENSE of the columns move, a contiguous loop over all K
+# columns (zero coefficients leave their weights unchanged) beats a gather of
+# the moving ones: it vectorises. The AdaGrad step costs a square root and a
+# division per column, so its dense loop pays off only when half of them move.
+cdef enum:
+    DENSE_AXPY = 4
+    DENSE_ADAGRAD = 2
+
+# Below this, the lazily kept scale of ScaledSGD is folded into the weights
+# (an O(d K) pass) before it can underflow.
+cdef float64_t MIN_SCALE = 1e-9
+
+
+# --------------------------------------------------------------------------- loops
+
+cdef inline void _axpy(const Row* r, wfloat* W, int64_t K, const xfloat* xd, const wfloat* c,
+                       const int32_t* act, int64_t n_act, bint dense, wfloat b,
+                       wfloat* Wb) noexcept nogil:
+    """W[j, :] += x_j c for every nonzero j of the row (and Wb += b c)."""
+    cdef int64_t p, l, a
+    cdef wfloat x
+    cdef wfloat* w
+    if dense:
+        if wfloat is float64_t:
+            if xfloat is float64_t:
+                omlc_axpy_dd(r.x_indices, xd, r.x_nnz, W, K, c)
+            else:
+                omlc_axpy_df(r.x_indices, xd, r.x_nnz, W, K, c)
+        else:
+            if xfloat is float64_t:
+                omlc_axpy_fd(r.x_indices, xd, r.x_nnz, W, K, c)
+            else:
+                omlc_axpy_ff(r.x_indices, xd, r.x_nnz, W, K, c)
+        if Wb != NULL:
+            for l in range(K):
+                Wb[l] += b * c[l]
+    else:
+        for p in range(r.x_nnz):
+            x = <wfloat> xd[p]
+            w = W + <int64_t> r.x_indices[p] * K
+            for a in range(n_act):
+                l = act[a]
+                w[l] += x * c[l]
+        if Wb != NULL:
+            for a in range(n_act):
+                l = act[a]
+                Wb[l] += b * c[l]
+
+
+cdef inline void _adagrad_feature(wfloat x, wfloat* w, wfloat* gsq, const wfloat* g,
+                                  float64_t* s, const int32_t* act, int64_t n_act, int64_t K,
+                                  wfloat eta, wfloat delta, bint dense) noexcept nogil:
+    """One AdaGrad step on the weights of one feature (value x): G += (g_l x)^2,
+    w -= eta g_l x / (delta + sqrt(G)), and the row's scores follow."""
+    cdef int64_t a, l
+    cdef wfloat gx, step
+    if dense:
+        if wfloat is float32_t:
+            omlc_adagrad_f(x, w, gsq, g, s, K, eta, delta)
+        else:
+            omlc_adagrad_d(x, w, gsq, g, s, K, eta, delta)
+    else:
+        for a in range(n_act):
+            l = act[a]
+            gx = g[l] * x
+            gsq[l] += gx * gx
+            if wfloat is float32_t:
+                step = -eta * gx / (delta + sqrtf(gsq[l]))
+            else:
+                step = -eta * gx / (delta + sqrt(gsq[l]))
+            w[l] += step
+            s[l] += x * step
+
+
+cdef inline void _adagrad(const Row* r, wfloat* W, wfloat* G, int64_t K, const xfloat* xd,
+                          const wfloat* g, float64_t* s, const int32_t* act, int64_t n_act,
+                          bint dense, wfloat eta, wfloat delta, wfloat b, wfloat* Wb,
+                          wfloat* Gb) noexcept nogil:
+    cdef int64_t p, j
+    for p in range(r.x_nnz):
+        j = r.x_indices[p]
+        _adagrad_feature(<wfloat> xd[p], W + j * K, G + j * K, g, s, act, n_act, K, eta,
+                         delta, dense)
+    if Wb != NULL:
+        _adagrad_feature(b, Wb, Gb, g, s, act, n_act, K, eta, delta, dense)
+
+
+cdef inline void _flush(wfloat* A, const wfloat* V, int64_t K, wfloat f) noexcept nogil:
+    cdef int64_t l
+    for l in range(K):
+        A[l] += f * V[l]
+
+
+cdef inline void _avg_dot(const Row* r, const wfloat* V, const wfloat* A, const float64_t* snap,
+                          int64_t K, const xfloat* xd, const float64_t* st, float64_t* d,
+                          float64_t b, int64_t jb) noexcept nogil:
+    """d = sum_j x_j (A_j + pending_j V_j): x times the running sums of the
+    iterates, each row's pending part (see ``_pending``) added on the fly."""
+    cdef int64_t p, l, j
+    cdef float64_t x, f
+    for l in range(K):
+        d[l] = 0.0
+    for p in range(r.x_nnz + (1 if jb >= 0 else 0)):
+        if p < r.x_nnz:
+            j = r.x_indices[p]
+            x = xd[p]
+        else:
+            j = jb
+            x = b
+        f = (st[2] - snap[2 * j]) + (st[4] - snap[2 * j + 1])
+        for l in range(K):
+            d[l] += x * (A[j * K + l] + f * V[j * K + l])
+
+
+# --------------------------------------------------------------------------- dispatch
+
+cdef inline void linear_scores(const char* W, bint w_f32, int64_t K, const Row* r,
+                               float64_t b, const char* Wb, float64_t scale, float64_t* s,
+                               Workspace* ws) noexcept nogil:
+    """s = scale * (x W + b Wb), accumulated in the weights' precision."""
+    cdef int64_t l
+    cdef float32_t* acc = ws.s32
+    cdef const float32_t* wb32 = <const float32_t*> Wb
+    cdef const float64_t* wb64 = <const float64_t*> Wb
+    if w_f32:
+        if r.x_f32:
+            omlc_score_ff(r.x_indices, <const float32_t*> r.x_data, r.x_nnz,
+                          <const float32_t*> W, K, acc)
+        else:
+            omlc_score_fd(r.x_indices, <const float64_t*> r.x_data, r.x_nnz,
+                          <const float32_t*> W, K, acc)
+        if Wb != NULL:
+            for l in range(K):
+                acc[l] += (<float32_t> b) * wb32[l]
+        for l in range(K):
+            s[l] = scale * acc[l]
+    else:
+        if r.x_f32:
+            omlc_score_df(r.x_indices, <const float32_t*> r.x_data, r.x_nnz,
+                          <const float64_t*> W, K, s)
+        else:
+            omlc_score_dd(r.x_indices, <const float64_t*> r.x_data, r.x_nnz,
+                          <const float64_t*> W, K, s)
+        if Wb != NULL:
+            for l in range(K):
+                s[l] += b * wb64[l]
+        if scale != 1.0:
+            for l in range(K):
+                s[l] *= scale
+
+
+cdef inline int64_t active(const float64_t* c, int64_t K, int32_t* act) noexcept nogil:
+    cdef int64_t l, n = 0
+    for l in range(K):
+        if c[l] != 0.0:
+            act[n] = <int32_t> l
+            n += 1
+    return n
+
+
+cdef int64_t rank_one(Optimizer o, const Row* r, const float64_t* c,
+                      Workspace* ws) noexcept nogil:
+    """W += x ⊗ c on the row's nonzero features; returns 1 if c != 0."""
+    cdef int64_t l, K = o.K
+    cdef int64_t n_act = active(c, K, ws.act)
+    cdef bint dense = DENSE_AXPY * n_act >= K
+    if n_act == 0:
+        return 0
+    if o.w_f32:
+        for l in range(K):
+            ws.c32[l] = <float32_t> c[l]
+        if r.x_f32:
+            _axpy(r, <float32_t*> o.W, K, <const float32_t*> r.x_data, ws.c32, ws.act, n_act,
+                  dense, <float32_t> o.b, <float32_t*> o.Wb)
+        else:
+            _axpy(r, <float32_t*> o.W, K, <const float64_t*> r.x_data, ws.c32, ws.act, n_act,
+                  dense, <float32_t> o.b, <float32_t*> o.Wb)
+    else:
+        if r.x_f32:
+            _axpy(r, <float64_t*> o.W, K, <const float32_t*> r.x_data, c, ws.act, n_act,
+                  dense, o.b, <float64_t*> o.Wb)
+        else:
+            _axpy(r, <float64_t*> o.W, K, <const float64_t*> r.x_data, c, ws.act, n_act,
+                  dense, o.b, <float64_t*> o.Wb)
+    return 1
+
+
+cdef char* _bind(object arr, tuple shape, object dtype, str name, list keep) except NULL:
+    if not isinstance(arr, np.ndarray):
+        raise TypeError(f"{name} must be a NumPy array, got {type(arr).__name__}")
+    if arr.dtype != dtype or arr.shape != shape:
+        raise ValueError(f"{name} must be a {np.dtype(dtype).name} array of shape {shape}, "
+                         f"got {arr.dtype} {arr.shape}")
+    if not (arr.flags.c_contiguous and arr.flags.writeable and arr.flags.aligned):
+        raise ValueError(f"{name} must be C-contiguous, aligned and writeable")
+    keep.append(arr)
+    if arr.size == 0:
+        return <char*> _EMPTY
+    return <char*> cnp.PyArray_DATA(arr)
+
+
+cdef double _EMPTY[1]
+
+
+def simd_build():
+    """Which build of the innermost loops runs on this CPU: ``"avx2"``,
+    ``"baseline"`` or ``"single"`` (see ``omlc/_core/simd.pxd``)."""
+    return omlc_simd_build().decode()
+
+
+# --------------------------------------------------------------------------- classes
+
+cdef class Optimizer:
+    """Base class: binds ``W`` (float32 or float64, C-contiguous, shape
+    ``(n_features + 1 if intercept else n_features, K)``).
+
+    ``intercept`` is the value of a constant virtual feature whose weights are
+    W's last row (0: no intercept); no column is appended to the data.
+    """
+
+    def __init__(self, W, int64_t n_features, double intercept=0.0):
+        self._bind_weights(W, n_features, intercept)
+
+    cdef int _bind_weights(self, object W, int64_t n_features, double intercept) except -1:
+        if not isinstance(W, np.ndarray) or W.ndim != 2 or W.dtype not in (np.float32, np.float64):
+            raise ValueError("W must be a 2-D float32 or float64 NumPy array")
+        if n_features < 0:
+            raise ValueError("n_features must be >= 0")
+        keep = []
+        rows = n_features + (1 if intercept != 0.0 else 0)
+        self.W = _bind(W, (rows, W.shape[1]), W.dtype, "W", keep)
+        self._keep = keep
+        self.w_f32 = W.dtype == np.float32
+        self.K = W.shape[1]
+        self.n_features = n_features
+        self.row_bytes = self.K * W.itemsize
+        self.b = intercept
+        self.Wb = self.W + n_features * self.row_bytes if intercept != 0.0 else NULL
+        self.separate_output = False
+        return 0
+
+    @property
+    def dtype(self):
+        return np.dtype(np.float32 if self.w_f32 else np.float64)
+
+    cdef void score(self, const Row* r, float64_t* s, Workspace* ws) noexcept nogil:
+        linear_scores(self.W, self.w_f32, self.K, r, self.b, self.Wb, 1.0, s, ws)
+
+    cdef void output(self, const Row* r, float64_t* d, Workspace* ws) noexcept nogil:
+        self.score(r, d, ws)
+
+    cdef int64_t fit_row(self, const Row* r, float64_t* s, Loss loss, const Target* y,
+                         int64_t M, Workspace* ws) noexcept nogil:
+        return 0
+
+
+cdef class SGD(Optimizer):
+    """Plain steps of size ``eta``: up to M per row, taken in score space by the
+    loss (they never read W), then one rank-one update of the row's weights."""
+
+    def __init__(self, W, int64_t n_features, double intercept=0.0, double eta=1.0):
+        self._bind_weights(W, n_features, intercept)
+        self.eta = eta
+
+    cdef int64_t fit_row(self, const Row* r, float64_t* s, Loss loss, const Target* y,
+                         int64_t M, Workspace* ws) noexcept nogil:
+        cdef int64_t l
+        cdef float64_t q = sq_norm(r, self.b)
+        if q == 0.0:
+            return 0  # x = 0: no step can change a weight or a score
+        for l in range(self.K):
+            ws.c[l] = 0.0
+        if loss.plain_steps(s, ws.c, y, self.eta, q, M, ws) == 0:
+            return 0
+        return rank_one(self, r, ws.c, ws)
+
+
+cdef class AdaGrad(Optimizer):
+    """Diagonal AdaGrad (Duchi, Hazan & Singer, 2011): ``G`` (same shape and
+    dtype as W) sums the squared gradients including the current one;
+    ``w -= eta g / (delta + sqrt(G))``. Each of up to M repetitions per row is
+    one step (the loss is re-evaluated at the moved scores)."""
+
+    def __init__(self, W, G, int64_t n_features, double intercept=0.0, double eta=1.0,
+                 double delta=1.0):
+        self._bind_weights(W, n_features, intercept)
+        self.G = _bind(G, W.shape, W.dtype, "G", self._keep)
+        self.Gb = self.G + n_features * self.row_bytes if intercept != 0.0 else NULL
+        self.eta = eta
+        self.delta = delta
+
+    cdef int64_t fit_row(self, const Row* r, float64_t* s, Loss loss, const Target* y,
+                         int64_t M, Workspace* ws) noexcept nogil:
+        cdef int64_t rep, l, n_act, K = self.K
+        cdef bint dense
+        cdef float64_t q = sq_norm(r, self.b)
+        if q == 0.0:
+            return 0
+        for rep in range(M):
+            if loss.coefficients(s, y, q, ws.g, ws) == 0:
+                return rep > 0
+            n_act = active(ws.g, K, ws.act)
+            dense = DENSE_ADAGRAD * n_act >= K
+            if self.w_f32:
+                for l in range(K):
+                    ws.c32[l] = <float32_t> ws.g[l]
+                if r.x_f32:
+                    _adagrad(r, <float32_t*> self.W, <float32_t*> self.G, K,
+                             <const float32_t*> r.x_data, ws.c32, s, ws.act, n_act, dense,
+                             <float32_t> self.eta, <float32_t> self.delta, <float32_t> self.b,
+                             <float32_t*> self.Wb, <float32_t*> self.Gb)
+                else:
+                    _adagrad(r, <float32_t*> self.W, <float32_t*> self.G, K,
+                             <const float64_t*> r.x_data, ws.c32, s, ws.act, n_act, dense,
+                             <float32_t> self.eta, <float32_t> self.delta, <float32_t> self.b,
+                             <float32_t*> self.Wb, <float32_t*> self.Gb)
+            else:
+                if r.x_f32:
+                    _adagrad(r, <float64_t*> self.W, <float64_t*> self.G, K,
+                             <const float32_t*> r.x_data, ws.g, s, ws.act, n_act, dense,
+                             self.eta, self.delta, self.b, <float64_t*> self.Wb,
+                             <float64_t*> self.Gb)
+                else:
+                    _adagrad(r, <float64_t*> self.W, <float64_t*> self.G, K,
+                             <const float64_t*> r.x_data, ws.g, s, ws.act, n_act, dense,
+                             self.eta, self.delta, self.b, <float64_t*> self.Wb,
+                             <float64_t*> self.Gb)
+        return M > 0
+
+
+cdef inline float64_t _pending(ScaledSGD o, int64_t j) noexcept nogil:
+    """The sum of scales since row j was last flushed.
+
+    Both running sums are kept as unevaluated sums hi + lo (Knuth's TwoSum):
+    the scales decay, so the sum is large next to the latest terms and a plain
+    difference of two large sums would lose their digits."""
+    return (o.st[2] - o.snap[2 * j]) + (o.st[4] - o.snap[2 * j + 1])
+
+
+cdef inline void _add_scale(ScaledSGD o, float64_t v) noexcept nogil:
+    cdef float64_t hi = o.st[2] + v
+    cdef float64_t bv = hi - o.st[2]
+    o.st[4] += (o.st[2] - (hi - bv)) + (v - bv)
+    o.st[2] = hi
+
+
+cdef inline void _flush_row(ScaledSGD o, int64_t j) noexcept nogil:
+    """Bring row j of the running sums up to date before row j of V changes."""
+    cdef float64_t f = _pending(o, j)
+    if f != 0.0:
+        if o.w_f32:
+            _flush(<float32_t*> o.A + j * o.K, <const float32_t*> o.W + j * o.K, o.K,
+                   <float32_t> f)
+        else:
+            _flush(<float64_t*> o.A + j * o.K, <const float64_t*> o.W + j * o.K, o.K, f)
+    o.snap[2 * j] = o.st[2]
+    o.snap[2 * j + 1] = o.st[4]
+
+
+cdef class ScaledSGD(Optimizer):
+    """SGD with L2 shrinkage and optional averaging, lazily: O(nnz K) per row.
+
+    The model is ``scale * V`` (``V`` is the bound ``W``): the shrink
+    ``W <- (1 - eta_t lam) W`` multiplies one scalar, and a step adds
+    ``-eta_t x ⊗ g / scale`` to V's touched rows (as scikit-learn's SGD keeps
+    ``wscale``). One step per row, at step sizes
+    ``eta_t = eta / (1 + t / t0) ** power`` (``power = 0``: constant; ``eta =
+    1/(lam t0)``, ``power = 1`` gives Pegasos-style ``1 / (lam (t + t0))``).
+    Every row counts as a step, also one with no features or a zero loss
+    (the shrink still applies).
+
+    With ``average``, the output is the mean of the iterates after each step,
+    kept as running sums ``A`` (shape of W): row j of ``A`` is brought up to
+    date only when row j of V is about to change, from the sum of scales
+    since (``snap[j]``), so averaging is O(nnz K) per row too.
+
+    ``state`` is a float64 array ``[scale, t, sum of scales, n averaged,
+    rounding error of the sum]`` (start: ``[1, 0, 0, 0, 0]``) that the
+    optimiser updates in place; ``snap`` (float64, ``(rows of W, 2)``) holds
+    each row's snapshot of the sum and of its rounding error.
+    """
+
+    def __init__(self, W, state, int64_t n_features, double intercept=0.0, double eta=0.01,
+                 double lam=0.0, double power=0.0, double t0=1.0, A=None, snap=None):
+        self._bind_weights(W, n_features, intercept)
+        self.st = <float64_t*> _bind(state, (5,), np.float64, "state", self._keep)
+        if not (eta > 0.0 and lam >= 0.0 and power >= 0.0 and t0 > 0.0):
+            raise ValueError("need eta > 0, lam >= 0, power >= 0 and t0 > 0")
+        if eta * lam >= 1.0:
+            raise ValueError(f"eta * lam = {eta * lam} must be < 1 (the shrink factor "
+                             "1 - eta * lam must stay positive)")
+        if not self.st[0] > 0.0:
+            raise ValueError("state[0] (the scale) must be positive")
+        self.eta = eta
+        self.lam = lam
+        self.power = power
+        self.t0 = t0
+        self.n_rows_w = W.shape[0]
+        self.average = A is not None
+        if self.average:
+            self.A = _bind(A, W.shape, W.dtype, "A", self._keep)
+            self.snap = <float64_t*> _bind(snap, (W.shape[0], 2), np.float64, "snap", self._keep)
+            self.separate_output = True
+        elif snap is not None:
+            raise ValueError("snap is given without A")
+
+    cdef void renormalise(self) noexcept nogil:
+        """Fold the scale into V (and settle every average row): O(d K), rare."""
+        cdef int64_t j, l, n = self.n_rows_w * self.K
+        cdef float64_t sc = self.st[0]
+        if self.average:
+            for j in range(self.n_rows_w):
+                _flush_row(self, j)
+                self.snap[2 * j] = 0.0
+                self.snap[2 * j + 1] = 0.0
+            self.st[2] = 0.0
+            self.st[4] = 0.0
+        if self.w_f32:
+            for l in range(n):
+                (<float32_t*> self.W)[l] *= <float32_t> sc
+        else:
+            for l in range(n):
+                (<float64_t*> self.W)[l] *= sc
+        self.st[0] = 1.0
+
+    cdef void score(self, const Row* r, float64_t* s, Workspace* ws) noexcept nogil:
+        linear_scores(self.W, self.w_f32, self.K, r, self.b, self.Wb, self.st[0], s, ws)
+
+    cdef void output(self, const Row* r, float64_t* d, Workspace* ws) noexcept nogil:
+        cdef int64_t l, jb = self.n_features if self.Wb != NULL else -1
+        cdef float64_t n_avg = self.st[3]
+        if n_avg == 0.0:
+            self.score(r, d, ws)
+            return
+        if self.w_f32:
+            if r.x_f32:
+                _avg_dot(r, <const float32_t*> self.W, <const float32_t*> self.A, self.snap,
+                         self.K, <const float32_t*> r.x_data, self.st, d, self.b, jb)
+            else:
+                _avg_dot(r, <const float32_t*> self.W, <const float32_t*> self.A, self.snap,
+                         self.K, <const float64_t*> r.x_data, self.st, d, self.b, jb)
+        else:
+            if r.x_f32:
+                _avg_dot(r, <const float64_t*> self.W, <const float64_t*> self.A, self.snap,
+                         self.K, <const float32_t*> r.x_data, self.st, d, self.b, jb)
+            else:
+                _avg_dot(r, <const float64_t*> self.W, <const float64_t*> self.A, self.snap,
+                         self.K, <const float64_t*> r.x_data, self.st, d, self.b, jb)
+        for l in range(self.K):
+            d[l] /= n_avg
+
+    cdef int64_t fit_row(self, const Row* r, float64_t* s, Loss loss, const Target* y,
+                         int64_t M, Workspace* ws) noexcept nogil:
+        cdef int64_t l, p, n
+        cdef float64_t t = self.st[1]
+        cdef float64_t eta_t = self.eta if self.power == 0.0 else \
+            self.eta / pow(1.0 + t / self.t0, self.power)
+        cdef float64_t shrink = 1.0 - eta_t * self.lam
+        cdef float64_t q = sq_norm(r, self.b)
+        n = loss.coefficients(s, y, q, ws.g, ws)
+        if self.average:
+            for p in range(r.x_nnz):
+                _flush_row(self, r.x_indices[p])
+            if self.Wb != NULL:
+                _flush_row(self, self.n_features)
+        self.st[0] *= shrink
+        if n != 0:
+            for l in range(self.K):
+                ws.c[l] = (-eta_t / self.st[0]) * ws.g[l]
+            n = rank_one(self, r, ws.c, ws)
+            for l in range(self.K):
+                s[l] = shrink * s[l] - eta_t * q * ws.g[l]
+        else:
+            for l in range(self.K):
+                s[l] *= shrink
+        self.st[1] = t + 1.0
+        if self.average:
+            _add_scale(self, self.st[0])
+            self.st[3] += 1.0
+        if self.st[0] < MIN_SCALE:
+            self.renormalise()
+        return n

@@ -1,0 +1,153 @@
+# The innermost loops of the linear engine, written once in C so that each can
+# carry a second, AVX2 build of itself beside the baseline one: GCC and Clang's
+# function multi-versioning (target_clones) pick the build once, at load time,
+# from the CPU (GNU indirect functions: x86-64 Linux with glibc). Elsewhere --
+# another CPU, OS, C library or compiler, or OMLC_NO_CLONES defined -- the
+# baseline build is the only one, so `pip install .` still builds anywhere with
+# a plain C compiler.
+#
+# The AVX2 build does not enable FMA: every clone rounds each multiply and add
+# exactly as the baseline does, so results are bit-identical on every CPU.
+# Cython cannot attach the attribute to a function of its own, hence C here.
+from libc.stdint cimport int32_t, int64_t
+
+cdef extern from *:
+    """
+    #include <stdint.h>
+    #if defined(__x86_64__) && defined(__GLIBC__) && !defined(OMLC_NO_CLONES) \
+        && defined(__has_attribute)
+    #  if __has_attribute(target_clones)
+    #    define OMLC_CLONES __attribute__((target_clones("avx2", "default")))
+    #  endif
+    #endif
+    #ifndef OMLC_CLONES
+    #  define OMLC_CLONES
+    #endif
+    #if defined(__GNUC__) || defined(__clang__)
+    #  define OMLC_PREFETCH(p) __builtin_prefetch((const void*)(p), 1, 1)
+    #  define OMLC_RESTRICT __restrict__
+    #else
+    #  define OMLC_PREFETCH(p) ((void)0)
+    #  define OMLC_RESTRICT
+    #endif
+    /* Nonzeros ahead whose weight rows the scoring loop asks for (4..32 measured
+       alike on rcv1-shaped rows; without prefetching scoring is ~2x slower). */
+    #define OMLC_AHEAD 8
+
+    static inline void omlc_prefetch_lines(const char* p, int64_t n_bytes) {
+        for (int64_t off = 0; off < n_bytes; off += 64) OMLC_PREFETCH(p + off);
+    }
+
+    /* acc[0..K) = sum_p x_p W[idx_p, 0..K): the row's scores, in WT. */
+    #define OMLC_DEFINE_SCORE(NAME, WT, XT)                                          \\
+    OMLC_CLONES static void NAME(const int32_t* idx, const XT* x, int64_t nnz,      \\
+                                 const WT* W, int64_t K, WT* OMLC_RESTRICT acc) {   \\
+        for (int64_t l = 0; l < K; l++) acc[l] = 0;                                 \\
+        for (int64_t p = 0; p < nnz; p++) {                                         \\
+            if (p + OMLC_AHEAD < nnz)                                               \\
+                omlc_prefetch_lines((const char*)(W + (int64_t)idx[p + OMLC_AHEAD] * K), \\
+                                    K * (int64_t)sizeof(WT));                       \\
+            const WT xv = (WT)x[p];                                                 \\
+            const WT* OMLC_RESTRICT w = W + (int64_t)idx[p] * K;                    \\
+            for (int64_t l = 0; l < K; l++) acc[l] += xv * w[l];                    \\
+        }                                                                           \\
+    }
+
+    /* W[idx_p, 0..K) += x_p c[0..K) for every nonzero p. */
+    #define OMLC_DEFINE_AXPY(NAME, WT, XT)                                           \\
+    OMLC_CLONES static void NAME(const int32_t* idx, const XT* x, int64_t nnz,      \\
+                                 WT* W, int64_t K, const WT* OMLC_RESTRICT c) {     \\
+        for (int64_t p = 0; p < nnz; p++) {                                         \\
+            const WT xv = (WT)x[p];                                                 \\
+            WT* OMLC_RESTRICT w = W + (int64_t)idx[p] * K;                          \\
+            for (int64_t l = 0; l < K; l++) w[l] += xv * c[l];                      \\
+        }                                                                           \\
+    }
+
+    /* One AdaGrad step on the K weights of one feature of value x:
+       G += (g x)^2, w -= eta g x / (delta + sqrt(G)), and s follows. */
+    #define OMLC_DEFINE_ADAGRAD(NAME, WT, SQRT)                                      \\
+    OMLC_CLONES static void NAME(WT x, WT* OMLC_RESTRICT w, WT* OMLC_RESTRICT gsq,  \\
+                                 const WT* OMLC_RESTRICT g, double* OMLC_RESTRICT s,\\
+                                 int64_t K, WT eta, WT delta) {                     \\
+        for (int64_t l = 0; l < K; l++) {                                           \\
+            WT gx = g[l] * x;                                                       \\
+            gsq[l] += gx * gx;                                                      \\
+            WT step = -eta * gx / (delta + SQRT(gsq[l]));                           \\
+            w[l] += step;                                                           \\
+            s[l] += x * step;                                                       \\
+        }                                                                           \\
+    }
+
+    OMLC_DEFINE_SCORE(omlc_score_dd, double, double)
+    OMLC_DEFINE_SCORE(omlc_score_df, double, float)
+    OMLC_DEFINE_SCORE(omlc_score_fd, float, double)
+    OMLC_DEFINE_SCORE(omlc_score_ff, float, float)
+    OMLC_DEFINE_AXPY(omlc_axpy_dd, double, double)
+    OMLC_DEFINE_AXPY(omlc_axpy_df, double, float)
+    OMLC_DEFINE_AXPY(omlc_axpy_fd, float, double)
+    OMLC_DEFINE_AXPY(omlc_axpy_ff, float, float)
+    OMLC_DEFINE_ADAGRAD(omlc_adagrad_d, double, sqrt)
+    OMLC_DEFINE_ADAGRAD(omlc_adagrad_f, float, sqrtf)
+
+    /* One of FALT's repetitions over the L label columns (see
+       omlc._core.losses.ALTLoss.plain_steps): each hinge is tested against the
+       threshold score thr, the active ones move c and s by coef (a select,
+       not a branch), and the active hinges are counted in integers -- a
+       floating-point count is a serial add chain that stops vectorisation.
+       Returns the number of active hinges, *n_rel the relevant ones among them. */
+    OMLC_CLONES static int64_t omlc_alt_step(double* OMLC_RESTRICT s, double* OMLC_RESTRICT c,
+                                              const double* OMLC_RESTRICT coef,
+                                              const double* OMLC_RESTRICT sgn, int64_t L,
+                                              double thr, double q, int64_t* n_rel) {
+        int64_t n_act = 0, n_rel_act = 0;
+        for (int64_t l = 0; l < L; l++) {
+            int64_t m = (sgn[l] * (s[l] - thr)) < 1.0;
+            double cv = coef[l];
+            double ck = m ? cv : 0.0;
+            c[l] -= ck;
+            s[l] -= ck * q;
+            n_act += m;
+            n_rel_act += m & (sgn[l] > 0.0);
+        }
+        *n_rel = n_rel_act;
+        return n_act;
+    }
+
+    /* Which build the loops above run: "avx2", "baseline" (an x86-64 CPU
+       without AVX2) or "single" (one build only). */
+    static const char* omlc_simd_build(void) {
+    #if defined(__x86_64__) && defined(__GLIBC__) && !defined(OMLC_NO_CLONES) \
+        && defined(__has_attribute)
+    #  if __has_attribute(target_clones)
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx2") ? "avx2" : "baseline";
+    #  endif
+    #endif
+        return "single";
+    }
+    """
+    void omlc_prefetch_lines(const char* p, int64_t n_bytes) noexcept nogil
+    void omlc_score_dd(const int32_t* idx, const double* x, int64_t nnz, const double* W,
+                       int64_t K, double* acc) noexcept nogil
+    void omlc_score_df(const int32_t* idx, const float* x, int64_t nnz, const double* W,
+                       int64_t K, double* acc) noexcept nogil
+    void omlc_score_fd(const int32_t* idx, const double* x, int64_t nnz, const float* W,
+                       int64_t K, float* acc) noexcept nogil
+    void omlc_score_ff(const int32_t* idx, const float* x, int64_t nnz, const float* W,
+                       int64_t K, float* acc) noexcept nogil
+    void omlc_axpy_dd(const int32_t* idx, const double* x, int64_t nnz, double* W,
+                      int64_t K, const double* c) noexcept nogil
+    void omlc_axpy_df(const int32_t* idx, const float* x, int64_t nnz, double* W,
+                      int64_t K, const double* c) noexcept nogil
+    void omlc_axpy_fd(const int32_t* idx, const double* x, int64_t nnz, float* W,
+                      int64_t K, const float* c) noexcept nogil
+    void omlc_axpy_ff(const int32_t* idx, const float* x, int64_t nnz, float* W,
+                      int64_t K, const float* c) noexcept nogil
+    void omlc_adagrad_d(double x, double* w, double* gsq, const double* g, double* s,
+                        int64_t K, double eta, double delta) noexcept nogil
+    void omlc_adagrad_f(float x, float* w, float* gsq, const float* g, double* s,
+                        int64_t K, float eta, float delta) noexcept nogil
+    int64_t omlc_alt_step(double* s, double* c, const double* coef, const double* sgn,
+                          int64_t L, double thr, double q, int64_t* n_rel) noexcept nogil
+    const char* omlc_simd_build() noexcept nogil

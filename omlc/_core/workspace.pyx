@@ -1,0 +1,37 @@
+# cython: language_level=3
+"""One scratch allocation per kernel call (see ``workspace.pxd``)."""
+import numpy as np
+cimport numpy as cnp
+from libc.stdint cimport uintptr_t
+
+cnp.import_array()
+
+# Each buffer starts on its own 64-byte line, so float32 and float64 loops over
+# them vectorise with aligned loads and no two buffers share a cache line.
+DEF LINE = 64
+
+
+cdef inline int64_t _bytes(int64_t n, int64_t size) noexcept nogil:
+    return ((n * size + LINE - 1) // LINE) * LINE
+
+
+cdef object workspace_alloc(int64_t K, Workspace* ws):
+    """Fill ``ws`` with zeroed buffers for ``K`` label columns and return the
+    array that owns them: the caller keeps it alive while ``ws`` is used."""
+    cdef int64_t n = K + 1
+    cdef int64_t f8 = _bytes(n, 8), f4 = _bytes(n, 4), i4 = _bytes(n, 4), b1 = _bytes(n, 1)
+    cdef int64_t total = 5 * f8 + 2 * f4 + i4 + b1
+    buf = np.zeros(total + LINE, dtype=np.uint8)
+    cdef char* base = <char*> cnp.PyArray_DATA(buf)
+    base += (LINE - <uintptr_t> base % LINE) % LINE
+    ws.s = <float64_t*> base
+    ws.c = <float64_t*> (base + f8)
+    ws.g = <float64_t*> (base + 2 * f8)
+    ws.h = <float64_t*> (base + 3 * f8)
+    ws.d = <float64_t*> (base + 4 * f8)
+    ws.s32 = <float32_t*> (base + 5 * f8)
+    ws.c32 = <float32_t*> (base + 5 * f8 + f4)
+    ws.act = <int32_t*> (base + 5 * f8 + 2 * f4)
+    ws.rel = base + 5 * f8 + 2 * f4 + i4
+    ws.K = K
+    return buf

@@ -1,0 +1,99 @@
+"""What the bench runs: the omlc learner configurations (one table row each)
+and the peer tools.
+
+A configuration names a learner of the registry (``omlc.learners.registry``)
+and the parameters it is built with. The parameters stay JSON-safe because
+they travel to the step's subprocess as JSON and are echoed in the result; a
+``dtype`` is therefore given by name (``"float32"``) and turned into the NumPy
+type only when the learner is built. A new row is one more entry of
+``LEARNERS``::
+
+    "falt-f32": LearnerConfig("falt", "FALT float32", {"dtype": "float32"}),
+"""
+import json
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["LearnerConfig", "LEARNERS", "NOT_IMPLEMENTED", "PEERS", "PEER_MODULES",
+           "DEFAULT_LEARNERS", "build_learner", "json_safe_params"]
+
+
+#: Hyperparameters shown next to a row's label, per registry name (the JSON
+#: has them all). A configuration's own parameters are shown as well.
+SHOWN = {"falt": ("eta", "M", "fit_intercept"), "salt": ("eta", "delta", "M"),
+         "pa-br": ("variant", "C", "kernel")}
+
+
+def _dtype_name(value):
+    return np.dtype(value).name
+
+
+@dataclass(frozen=True)
+class LearnerConfig:
+    """One omlc row: ``make_learner(learner, **params)`` with ``label`` in the
+    table. ``params`` must be JSON-safe; a NumPy dtype or type given for
+    ``dtype`` is stored by its name."""
+
+    learner: str
+    label: str
+    params: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        params = dict(self.params)
+        if "dtype" in params and params["dtype"] is not None:
+            params["dtype"] = _dtype_name(params["dtype"])
+        json.dumps(params)  # raises here, not in a subprocess mid-bench
+        object.__setattr__(self, "params", params)
+
+    def spec(self):
+        """What a step's subprocess needs to build the learner (JSON)."""
+        return {"learner": self.learner, "params": dict(self.params)}
+
+    def shown(self):
+        """Parameter names shown in the table, or None (show all)."""
+        base = SHOWN.get(self.learner)
+        if base is None:
+            return None
+        return tuple(base) + tuple(k for k in self.params if k not in base)
+
+
+#: Defaults everywhere, plus three documented variants: FALT and SALT with
+#: M=1 show what the default M = L repetitions cost; FALT with an intercept
+#: (not in the paper) and eta=0.3 shows the bias term that VW and scikit-learn
+#: fit by default.
+LEARNERS = {
+    "falt": LearnerConfig("falt", "FALT"),
+    "falt-m1": LearnerConfig("falt", "FALT M=1", {"M": 1}),
+    "falt-b": LearnerConfig("falt", "FALT +intercept", {"eta": 0.3, "fit_intercept": True}),
+    "salt": LearnerConfig("salt", "SALT"),
+    "salt-m1": LearnerConfig("salt", "SALT M=1", {"M": 1}),
+    "pa-br": LearnerConfig("pa-br", "PA-BR"),
+}
+DEFAULT_LEARNERS = ("falt", "falt-b", "salt", "salt-m1", "pa-br")
+#: Rows the report keeps a place for until the learner exists.
+NOT_IMPLEMENTED = {"ansgd": "ANSGD (label ranking)"}
+PEERS = ("vw", "sklearn", "river")
+PEER_MODULES = {"vw": "vowpalwabbit", "sklearn": "sklearn", "river": "river"}
+
+
+def build_learner(spec):
+    """The learner of a :meth:`LearnerConfig.spec`, through the registry."""
+    # Imported here: the registry loads the compiled kernels, which the I/O
+    # steps must not carry in their RSS.
+    from omlc.learners.registry import make_learner
+    params = dict(spec["params"])
+    if params.get("dtype") is not None:
+        params["dtype"] = np.dtype(params["dtype"]).type
+    return make_learner(spec["learner"], **params)
+
+
+def json_safe_params(params):
+    """A learner's ``get_params()`` as the result records it: None values and
+    the seed dropped (M=None kept: it means M = L), a dtype by name."""
+    out = {}
+    for k, v in params.items():
+        if k == "random_state" or (v is None and k != "M"):
+            continue
+        out[k] = _dtype_name(v) if k == "dtype" else v
+    return out

@@ -1,0 +1,76 @@
+"""Slow, obvious NumPy twins of the optimisers in ``omlc/_core/optimizers.pyx``
+(test oracles only): dense weights, every step recomputes x W, no lazy scale.
+
+``coef(s, relevant, q)`` is a loss's coefficient function (reference_losses);
+rows are dense vectors, the intercept is an appended constant column.
+"""
+import numpy as np
+
+
+def rows(X, Y, intercept=0.0):
+    X = X.tocsr()
+    Y = Y.tocsr()
+    for i in range(X.shape[0]):
+        x = X[i].toarray().ravel().astype(np.float64)
+        if intercept:
+            x = np.append(x, intercept)
+        yield x, set(Y[i].indices.tolist())
+
+
+def sgd(W, X, Y, coef, eta, M, intercept=0.0):
+    """Up to M plain steps per row, stopping at a zero coefficient vector;
+    rows with x = 0 are skipped (no step can change anything)."""
+    W = W.astype(np.float64)
+    outs = []
+    for x, rel in rows(X, Y, intercept):
+        outs.append(x @ W)
+        q = x @ x
+        if q == 0:
+            continue
+        for _ in range(M):
+            g = coef(x @ W, rel, q)
+            if not g.any():
+                break
+            W = W - eta * np.outer(x, g)
+    return W, np.array(outs).reshape(-1, W.shape[1])
+
+
+def adagrad(W, G, X, Y, coef, eta, delta, M, intercept=0.0):
+    W = W.astype(np.float64)
+    G = G.astype(np.float64)
+    outs = []
+    for x, rel in rows(X, Y, intercept):
+        outs.append(x @ W)
+        q = x @ x
+        if q == 0:
+            continue
+        for _ in range(M):
+            g = coef(x @ W, rel, q)
+            if not g.any():
+                break
+            grad = np.outer(x, g)
+            G = G + grad ** 2
+            W = W - eta * grad / (delta + np.sqrt(G))
+    return W, G, np.array(outs).reshape(-1, W.shape[1])
+
+
+def scaled_sgd(W, X, Y, coef, eta, lam, power, t0, average, intercept=0.0):
+    """W <- (1 - eta_t lam) W - eta_t x ⊗ g at eta_t = eta / (1 + t/t0)^power,
+    one step per row (every row, also x = 0); the output is the mean of the
+    iterates after each step when ``average``. Returns the last iterate, the
+    output weights and each row's pre-update output scores."""
+    W = W.astype(np.float64)
+    total = np.zeros_like(W)
+    n_avg = 0
+    outs = []
+    for t, (x, rel) in enumerate(rows(X, Y, intercept)):
+        model = total / n_avg if average and n_avg else W
+        outs.append(x @ model)
+        g = coef(x @ W, rel, x @ x)
+        eta_t = eta / (1.0 + t / t0) ** power
+        W = (1.0 - eta_t * lam) * W - eta_t * np.outer(x, g)
+        if average:
+            total += W
+            n_avg += 1
+    model = total / n_avg if average and n_avg else W
+    return W, model, np.array(outs).reshape(-1, W.shape[1])

@@ -1,0 +1,191 @@
+"""The optimisers (omlc/_core/optimizers.pyx) agree with their dense NumPy
+twins (tests/reference_optimizers.py): plain SGD, AdaGrad and the lazily
+scaled SGD with L2 shrinkage and averaging, each with several losses, in
+float64 (to 1e-12) and float32 (to float32 accuracy), on float64 and float32
+feature values."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import reference_losses as rl
+import reference_optimizers as ref
+from omlc._core.linear import decide, learn
+from omlc._core.losses import ALTLoss, PALoss, PAVariant, SquaredLoss
+from omlc._core.optimizers import SGD, AdaGrad, ScaledSGD
+from omlc._core.rowstream import RowStream
+from omlc._validation import check_Y, csr_arrays
+
+pytestmark = pytest.mark.kernel
+
+L = 6
+
+
+def problem(seed, n=80, d=20, x_dtype=np.float64):
+    """Sparse rows with an empty row, empty label sets and an all-labels row."""
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, d, density=0.2, format="lil", random_state=seed,
+                  data_rvs=lambda k: rng.normal(scale=0.7, size=k))
+    X[2, :] = 0
+    X = X.tocsr().astype(x_dtype)
+    X.eliminate_zeros()
+    Yd = (rng.random((n, L)) < 0.35).astype(int)
+    Yd[4] = 0
+    Yd[6] = 1
+    return X, check_Y(Yd)
+
+
+def stream(X, Y=None):
+    xi, xx, xv = csr_arrays(X)
+    if Y is None:
+        return RowStream(xi, xx, xv, X.shape[1])
+    return RowStream(xi, xx, xv, X.shape[1], np.asarray(Y.indptr, np.int64), Y.indices,
+                     Y.shape[1])
+
+
+LOSSES = {
+    "alt": (ALTLoss, (), lambda s, rel, q: rl.alt(s, rel, L)),
+    "pa1": (PALoss, (PAVariant.PA1, 0.5), lambda s, rel, q: rl.pa(s, rel, L, q, "pa1", 0.5)),
+    "squared": (SquaredLoss, (), lambda s, rel, q: rl.squared(s, rel, L)),
+}
+
+
+def columns(name):
+    return L + LOSSES[name][0]().n_extra
+
+
+@pytest.mark.parametrize("loss", sorted(LOSSES))
+@pytest.mark.parametrize("intercept", [0.0, 1.0])
+def test_sgd(loss, intercept):
+    X, Y = problem(0)
+    make, args, coef = LOSSES[loss]
+    M = 1 if loss == "pa1" else 3
+    eta = 1.0 if loss == "pa1" else 0.3
+    W = np.zeros((X.shape[1] + (intercept != 0), columns(loss)))
+    out = np.empty((X.shape[0], L))
+    learn(SGD(W, X.shape[1], intercept, eta), make(*args), stream(X, Y), M, out)
+    W_ref, S_ref = ref.sgd(np.zeros_like(W), X, Y, coef, eta, M, intercept)
+    np.testing.assert_allclose(W, W_ref, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(out, S_ref[:, :L] - (S_ref[:, L:L + 1] if loss == "alt" else 0),
+                               rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("loss", ["alt", "squared"])
+def test_adagrad(loss):
+    X, Y = problem(1)
+    make, args, coef = LOSSES[loss]
+    W = np.zeros((X.shape[1] + 1, columns(loss)))
+    G = np.zeros_like(W)
+    learn(AdaGrad(W, G, X.shape[1], 1.0, 0.7, 0.5), make(*args), stream(X, Y), 3)
+    W_ref, G_ref, _ = ref.adagrad(np.zeros_like(W), np.zeros_like(W), X, Y, coef, 0.7, 0.5, 3, 1.0)
+    np.testing.assert_allclose(W, W_ref, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(G, G_ref, rtol=0, atol=1e-12)
+
+
+def scaled(W, average, **kw):
+    state = np.array([1.0, 0.0, 0.0, 0.0, 0.0])
+    A = np.zeros_like(W) if average else None
+    snap = np.zeros((W.shape[0], 2)) if average else None
+    return ScaledSGD(W, state, A=A, snap=snap, **kw), state, A, snap
+
+
+def scaled_models(W, state, A, snap):
+    """(last iterate, output model) of a ScaledSGD's arrays."""
+    last = state[0] * W
+    if A is None or state[3] == 0:
+        return last, last
+    pending = (state[2] - snap[:, 0]) + (state[4] - snap[:, 1])
+    return last, (A + pending[:, None] * W) / state[3]
+
+
+@pytest.mark.parametrize("loss", sorted(LOSSES))
+@pytest.mark.parametrize("average", [False, True])
+@pytest.mark.parametrize("schedule", [(0.05, 0.0, 1.0), (0.5, 1.0, 20.0)])
+def test_scaled_sgd(loss, average, schedule):
+    X, Y = problem(2)
+    make, args, coef = LOSSES[loss]
+    eta, power, t0 = schedule
+    lam = 0.3
+    W = np.zeros((X.shape[1] + 1, columns(loss)))
+    opt, state, A, snap = scaled(W, average, n_features=X.shape[1], intercept=1.0, eta=eta,
+                                 lam=lam, power=power, t0=t0)
+    out = np.empty((X.shape[0], L))
+    learn(opt, make(*args), stream(X, Y), 1, out)
+    W_ref, model_ref, S_ref = ref.scaled_sgd(np.zeros_like(W), X, Y, coef, eta, lam, power, t0,
+                                             average, 1.0)
+    last, model = scaled_models(W, state, A, snap)
+    np.testing.assert_allclose(last, W_ref, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(model, model_ref, rtol=0, atol=1e-12)
+    extra = S_ref[:, L:L + 1] if loss == "alt" else 0
+    np.testing.assert_allclose(out, S_ref[:, :L] - extra, rtol=0, atol=1e-12)
+    assert state[1] == X.shape[0]  # every row is a step, also the empty one
+    # The model's decision values are the output model's (the average).
+    dec = np.empty((X.shape[0], L))
+    decide(opt, stream(X), dec, make(*args).n_extra)
+    Xb = sp.hstack([X, np.ones((X.shape[0], 1))]).toarray()
+    S = Xb @ model_ref
+    np.testing.assert_allclose(dec, S[:, :L] - (S[:, L:L + 1] if loss == "alt" else 0),
+                               rtol=0, atol=1e-12)
+
+
+def test_scaled_sgd_renormalises_without_changing_the_model():
+    """A strong shrink drives the scale below 1e-9 many times over: the folded
+    representation must give the same iterates and average as the dense twin."""
+    X, Y = problem(3, n=200)
+    coef = LOSSES["squared"][2]
+    W = np.zeros((X.shape[1], L))
+    opt, state, A, snap = scaled(W, True, n_features=X.shape[1], eta=0.5, lam=0.9)
+    learn(opt, SquaredLoss(), stream(X, Y), 1)
+    W_ref, model_ref, _ = ref.scaled_sgd(np.zeros_like(W), X, Y, coef, 0.5, 0.9, 0.0, 1.0, True)
+    last, model = scaled_models(W, state, A, snap)
+    assert 0.55 ** 200 < 1e-9 ** 5  # the scale must have been folded several times
+    assert state[0] > 1e-9
+    np.testing.assert_allclose(last, W_ref, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(model, model_ref, rtol=1e-12, atol=1e-15)
+
+
+def test_scaled_sgd_checks_its_parameters():
+    W = np.zeros((3, 2))
+    with pytest.raises(ValueError, match="must be < 1"):
+        scaled(W, False, n_features=3, eta=1.0, lam=1.0)
+    with pytest.raises(ValueError, match="need eta > 0"):
+        scaled(W, False, n_features=3, eta=-1.0)
+    with pytest.raises(ValueError, match="snap"):
+        ScaledSGD(W, np.array([1.0, 0, 0, 0, 0]), 3, snap=np.zeros((3, 2)))
+    with pytest.raises(ValueError, match="state"):
+        ScaledSGD(W, np.array([1.0, 0, 0, 0]), 3)
+
+
+@pytest.mark.parametrize("x_dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("which", ["sgd", "adagrad", "scaled"])
+def test_float32_weights_follow_float64(x_dtype, which):
+    """float32 weights give the float64 result to float32 accuracy, on float32
+    and float64 feature values (read in place, no upcast copy)."""
+    X, Y = problem(4, x_dtype=x_dtype)
+    results = []
+    for w_dtype in (np.float64, np.float32):
+        W = np.zeros((X.shape[1], L + 1), dtype=w_dtype)
+        out = np.empty((X.shape[0], L))
+        if which == "sgd":
+            opt = SGD(W, X.shape[1], 0.0, 0.3)
+        elif which == "adagrad":
+            opt = AdaGrad(W, np.zeros_like(W), X.shape[1], 0.0, 0.5, 1.0)
+        else:
+            opt, state, A, snap = scaled(W, True, n_features=X.shape[1], eta=0.1, lam=0.1)
+        learn(opt, ALTLoss(), stream(X, Y), 2 if which != "scaled" else 1, out)
+        assert W.dtype == w_dtype
+        results.append((W.astype(np.float64), out))
+    np.testing.assert_allclose(results[1][0], results[0][0], rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(results[1][1], results[0][1], rtol=1e-4, atol=1e-5)
+
+
+def test_float32_features_equal_float64_features_with_float64_weights():
+    """float32 values converted once per nonzero: the same model as the
+    float64 copy of the same (float32-representable) values."""
+    X32, Y = problem(5, x_dtype=np.float32)
+    X64 = X32.astype(np.float64)
+    Ws = []
+    for X in (X32, X64):
+        W = np.zeros((X.shape[1], L + 1))
+        learn(SGD(W, X.shape[1], 0.0, 0.3), ALTLoss(), stream(X, Y), 4)
+        Ws.append(W)
+    np.testing.assert_array_equal(Ws[0], Ws[1])
