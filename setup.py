@@ -90,6 +90,8 @@ extensions = [
 FORCE = _mode_changed()
 
 setup(
+    # Here rather than in pyproject.toml, see the note there.
+    license="BSD-3-Clause",
     ext_modules=cythonize(
         extensions, compiler_directives=directives, force=FORCE, nthreads=0
     ),

@@ -22,7 +22,8 @@ _EXPORTS = {
     "ELMOMLL": "omlc.learners",
     "clone": "omlc.learners.base",
 }
-_SUBMODULES = {"datasets", "learners", "metrics", "evaluate", "io", "plot", "reproduce", "cli"}
+_SUBMODULES = {"datasets", "learners", "metrics", "evaluate", "io", "plot", "preprocessing",
+               "reproduce", "cli"}
 
 __all__ = sorted(_EXPORTS) + sorted(_SUBMODULES)
 

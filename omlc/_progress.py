@@ -1,4 +1,10 @@
-"""A dependency-free progress bar on stderr: rows done, rows/s, ETA."""
+"""A dependency-free progress bar on stderr: rows done, rows/s, ETA.
+
+Its rate is wall-clock throughput of everything the loop does (reading, the
+learner, metrics); result tables report the learner's own time separately, so
+the two rates differ by design and are labelled "rows/s wall" and
+"learn rows/s".
+"""
 import sys
 import time
 
@@ -40,7 +46,7 @@ class Progress:
         bar = "#" * int(width * frac) + "-" * (width - int(width * frac))
         eta_s = f"{eta:6.1f}s" if eta != float("inf") else "     ?"
         self.stream.write(f"\r{self.desc:<14.14} [{bar}] {self.done:>10,}/{self.total:,} "
-                          f"{rate:>12,.0f} rows/s  ETA {eta_s}")
+                          f"{rate:>12,.0f} rows/s wall  ETA {eta_s}")
         self.stream.flush()
 
     def close(self):

@@ -28,3 +28,18 @@ def shared_file(relpath):
     if not path.exists():
         pytest.skip(f"data file {path} not present (set OMLC_DATA_DIR to the shared datasets folder)")
     return path
+
+
+def run_omlc(*args, cwd, env=None, unset=(), timeout=180):
+    """Run the installed ``omlc`` script (``python -m omlc`` if there is none) in
+    a subprocess; ``env`` adds variables, ``unset`` removes them."""
+    import subprocess
+    import sys
+    script = Path(sys.executable).with_name("omlc")
+    cmd = [str(script)] if script.exists() else [sys.executable, "-m", "omlc"]
+    full_env = dict(os.environ)
+    for name in ("OMLC_DEBUG",) + tuple(unset):
+        full_env.pop(name, None)
+    full_env.update(env or {})
+    return subprocess.run(cmd + [str(a) for a in args], cwd=cwd, env=full_env,
+                          capture_output=True, text=True, timeout=timeout)

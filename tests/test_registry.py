@@ -1,5 +1,6 @@
 """Dataset registry lookups, text tables, and the downloader against a local server."""
 import functools
+import json
 import hashlib
 import http.server
 import shutil
@@ -220,3 +221,64 @@ def test_fetch_downloads_only_what_is_missing(http_root, tmp_path, monkeypatch):
     n = len(server.hits)
     assert n == len(get_dataset_info("emotions").files)
     assert dl.fetch("emotions", "train", mirror=base) == got and len(server.hits) == n
+
+
+# ------------------------------------------- data directory, through the CLI
+
+_NO_DATA_ENV = ("OMLC_DATA_DIR", "OMLC_DOWNLOAD_DIR", "XDG_DATA_HOME")
+
+
+def test_datasets_list_says_where_it_looks(tmp_path):
+    from conftest import run_omlc
+    home = tmp_path / "home"
+    r = run_omlc("datasets", "list", cwd=tmp_path, env={"HOME": str(home)}, unset=_NO_DATA_ENV)
+    assert r.returncode == 0, r.stderr
+    default = home / ".local" / "share" / "omlc" / "datasets"
+    line = next(l for l in r.stdout.splitlines() if str(default) in l)
+    assert "default data directory; absent; 'omlc datasets fetch NAME' downloads here" in line
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    r = run_omlc("datasets", "list", cwd=tmp_path, env={"HOME": str(home), "OMLC_DATA_DIR": str(mine)})
+    where = r.stdout.split("Data sets are looked for in (first match wins):\n", 1)[1].splitlines()
+    assert str(mine) in where[0] and "OMLC_DATA_DIR" in where[0] and "downloads here" in where[0]
+
+
+def test_fetch_into_the_default_data_directory_then_run_from_anywhere(http_root, tmp_path):
+    from conftest import run_omlc
+    root, base, server = http_root
+    _serve_emotions(root)
+    home = tmp_path / "home"
+    env = {"HOME": str(home), "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost"}
+    # --force: a development checkout may also see the shared copy of emotions.
+    r = run_omlc("datasets", "fetch", "emotions", "--mirror", base, "--force", cwd=tmp_path,
+                 env=env, unset=_NO_DATA_ENV)
+    assert r.returncode == 0, r.stderr
+    folder = home / ".local" / "share" / "omlc" / "datasets" / "emotions"
+    lines = r.stdout.splitlines()
+    assert len(lines) == len(get_dataset_info("emotions").files)
+    assert all(l.startswith(str(folder)) and l.endswith("(sha256 verified)") for l in lines)
+    for f in get_dataset_info("emotions").files:
+        assert _sha(folder / f.filename) == f.sha256
+    # Found from a folder that is not the checkout, through OMLC_DATA_DIR too.
+    env["OMLC_DATA_DIR"] = str(folder.parent)
+    r = run_omlc("datasets", "info", "emotions", cwd=tmp_path, env=env)
+    assert f"local  {folder / 'emotions-train.arff'}" in r.stdout
+    r = run_omlc("run", "--data", "emotions", "--learner", "falt", "--quiet", "--json",
+                 cwd=tmp_path, env=dict(env, OMLC_CACHE_DIR=str(tmp_path / "cache")))
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)[0]["metrics"]["hamming_loss"] < 0.31
+
+
+def test_fetch_with_a_bad_checksum_fails_in_one_line_and_leaves_nothing(http_root, tmp_path):
+    from conftest import run_omlc
+    root, base, _ = http_root
+    _serve_emotions(root)
+    (root / "emotions-test.arff").write_bytes(b"@relation damaged\n")
+    data = tmp_path / "data"
+    r = run_omlc("datasets", "fetch", "emotions", "--mirror", base, "--force", cwd=tmp_path,
+                 env={"OMLC_DATA_DIR": str(data), "NO_PROXY": "127.0.0.1", "no_proxy": "127.0.0.1"})
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert r.stderr.strip().splitlines()[-1].startswith("omlc: ")
+    assert "does not match the expected" in r.stderr
+    assert not (data / "emotions" / "emotions-test.arff").exists()
+    assert not [p for p in (data / "emotions").iterdir() if p.name.startswith(".part")]

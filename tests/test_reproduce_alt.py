@@ -144,11 +144,11 @@ def test_kernel_falt_on_a_dense_set_matches_the_paper():
     _within_paper(rows, ("FALT(k)",))
 
 
-def test_cli_end_to_end(capsys):
+def test_cli_end_to_end(capsys, tmp_path):
     shared_file("emotions/emotions-train.arff")
     from omlc import cli
     code = cli.main(["reproduce", "alt", "--datasets", "emotions", "--runs", "2",
-                     "--search", "fixed", "--quiet"])
+                     "--search", "fixed", "--quiet", "--results", str(tmp_path / "rows.jsonl")])
     assert code == 0
     out = capsys.readouterr().out
     assert "### emotions — paper: Emotions" in out
@@ -157,3 +157,78 @@ def test_cli_end_to_end(capsys):
     omlc = [l for l in out.splitlines() if l.startswith("| FALT(k) | omlc |")]
     assert omlc and "—" not in omlc[0]
     assert not any(math.isnan(float(c.split("±")[0])) for c in omlc[0].split("|")[3:-1])
+
+
+# --- long jobs keep their work --------------------------------------------------
+
+def _small_dense(name, scale="none"):
+    from omlc.datasets import make_multilabel_stream
+    d = make_multilabel_stream(n_samples=300, n_features=30, n_labels=4, nnz_per_row=12,
+                               cardinality=1.5, seed=1)
+    X, Y = d.X.tocsr(), d.Y.tocsr()
+    return (X[:200], Y[:200]), (X[200:], Y[200:])
+
+
+def test_rows_stream_out_and_an_interrupted_run_resumes(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(alt, "load_dataset", _small_dense)
+    results = tmp_path / "rows.jsonl"
+    argv = ["--datasets", "emotions", "--runs", "2", "--search", "fixed", "--results", str(results)]
+    real = alt.evaluate.train_then_test
+    calls, seen = [], []
+
+    def interrupt_third(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 3 and not seen:
+            seen.append(capsys.readouterr())
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(alt.evaluate, "train_then_test", interrupt_third)
+    assert alt.main(argv) == 130
+    # The two finished rows were on stdout before the third began, and the
+    # expected duration came before any of them.
+    assert seen[0].out.count("| omlc |") == 2
+    assert "5 rows to compute; expected about" in seen[0].err
+    assert "run the same command again" in capsys.readouterr().err
+    assert len(results.read_text().splitlines()) == 2
+
+    calls.clear()
+    assert alt.main(argv) == 0
+    cap = capsys.readouterr()
+    assert "3 rows to compute, 2 reused from" in cap.err
+    assert len(calls) == 3                            # only the missing rows ran
+    assert cap.out.count("| omlc |") == 5 and cap.out.count("### emotions") == 1
+    assert len(results.read_text().splitlines()) == 5
+    # The streamed text is the same table the report holds.
+    rows = list(alt.load_results(results, alt.settings_key("fixed", 2, 0, "none", None)).values())
+    assert cap.out.strip() == alt.format_side_by_side(rows).strip()
+
+    calls.clear()
+    assert alt.main(argv + ["--fresh"]) == 0
+    assert len(calls) == 5 and len(results.read_text().splitlines()) == 5
+    # Other settings do not reuse these rows.
+    calls.clear()
+    assert alt.main(argv[:3] + ["3"] + argv[4:]) == 0
+    assert len(calls) == 5
+
+
+def test_expected_duration_of_the_default_command():
+    todo = [(d, a) for d, a, status in alt.plan() if status == "run"]
+    assert all((d, a) in alt.ROW_SECONDS for d, a in todo)
+    cheap = sum(alt.expected_seconds(d, a) for d, a in todo)
+    assert 200 < cheap < 900          # the issue measured over 7 minutes
+    assert sum(alt.expected_seconds(d, a, "fixed") for d, a in todo) < cheap / 3
+    assert sum(alt.expected_seconds(d, a, "paper") for d, a in todo) > 20 * cheap
+
+
+def test_reproduce_through_the_cli_twice(tmp_path):
+    shared_file("emotions/emotions-train.arff")
+    from conftest import run_omlc
+    results = tmp_path / "r.jsonl"
+    args = ("reproduce", "alt", "--datasets", "emotions", "--runs", "2", "--search", "fixed",
+            "--results", results)
+    first = run_omlc(*args, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    second = run_omlc(*args, cwd=tmp_path)
+    assert second.returncode == 0 and "0 rows to compute, 5 reused" in second.stderr
+    assert second.stdout == first.stdout

@@ -9,7 +9,8 @@ import importlib
 _EXPORTS = {
     "DatasetInfo": "registry", "FileInfo": "registry", "get_dataset_info": "registry",
     "list_datasets": "registry", "find_files": "registry", "find_file": "registry",
-    "search_dirs": "registry", "get_download_dir": "registry",
+    "search_dirs": "registry", "get_download_dir": "registry", "get_data_dir": "registry",
+    "search_locations": "registry", "format_search_locations": "registry",
     "format_dataset_list": "registry", "format_dataset_info": "registry",
     "local_status": "registry",
     "download": "download", "fetch": "download", "DownloadError": "download",

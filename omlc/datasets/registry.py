@@ -1,18 +1,26 @@
 """The benchmark data sets of the papers omlc reproduces: files, shapes, checksums.
 
-Every number here comes from ``shared/datasets/SOURCES.md`` (the checked copies
-of the files) or, for sets that are not in the shared folder, from the papers'
-data tables: ALT (Zhai et al.) Table 1, boosting (Jung & Tewari 2018) Table 2,
-CS-DPP Table 4, ANSGD (Park & Choi) Table 1. Full sha256 digests were computed on the shared
-files, whose first 16 hex digits SOURCES.md lists. A ``url`` is the byte-exact
+Every number here was measured on checked copies of the files (instance, feature
+and label counts, cardinality; they reproduce Mulan's published statistics) or,
+for sets with no copy, taken from the papers' data tables (ALT Table 1, boosting
+Table 2, CS-DPP Table 4, ANSGD Table 1). Full sha256 digests were computed on
+those copies. A ``url`` is the byte-exact
 origin of a file (a pinned GitHub commit for the shared copies), so its sha256
 applies to what a download returns; ``homepage`` is the canonical page a paper
 cites (Mulan distributes RAR archives there, which omlc does not unpack).
 
-``find_files`` looks for a set's files in, in order: the ``data_dir`` argument,
-``$OMLC_DATA_DIR``, ``../shared/datasets`` from the current directory and from
-the repository, then the download directory (``$OMLC_DOWNLOAD_DIR``, else
-``$XDG_DATA_HOME/omlc/datasets`` or ``~/.local/share/omlc/datasets``).
+Where data sets live
+--------------------
+The *data directory* is ``$OMLC_DATA_DIR`` when set, else a folder in the user's
+data directory: ``$XDG_DATA_HOME/omlc/datasets`` (``~/.local/share/omlc/datasets``
+when ``XDG_DATA_HOME`` is unset) on Linux and macOS, ``%LOCALAPPDATA%\\omlc\\datasets``
+on Windows. ``omlc datasets fetch NAME`` downloads a set there (one sub-folder
+per set, checksums verified). ``find_files`` looks for a set's files in, in
+order (:func:`search_locations`): the ``data_dir`` argument, every folder of
+``$OMLC_DATA_DIR`` (``os.pathsep``-separated), ``../shared/datasets`` from the
+current directory and beside the omlc checkout (a development layout), then the
+download directory (``$OMLC_DOWNLOAD_DIR``, when set) and the default data
+directory. ``omlc datasets list`` prints these folders.
 """
 import os
 from dataclasses import dataclass, field
@@ -20,8 +28,9 @@ from pathlib import Path
 from typing import Dict, Optional, Tuple
 
 __all__ = ["FileInfo", "DatasetInfo", "get_dataset_info", "list_datasets", "find_files",
-           "find_file", "search_dirs", "get_download_dir", "format_dataset_list",
-           "format_dataset_info", "local_status"]
+           "find_file", "search_dirs", "search_locations", "get_data_dir", "get_download_dir",
+           "format_dataset_list", "format_dataset_info", "format_search_locations",
+           "local_status", "suggest_names"]
 
 SPLITS = ("train", "test", "full")
 _COMPRESSION = (".bz2", ".gz", ".xz")
@@ -148,7 +157,8 @@ def _rcv1subset(k, card, distinct, digest, size):
             "CONVERTED from mldr.datasets' rcv1sub%d.rda (labels last, sparse ARFF); it has no "
             "public download address, hence no url." % k)
     if card is None:
-        note += " Not in the shared folder; statistics unknown to omlc (not in SOURCES.md or the papers' tables)."
+        note += (" Not in the shared folder; statistics unknown to omlc (no copy was checked and "
+                 "no paper reports them).")
     if distinct:
         note += f" {distinct} distinct label sets."
     if k == 1:
@@ -312,13 +322,33 @@ def list_datasets(paper=None):
 
 # ----------------------------------------------------------------------- lookup
 
-def get_download_dir():
-    env = os.environ.get("OMLC_DOWNLOAD_DIR")
-    if env:
-        return Path(env).expanduser()
+def _user_data_dir():
+    if os.name == "nt":
+        base = os.environ.get("LOCALAPPDATA") or str(Path.home() / "AppData" / "Local")
+        return Path(base) / "omlc" / "datasets"
     xdg = os.environ.get("XDG_DATA_HOME")
     base = Path(xdg).expanduser() if xdg else Path.home() / ".local" / "share"
     return base / "omlc" / "datasets"
+
+
+def _env_data_dirs():
+    env = os.environ.get("OMLC_DATA_DIR")
+    return [Path(p).expanduser() for p in env.split(os.pathsep) if p] if env else []
+
+
+def get_data_dir():
+    """The data directory: the first folder of ``$OMLC_DATA_DIR``, else the
+    user's data folder (see the module notes). It need not exist yet."""
+    env = _env_data_dirs()
+    return env[0] if env else _user_data_dir()
+
+
+def get_download_dir():
+    """Where downloads go: ``$OMLC_DOWNLOAD_DIR`` when set, else the data directory."""
+    env = os.environ.get("OMLC_DOWNLOAD_DIR")
+    if env:
+        return Path(env).expanduser()
+    return get_data_dir()
 
 
 def _repo_root():
@@ -328,29 +358,60 @@ def _repo_root():
     return None
 
 
-def search_dirs(data_dir=None):
-    """The directories searched for data files, in order, existing ones only."""
+def search_locations(data_dir=None):
+    """Every folder searched for data files, in order, as ``(path, why)``; a
+    folder that does not exist is listed too (``search_dirs`` skips it)."""
     cands = []
     if data_dir is not None:
-        cands.append(Path(data_dir).expanduser())
-    env = os.environ.get("OMLC_DATA_DIR")
-    if env:
-        cands.extend(Path(p).expanduser() for p in env.split(os.pathsep) if p)
-    cands.append(Path.cwd().parent / "shared" / "datasets")
+        cands.append((Path(data_dir).expanduser(), "data_dir argument"))
+    cands += [(p, "OMLC_DATA_DIR") for p in _env_data_dirs()]
+    cands.append((Path.cwd().parent / "shared" / "datasets", "../shared/datasets from the current folder"))
     repo = _repo_root()
     if repo is not None:
-        cands.append(repo.parent / "shared" / "datasets")
-    cands.append(get_download_dir())
+        cands.append((repo.parent / "shared" / "datasets", "../shared/datasets beside the omlc checkout"))
+    if os.environ.get("OMLC_DOWNLOAD_DIR"):
+        cands.append((get_download_dir(), "OMLC_DOWNLOAD_DIR"))
+    cands.append((_user_data_dir(), "default data directory"))
     out, seen = [], set()
-    for c in cands:
+    for path, why in cands:
         try:
-            r = c.resolve()
+            key = path.resolve()
         except OSError:
             continue
-        if r not in seen and r.is_dir():
-            seen.add(r)
-            out.append(r)
+        if key not in seen:
+            seen.add(key)
+            out.append((key, why))
     return out
+
+
+def search_dirs(data_dir=None):
+    """The directories searched for data files, in order, existing ones only."""
+    return [p for p, _ in search_locations(data_dir) if p.is_dir()]
+
+
+def format_search_locations(data_dir=None):
+    """Lines saying where data sets are looked for and where ``fetch`` puts them."""
+    rows = search_locations(data_dir)
+    width = max(len(str(p)) for p, _ in rows)
+    dl = get_download_dir().resolve()
+    lines = ["Data sets are looked for in (first match wins):"]
+    for p, why in rows:
+        notes = [why] + ([] if p.is_dir() else ["absent"])
+        if p == dl:
+            notes.append("'omlc datasets fetch NAME' downloads here")
+        lines.append(f"  {str(p).ljust(width)}  ({'; '.join(notes)})")
+    lines.append("Set OMLC_DATA_DIR to a folder to look there first and download there.")
+    return "\n".join(lines)
+
+
+def suggest_names(name, n=3):
+    """Registered names (and aliases) close to a misspelt ``name``."""
+    import difflib
+    out = []
+    for k in difflib.get_close_matches(str(name).lower(), list(_ALIASES), n=2 * n, cutoff=0.6):
+        if _ALIASES[k] not in out:
+            out.append(_ALIASES[k])
+    return out[:n]
 
 
 def _variants(filename):
@@ -401,7 +462,8 @@ def find_file(name, filename, data_dir=None):
         if p is not None:
             return p
     url = next((f.url for f in info.files if f.filename == filename and f.url), None)
-    hint = f"; download it with omlc.datasets.fetch({info.name!r})" if url else ""
+    hint = (f"; download it with 'omlc datasets fetch {info.name}' (Python: "
+            f"omlc.datasets.fetch({info.name!r}))") if url else ""
     raise FileNotFoundError(
         f"{filename} ({info.name}) not found under {', '.join(map(str, dirs)) or 'any data dir'}"
         f" (set OMLC_DATA_DIR or pass data_dir=){hint}")
@@ -468,7 +530,7 @@ def format_dataset_info(name, data_dir=None):
            f"  samples     train {_fmt(e.n_train)}, test {_fmt(e.n_test)}",
            f"  features    {_fmt(e.n_features)}",
            f"  labels      {_fmt(e.n_labels)}, cardinality {_fmt(e.cardinality, '.3f')}",
-           "  papers      " + (", ".join(f"{p} ({PAPERS[p]})" for p in e.papers) or "-"),
+           f"  papers      " + (", ".join(f"{p} ({PAPERS[p]})" for p in e.papers) or "-"),
            f"  homepage    {e.homepage or '-'}"]
     if e.aliases:
         out.append(f"  aliases     {', '.join(e.aliases)}")

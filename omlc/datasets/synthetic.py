@@ -28,8 +28,10 @@ Construction (one "world" per configuration, shared by every stream of it)
   topics only decide which keywords appear.
 * **Calibration.** ``q`` is scaled by target/realised cardinality on a
   20,000-row pilot stream of the same world until they agree within 1 % (at
-  most four rounds; chance keyword hits put a floor under the cardinality a
-  very noisy, very sparse configuration can reach).
+  most four rounds). Chance keyword hits put a floor under the cardinality
+  that ``q`` can reach in a small vocabulary (most columns are some label's
+  keywords) or a very noisy configuration; when ``q`` ends more than 5 % off,
+  ``τ`` is moved to the pilot's score quantile that gives the target instead.
 
 Determinism: the world depends on ``seed`` (and the label configuration), the
 rows on ``(seed, stream, block)`` where a block is 1,000 consecutive rows, so
@@ -275,7 +277,8 @@ class _World:
             return X, Y, scores, np.concatenate(tr_l), np.concatenate(tl_l)
         return X, Y
 
-    def _labels(self, X, start, code):
+    def _scores(self, X, start, code):
+        """Teacher scores: the clean ones (COO) and the noisy values labels use."""
         S = (X @ self.W).tocoo()
         score = S.data.copy()
         if self.noise > 0:
@@ -283,6 +286,10 @@ class _World:
             # Multiplicative (log-normal) noise: zero scores stay zero and the
             # perturbation is symmetric around τ on the log scale.
             score *= np.exp(self.noise * _hash_normal(key, code ^ (self.seed << 1) ^ self.salt))
+        return S, score
+
+    def _labels(self, X, start, code):
+        S, score = self._scores(X, start, code)
         hit = score > self.tau
         n = X.shape[0]
         rr, cc = S.row[hit], S.col[hit]
@@ -313,8 +320,23 @@ class _World:
                 break
             self.q = np.minimum(self.q * (self.target_cardinality / card), 0.95)
             card = self.rows("pilot", 0, n)[1].nnz / n
+        if card > 0 and abs(card / self.target_cardinality - 1.0) > 0.05:
+            # The topic rates cannot get there: in a small vocabulary most
+            # columns are some label's keywords, so chance hits set a floor
+            # (and heavy noise a ceiling). The threshold can: put τ between the
+            # pilot's k-th and (k+1)-th largest noisy scores, k = target · rows.
+            # Configurations that calibrate through q never come here, so
+            # their streams are unchanged.
+            X, _ = self.rows("pilot", 0, n)
+            score = np.sort(self._scores(X, 0, _stream_code("pilot"))[1])[::-1]
+            k = int(round(self.target_cardinality * n))
+            if 0 < k < score.shape[0] and score[k] < score[k - 1]:
+                self.tau = float(0.5 * (score[k - 1] + score[k]))
+                card = float((score > self.tau).sum()) / n
         self.pilot_cardinality = float(card)
         if card > 0 and abs(card / self.target_cardinality - 1.0) > 0.05:
+            # Only when fewer (row, label) pairs than the target have any
+            # score at all: no threshold reaches the cardinality asked for.
             warnings.warn(f"synthetic stream: cardinality {card:.3f} instead of "
                           f"{self.target_cardinality:.3f} (chance keyword hits in a small or "
                           f"noisy configuration); lower noise or raise n_features",
