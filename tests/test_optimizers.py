@@ -189,3 +189,19 @@ def test_float32_features_equal_float64_features_with_float64_weights():
         learn(SGD(W, X.shape[1], 0.0, 0.3), ALTLoss(), stream(X, Y), 4)
         Ws.append(W)
     np.testing.assert_array_equal(Ws[0], Ws[1])
+
+
+def test_squared_loss_regresses_onto_given_targets():
+    """With real-valued targets (e.g. codes of label vectors) the squared loss
+    uses them in place of the 0/1 indicator, row by row in stream order."""
+    X, Y = problem(6)
+    T = np.random.default_rng(6).normal(size=(X.shape[0], L))
+    W = np.zeros((X.shape[1], L))
+    opt, state, _, _ = scaled(W, False, n_features=X.shape[1], eta=0.05, lam=0.01)
+    learn(opt, SquaredLoss(), stream(X, Y), 1, targets=T)
+    rows = iter(T)
+    W_ref, _, _ = ref.scaled_sgd(np.zeros_like(W), X, Y, lambda s, rel, q: s - next(rows),
+                                 0.05, 0.01, 0.0, 1.0, False)
+    np.testing.assert_allclose(state[0] * W, W_ref, rtol=0, atol=1e-12)
+    with pytest.raises(ValueError, match="targets must have shape"):
+        learn(opt, SquaredLoss(), stream(X, Y), 1, targets=T[:, :2])

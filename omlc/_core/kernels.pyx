@@ -76,6 +76,7 @@ def support_block(Loss loss, const float64_t[:, ::1] Kb, float64_t[:, ::1] alpha
     c = ws.c
     y.rel = ws.rel
     y.L = L
+    y.value = NULL
     with nogil:
         for t in range(nb):
             n_seen = first_slot + t

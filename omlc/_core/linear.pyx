@@ -63,14 +63,14 @@ cdef inline void mark_labels(char* rel, const Row* r, char value) noexcept nogil
         rel[r.y_indices[l]] = value
 
 
-cdef float64_t* out_pointer(object out, int64_t n, int64_t L) except? NULL:
+cdef float64_t* out_pointer(object out, int64_t n, int64_t L, str name="out") except? NULL:
     """Where the driver writes decision values (NULL: nowhere)."""
     cdef float64_t[:, ::1] o
     if out is None:
         return NULL
     o = out
     if o.shape[0] < n or o.shape[1] != L:
-        raise ValueError(f"out must have shape ({n}, {L}), got {tuple(o.shape)[:2]}")
+        raise ValueError(f"{name} must have shape ({n}, {L}), got {tuple(o.shape)[:2]}")
     return &o[0, 0] if n > 0 and L > 0 else NULL
 
 
@@ -105,12 +105,14 @@ def _raise_nonfinite(int64_t k, int64_t index, int where):
         f"MaxAbsScaler) or lower the step size. {state}", k)
 
 
-def learn(Optimizer opt, Loss loss, RowStream stream, int64_t M, out=None):
+def learn(Optimizer opt, Loss loss, RowStream stream, int64_t M, out=None, targets=None):
     """Learn every row of ``stream`` in order, up to ``M`` steps per row.
 
     ``out`` (float64, ``(n_rows, L)``) receives each row's decision values
     before the row is learned: ``s_l - s_L`` for a loss with a threshold
-    column, else ``s_l``. Returns the number of rows whose weights changed.
+    column, else ``s_l``. ``targets`` (float64, ``(n_rows, L)``, in stream
+    order) gives regression losses real-valued targets in place of the label
+    indicator. Returns the number of rows whose weights changed.
     """
     cdef CSRRows* rows = &stream.rows
     cdef int n_extra = loss.n_extra
@@ -118,6 +120,7 @@ def learn(Optimizer opt, Loss loss, RowStream stream, int64_t M, out=None):
     cdef int64_t n = rows.n_rows, k, n_updated = 0, updated
     cdef int bad = 0
     cdef float64_t* outp
+    cdef float64_t* tp
     cdef Workspace ws
     cdef Target y
     cdef Row r
@@ -125,12 +128,16 @@ def learn(Optimizer opt, Loss loss, RowStream stream, int64_t M, out=None):
     if M < 1:
         raise ValueError(f"M must be >= 1, got {M}")
     outp = out_pointer(out, n, L)
+    tp = out_pointer(targets, n, L, "targets")
     keep = workspace_alloc(K, &ws)
     y.rel = ws.rel
     y.L = L
+    y.value = NULL
     with nogil:
         for k in range(n):
             get_row(rows, k, &r)
+            if tp != NULL:
+                y.value = tp + k * L
             prefetch_next_row(rows, k, opt.W, opt.row_bytes)
             opt.score(&r, ws.s, &ws)
             if not all_finite(ws.s, K):

@@ -13,6 +13,8 @@ cdef struct Target:
     const int32_t* idx     # the relevant label ids, sorted, length P
     int64_t P
     int64_t L
+    const float64_t* value # real-valued targets of the row (length L), or NULL:
+                           # regression losses then use the 0/1 indicator
 
 
 cdef class Loss:

@@ -173,9 +173,11 @@ cdef class PALoss(Loss):
 
 
 cdef class SquaredLoss(Loss):
-    """Per-label squared loss ``(s_l - y_l)^2 / 2`` with ``y_l`` in {0, 1}:
-    ``g_l = s_l - y_l`` (least squares / ridge regression of the label
-    indicators, the regression step of label-space reduction)."""
+    """Per-column squared loss ``(s_l - t_l)^2 / 2``: ``g_l = s_l - t_l``.
+
+    ``t`` is the row's real-valued target when the driver is given one (e.g.
+    a label vector's code in a reduced label space), else the 0/1 label
+    indicator (least squares on the labels)."""
 
     def __cinit__(self):
         self.n_extra = 0
@@ -183,6 +185,11 @@ cdef class SquaredLoss(Loss):
     cdef int64_t coefficients(self, const float64_t* s, const Target* y, float64_t q,
                               float64_t* g, Workspace* ws) noexcept nogil:
         cdef int64_t l, n = 0
+        if y.value != NULL:
+            for l in range(y.L):
+                g[l] = s[l] - y.value[l]
+                n += g[l] != 0.0
+            return n
         for l in range(y.L):
             g[l] = s[l] - (1.0 if y.rel[l] else 0.0)
             n += g[l] != 0.0
@@ -199,6 +206,7 @@ cdef object _target(const int32_t[::1] relevant, int64_t n_labels, Workspace* ws
     y.idx = &relevant[0] if relevant.shape[0] else NULL
     y.P = relevant.shape[0]
     y.L = n_labels
+    y.value = NULL
 
 
 def coefficients(Loss loss, const float64_t[::1] s, const int32_t[::1] relevant,
