@@ -204,4 +204,4 @@ def test_squared_loss_regresses_onto_given_targets():
                                  0.05, 0.01, 0.0, 1.0, False)
     np.testing.assert_allclose(state[0] * W, W_ref, rtol=0, atol=1e-12)
     with pytest.raises(ValueError, match="targets must have shape"):
-        learn(opt, SquaredLoss(), stream(X, Y), 1, targets=T[:, :2])
+        learn(opt, SquaredLoss(), stream(X, Y), 1, targets=np.ascontiguousarray(T[:, :2]))
