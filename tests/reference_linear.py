@@ -1,6 +1,6 @@
 """Slow, obvious NumPy twins of the linear kernels (test oracles only).
 
-Written from the spec's update rules with dense vectors and no shortcuts: FALT
+Written from the ALT paper's update rules (Algorithm 1; SALT's AdaGrad step) with dense vectors and no shortcuts: FALT
 recomputes x.W after every repetition instead of updating scores in place.
 """
 import numpy as np
@@ -15,7 +15,7 @@ def _rows(X, Y, order):
 
 
 def alt_gradient(s, relevant, L):
-    """Coefficients g with grad_i = g_i x (spec §2), empty sides dropped."""
+    """Coefficients g with grad_i = g_i x (the ALT paper's eq. 4), empty sides dropped."""
     P = len(relevant)
     N = L - P
     g = np.zeros(L + 1)

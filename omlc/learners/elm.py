@@ -1,4 +1,5 @@
-"""Online-sequential extreme learning machines for multi-label data (spec §4).
+"""Online-sequential extreme learning machines for multi-label data: the baselines OSML-ELM and ELM-OMLL
+of the ALT paper (Zhai, Tang & Wang, Section 5).
 
 One hidden layer with fixed random weights, ``H = act(X U + b)``, and one linear
 output per label trained by recursive least squares on targets coded ±1; label
@@ -179,6 +180,15 @@ class OSMLELM(_OnlineSequentialELM):
         The hidden layer is part of the model, so the default is a fixed seed:
         two learners built with the same parameters learn the same function.
         Use different seeds for independent runs; ``None`` draws fresh entropy.
+
+    Examples
+    --------
+    >>> import omlc
+    >>> from omlc.datasets import make_multilabel_stream
+    >>> X, Y = make_multilabel_stream(n_samples=1000, n_features=100, n_labels=8, seed=0)
+    >>> model = omlc.OSMLELM(n_hidden=50).partial_fit(X[:800], Y[:800])
+    >>> model.predict(X[800:]).shape
+    (200, 8)
     """
 
     def __init__(self, n_hidden=200, activation="sigmoid", n_init=None, block_size=1,
@@ -212,6 +222,15 @@ class ELMOMLL(_OnlineSequentialELM):
         Regularisation factor (larger = less regularised).
     activation, n_init, block_size, random_state
         As in :class:`OSMLELM`.
+
+    Examples
+    --------
+    >>> import omlc
+    >>> from omlc.datasets import make_multilabel_stream
+    >>> X, Y = make_multilabel_stream(n_samples=1000, n_features=100, n_labels=8, seed=0)
+    >>> scores = omlc.ELMOMLL(n_hidden=50, C=16.0).predict_then_learn(X, Y)
+    >>> scores.shape
+    (1000, 8)
     """
 
     def __init__(self, n_hidden=200, C=1.0, activation="sigmoid", n_init=None, block_size=1,

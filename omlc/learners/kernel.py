@@ -301,7 +301,8 @@ class _SupportSetLearner(BaseLearner):
 
 
 class KernelFALT(_SupportSetLearner):
-    """Kernelised first-order adaptive label thresholding, FALT(k) (spec §3.3).
+    """Kernelised first-order adaptive label thresholding, FALT(k) (the ALT
+    paper's kernel variant of FALT).
 
     Label i is relevant iff ``s_i(x) > s_{L+1}(x)`` with
     ``s(x) = sum_k alpha_k K(x_k, x)``; ``decision_function`` returns
@@ -339,6 +340,15 @@ class KernelFALT(_SupportSetLearner):
     support_vectors_ : CSR matrix ``(n_support_, n_features)``
     dual_coef_ : ndarray ``(n_support_, L + 1)``; the last column is the threshold's.
     gamma_ : float, the kernel scale in use.
+
+    Examples
+    --------
+    >>> import omlc
+    >>> from omlc.datasets import make_multilabel_stream
+    >>> X, Y = make_multilabel_stream(n_samples=600, n_features=50, n_labels=5, seed=0)
+    >>> model = omlc.KernelFALT(kernel="rbf", M=4, budget=200).partial_fit(X[:500], Y[:500])
+    >>> model.n_support_ <= 200, model.predict(X[500:]).shape
+    (True, (100, 5))
     """
 
     _n_extra = 1  # the threshold column
@@ -370,7 +380,8 @@ class KernelFALT(_SupportSetLearner):
 
 
 class KernelPassiveAggressiveBR(_SupportSetLearner):
-    """Kernel binary-relevance passive-aggressive (PA-BR(k), spec §4).
+    """Kernel binary-relevance passive-aggressive (PA-BR(k): Crammer et al.,
+    2006, in dual form; a baseline of the ALT paper).
 
     L independent PA / PA-I / PA-II learners in dual form sharing one support
     set: ``alpha_{k,j} = tau_{k,j} y_{k,j}`` with ``||x||^2`` replaced by
@@ -381,6 +392,15 @@ class KernelPassiveAggressiveBR(_SupportSetLearner):
 
     Parameters are those of :class:`omlc.PassiveAggressiveBR` (variant, C) and
     the kernel / budget parameters of :class:`KernelFALT`.
+
+    Examples
+    --------
+    >>> from omlc.learners.kernel import KernelPassiveAggressiveBR
+    >>> from omlc.datasets import make_multilabel_stream
+    >>> X, Y = make_multilabel_stream(n_samples=600, n_features=50, n_labels=5, seed=0)
+    >>> model = KernelPassiveAggressiveBR(kernel="poly", degree=2).fit(X, Y, shuffle=True)
+    >>> model.decision_function(X[:2]).shape
+    (2, 5)
     """
 
     _n_extra = 0

@@ -29,7 +29,7 @@ class Conventions:
 
     ``"match"``   the term is 1 when the true and the predicted set are both
                   empty (the prediction "no label" was right), else 0 — the
-                  thresholding paper's recommendation (ALT spec §9.4).
+                  thresholding paper's numbers (checked on bibtex: see datasets/results/alt.md).
     ``"one"``     the term is 1 whenever its denominator is empty
                   (scikit-learn ``zero_division=1``).
     ``"zero"``    the term is 0 whenever its denominator is empty

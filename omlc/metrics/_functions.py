@@ -226,7 +226,7 @@ _COSTS = {"hamming": "cost_hamming", "rank": "cost_rank", "f1": "cost_f1",
 
 
 def csdpp_costs(Y_true, Y_pred, *, mean=False, n_labels=None):
-    """The four CS-DPP cost functions (csdpp spec §2) of each example:
+    """The four CS-DPP cost functions (Chu, Huang & Lin, CS-DPP, Section 5.1) of each example:
     ``{"hamming", "rank", "f1", "accuracy"}`` → float64 vector (or its mean
     with ``mean=True``).  They satisfy c(y, y) = 0: 0/0 in F1/accuracy and
     rows without a (relevant, irrelevant) pair cost 0."""
