@@ -111,20 +111,3 @@ def test_inputs_validated_at_the_boundary(learner, data):
     a = clone(learner).partial_fit(Xtr[:20].toarray(), lists, n_labels=Ytr.shape[1])
     b = clone(learner).partial_fit(Xtr[:20], Ytr[:20])
     np.testing.assert_allclose(a.decision_function(Xtr[:5]), b.decision_function(Xtr[:5]), atol=1e-12)
-
-
-def test_salt_approaches_falt_when_delta_dominates():
-    """Spec §3.2: with delta >> accumulated gradients and eta_SALT = delta * eta_FALT,
-    SALT's steps equal FALT's."""
-    X, Y = planted_problem(n=200)
-    f = omlc.FALT(eta=0.3, M=3).partial_fit(X, Y)
-    s = omlc.SALT(eta=0.3 * 1e8, delta=1e8, M=3).partial_fit(X, Y)
-    np.testing.assert_allclose(s.decision_function(X), f.decision_function(X), atol=1e-5)
-
-
-def test_invalid_hyperparameters_raise():
-    X, Y = planted_problem(n=20)
-    for bad in (omlc.FALT(eta=-1), omlc.FALT(M=0), omlc.SALT(delta=0),
-                omlc.PassiveAggressiveBR(variant="pa3"), omlc.PassiveAggressiveBR(C=-2)):
-        with pytest.raises(ValueError):
-            bad.partial_fit(X, Y)

@@ -9,8 +9,6 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import omlc.metrics as M
-from omlc._core.ranking_metrics import ranking_stats, set_counts
-from omlc._validation import check_Y, csr_arrays
 
 # These tests drive compiled code: CI reruns them against the bounds-checked build.
 pytestmark = pytest.mark.kernel
@@ -399,80 +397,6 @@ def test_registry_and_errors():
         acc.update(np.zeros((1, 4)), np.zeros((1, 4)), np.zeros((1, 4)))
     with pytest.raises(ValueError, match="non-finite"):
         acc.update([[0]], [[1]], np.array([[0.0, np.nan, 1.0]]))
-
-
-# --- compiled kernels vs NumPy references ------------------------------------------
-
-def numpy_ranking_reference(Y, S):
-    """Broadcast every (relevant, irrelevant) pair: the quadratic twin."""
-    n, L = Y.shape
-    out = {k: np.zeros(n, dtype=np.float64) for k in
-           ["mis", "tied", "cover", "ap", "top_n", "top_rel", "first_rel"]}
-    for i in range(n):
-        rel = Y[i].astype(bool)
-        s = S[i]
-        a, b = s[rel][:, None], s[~rel][None, :]
-        out["mis"][i] = np.sum(a < b)
-        out["tied"][i] = np.sum(a == b)
-        if rel.any():
-            out["cover"][i] = np.sum(s >= s[rel].min())
-            ge = s[None, :] >= s[rel][:, None]
-            out["ap"][i] = np.mean((ge & rel[None, :]).sum(1) / ge.sum(1))
-        top = s == s.max()
-        out["top_n"][i] = top.sum()
-        out["top_rel"][i] = (top & rel).sum()
-        out["first_rel"][i] = rel[np.argmax(s)]
-    return out
-
-
-@pytest.mark.parametrize("seed,L,card", [(0, 5, 1.5), (1, 30, 12), (2, 40, 30), (3, 1, 0.5),
-                                         (4, 64, 40)])
-@pytest.mark.parametrize("ties", [True, False])
-def test_ranking_kernel_matches_numpy(seed, L, card, ties):
-    # L = 40/64 with many relevant labels exercise the binary-search and
-    # heapsort paths, small rows the linear-count and insertion-sort paths.
-    rng = np.random.default_rng(seed)
-    n = 200
-    Y = (rng.random((n, L)) < card / L).astype(np.int32)
-    Y[:3] = 0
-    Y[3:6] = 1
-    S = rng.integers(0, 4, (n, L)).astype(float) if ties else rng.standard_normal((n, L))
-    S[6:8] = 0.5
-    C = check_Y(Y)
-    indptr, indices, _ = csr_arrays(C)
-    got = dict(zip(["mis", "tied", "cover", "ap", "top_n", "top_rel", "first_rel"],
-                   ranking_stats(indptr, indices, S)))
-    want = numpy_ranking_reference(Y, S)
-    for key in want:
-        np.testing.assert_allclose(got[key], want[key], rtol=1e-13, err_msg=key)
-
-
-def test_ranking_kernel_empty_block_and_readonly_inputs():
-    out = ranking_stats(np.zeros(1, np.int64), np.zeros(0, np.int32), np.zeros((0, 4)))
-    assert all(a.shape == (0,) for a in out)
-    S = np.arange(6, dtype=float).reshape(2, 3)
-    S.setflags(write=False)
-    indptr = np.array([0, 1, 1], np.int64)
-    indices = np.array([0], np.int32)
-    indptr.setflags(write=False)
-    indices.setflags(write=False)
-    mis, tied, cover, ap, *_ = ranking_stats(indptr, indices, S)
-    np.testing.assert_array_equal(mis, [2, 0])
-    np.testing.assert_array_equal(cover, [3, 0])
-    with pytest.raises(ValueError, match="rows"):
-        ranking_stats(np.zeros(2, np.int64), np.zeros(0, np.int32), np.zeros((3, 4)))
-
-
-def test_set_counts_kernel_matches_numpy():
-    Y, P, _ = CASES[2]
-    y, p = check_Y(Y), check_Y(P)
-    yi, yx, _ = csr_arrays(y)
-    pi, px, _ = csr_arrays(p)
-    tp_row, tp_label = set_counts(yi, yx, pi, px, Y.shape[1])
-    np.testing.assert_array_equal(tp_row, (Y & P).sum(1))
-    np.testing.assert_array_equal(tp_label, (Y & P).sum(0))
-    with pytest.raises(ValueError, match="rows"):
-        set_counts(yi, yx, pi[:-1], px, Y.shape[1])
 
 
 # --- accumulator ------------------------------------------------------------------------

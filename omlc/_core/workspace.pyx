@@ -35,3 +35,20 @@ cdef object workspace_alloc(int64_t K, Workspace* ws):
     ws.rel = base + 5 * f8 + 2 * f4 + i4
     ws.K = K
     return buf
+
+
+def layout(int64_t K):
+    """Test hook: ``{buffer: (address, bytes)}`` of a fresh workspace, and
+    whether every byte of it starts zeroed."""
+    cdef Workspace ws
+    keep = workspace_alloc(K, &ws)
+    cdef uintptr_t base = <uintptr_t> cnp.PyArray_DATA(keep)
+    n = K + 1
+    buffers = {"s": (<uintptr_t> ws.s, 8 * n), "c": (<uintptr_t> ws.c, 8 * n),
+               "g": (<uintptr_t> ws.g, 8 * n), "h": (<uintptr_t> ws.h, 8 * n),
+               "d": (<uintptr_t> ws.d, 8 * n), "s32": (<uintptr_t> ws.s32, 4 * n),
+               "c32": (<uintptr_t> ws.c32, 4 * n), "act": (<uintptr_t> ws.act, 4 * n),
+               "rel": (<uintptr_t> ws.rel, n)}
+    end = base + keep.nbytes
+    inside = all(base <= a and a + size <= end for a, size in buffers.values())
+    return buffers, inside, bool((keep == 0).all())
