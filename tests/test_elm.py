@@ -7,7 +7,7 @@ import scipy.sparse as sp
 import omlc
 from conftest import shared_file
 from omlc._validation import check_Y
-from test_kernel_learners import frequent_labels_f1, micro_f1, xor_problem
+from test_kernel import frequent_labels_f1, micro_f1, xor_problem
 
 
 def dense_problem(n=300, d=8, L=5, seed=0):
