@@ -89,3 +89,17 @@ def test_losses_pickle():
 def test_pa_variant_is_checked():
     with pytest.raises(ValueError):
         losses.PALoss(7, 1.0)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_alt_steps_in_float32_follow_float64(seed):
+    """The float32 repetitions of a float32 model: the float64 result to
+    float32 accuracy (same active sets on margins that are not razor-thin)."""
+    L = 11
+    for s, rel in cases(L, seed):
+        s[1] += 0.01  # off the exact margin the edge-case scores put it on
+        rel = np.array(rel, np.int32)
+        d = losses.plain_steps(losses.ALTLoss(), s, rel, L, 0.37, 0.83, 6)
+        f = losses.plain_steps(losses.ALTLoss(single=True), s, rel, L, 0.37, 0.83, 6)
+        np.testing.assert_allclose(f[0], d[0], rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(f[1], d[1], rtol=1e-5, atol=1e-5)

@@ -30,7 +30,7 @@ cdef class Loss:
 
 
 cdef class ALTLoss(Loss):
-    pass
+    cdef readonly bint single
 
 
 cdef class PALoss(Loss):

@@ -11,7 +11,9 @@ losses with kernel values in place of ``x``.
 import numpy as np
 from libc.stdint cimport int32_t, int64_t
 
-from omlc._core.simd cimport omlc_alt_step
+ctypedef float float32_t
+
+from omlc._core.simd cimport omlc_alt_step, omlc_alt_step_f
 from omlc._core.workspace cimport workspace_alloc
 
 cpdef enum PAVariant:
@@ -69,8 +71,12 @@ cdef class ALTLoss(Loss):
     empty sum as 0).
     """
 
-    def __cinit__(self):
+    def __cinit__(self, bint single=False):
         self.n_extra = 1
+        self.single = single
+
+    def _args(self):
+        return (self.single,)
 
     cdef int64_t coefficients(self, const float64_t* s, const Target* y, float64_t q,
                               float64_t* g, Workspace* ws) noexcept nogil:
@@ -104,8 +110,12 @@ cdef class ALTLoss(Loss):
 
         One pass over the labels per step (``omlc_alt_step``, with an AVX2
         build where the CPU has it); the arithmetic on ``s`` and ``c`` is that
-        of the generic loop, bit for bit.
+        of the generic loop, bit for bit. With ``single`` (the loss of a
+        float32 model) the steps run in float32 and the results are widened
+        back: twice the labels per instruction, float32's rounding.
         """
+        if self.single:
+            return _alt_steps_single(s, c, y, eta, q, M, ws)
         cdef int64_t l, rep, L = y.L, P = y.P, N = y.L - y.P
         cdef int64_t n_act, n_rel_act
         cdef float64_t thr, dthr
@@ -126,6 +136,38 @@ cdef class ALTLoss(Loss):
             c[L] -= dthr
             s[L] = thr - dthr * q
         return M
+
+
+cdef int64_t _alt_steps_single(float64_t* s, float64_t* c, const Target* y, float64_t eta,
+                               float64_t q, int64_t M, Workspace* ws) noexcept nogil:
+    cdef int64_t l, rep, L = y.L, P = y.P, N = y.L - y.P, n_act, n_rel_act
+    cdef float32_t inv_p = 1.0 / P if P > 0 else 0.0
+    cdef float32_t inv_n = 1.0 / N if N > 0 else 0.0
+    cdef float32_t e = <float32_t> eta, qf = <float32_t> q, thr, dthr
+    cdef float32_t* s32 = ws.s32
+    cdef float32_t* c32 = ws.c32
+    cdef float32_t* coef = ws.a32
+    cdef float32_t* sgn = ws.b32
+    for l in range(L + 1):
+        s32[l] = <float32_t> s[l]
+        c32[l] = <float32_t> c[l]
+    for l in range(L):
+        sgn[l] = 1.0 if y.rel[l] else -1.0
+        coef[l] = -e * inv_p if y.rel[l] else e * inv_n
+    rep = 0
+    while rep < M:
+        thr = s32[L]
+        n_act = omlc_alt_step_f(s32, c32, coef, sgn, L, thr, qf, &n_rel_act)
+        if n_act == 0:
+            break
+        dthr = e * (n_rel_act * inv_p - (n_act - n_rel_act) * inv_n)
+        c32[L] -= dthr
+        s32[L] = thr - dthr * qf
+        rep += 1
+    for l in range(L + 1):
+        s[l] = s32[l]
+        c[l] = c32[l]
+    return rep
 
 
 cdef class PALoss(Loss):

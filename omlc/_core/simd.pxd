@@ -114,6 +114,26 @@ cdef extern from *:
         return n_act;
     }
 
+    /* The same step in float32: twice the labels per instruction, for models
+       whose weights are float32 anyway. */
+    OMLC_CLONES static int64_t omlc_alt_step_f(float* OMLC_RESTRICT s, float* OMLC_RESTRICT c,
+                                                const float* OMLC_RESTRICT coef,
+                                                const float* OMLC_RESTRICT sgn, int64_t L,
+                                                float thr, float q, int64_t* n_rel) {
+        int32_t n_act = 0, n_rel_act = 0;
+        for (int64_t l = 0; l < L; l++) {
+            int32_t m = (sgn[l] * (s[l] - thr)) < 1.0f;
+            float cv = coef[l];
+            float ck = m ? cv : 0.0f;
+            c[l] -= ck;
+            s[l] -= ck * q;
+            n_act += m;
+            n_rel_act += m & (sgn[l] > 0.0f);
+        }
+        *n_rel = n_rel_act;
+        return n_act;
+    }
+
     /* Which build the loops above run: "avx2", "baseline" (an x86-64 CPU
        without AVX2) or "single" (one build only). */
     static const char* omlc_simd_build(void) {
@@ -150,4 +170,6 @@ cdef extern from *:
                         int64_t K, float eta, float delta) noexcept nogil
     int64_t omlc_alt_step(double* s, double* c, const double* coef, const double* sgn,
                           int64_t L, double thr, double q, int64_t* n_rel) noexcept nogil
+    int64_t omlc_alt_step_f(float* s, float* c, const float* coef, const float* sgn,
+                            int64_t L, float thr, float q, int64_t* n_rel) noexcept nogil
     const char* omlc_simd_build() noexcept nogil

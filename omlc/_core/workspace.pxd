@@ -15,6 +15,10 @@ cdef struct Workspace:
     float64_t* d        # output scores when they differ from s, K
     float32_t* s32      # float32 score accumulator (float32 weights), K
     float32_t* c32      # c rounded to float32 for the update (float32 weights), K
+    float32_t* a32      # float32 loss scratch, K
+    float32_t* b32      # float32 loss scratch, K
+    float64_t* pairs    # pairwise-loss scratch: sorted scores, prefix sums, 6 (K + 1)
+    int32_t* ids        # pairwise-loss scratch: label ids in score order, K
     int32_t* act        # labels with a nonzero coefficient, K
     char* rel           # relevance mask, K (all zero between rows)
     int64_t K

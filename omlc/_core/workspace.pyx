@@ -20,7 +20,7 @@ cdef object workspace_alloc(int64_t K, Workspace* ws):
     array that owns them: the caller keeps it alive while ``ws`` is used."""
     cdef int64_t n = K + 1
     cdef int64_t f8 = _bytes(n, 8), f4 = _bytes(n, 4), i4 = _bytes(n, 4), b1 = _bytes(n, 1)
-    cdef int64_t total = 5 * f8 + 2 * f4 + i4 + b1
+    cdef int64_t total = 11 * f8 + 4 * f4 + 2 * i4 + b1
     buf = np.zeros(total + LINE, dtype=np.uint8)
     cdef char* base = <char*> cnp.PyArray_DATA(buf)
     base += (LINE - <uintptr_t> base % LINE) % LINE
@@ -29,10 +29,15 @@ cdef object workspace_alloc(int64_t K, Workspace* ws):
     ws.g = <float64_t*> (base + 2 * f8)
     ws.h = <float64_t*> (base + 3 * f8)
     ws.d = <float64_t*> (base + 4 * f8)
-    ws.s32 = <float32_t*> (base + 5 * f8)
-    ws.c32 = <float32_t*> (base + 5 * f8 + f4)
-    ws.act = <int32_t*> (base + 5 * f8 + 2 * f4)
-    ws.rel = base + 5 * f8 + 2 * f4 + i4
+    ws.pairs = <float64_t*> (base + 5 * f8)          # 6 lines of K + 1
+    base += 11 * f8
+    ws.s32 = <float32_t*> base
+    ws.c32 = <float32_t*> (base + f4)
+    ws.a32 = <float32_t*> (base + 2 * f4)
+    ws.b32 = <float32_t*> (base + 3 * f4)
+    ws.ids = <int32_t*> (base + 4 * f4)
+    ws.act = <int32_t*> (base + 4 * f4 + i4)
+    ws.rel = base + 4 * f4 + 2 * i4
     ws.K = K
     return buf
 
@@ -47,7 +52,9 @@ def layout(int64_t K):
     buffers = {"s": (<uintptr_t> ws.s, 8 * n), "c": (<uintptr_t> ws.c, 8 * n),
                "g": (<uintptr_t> ws.g, 8 * n), "h": (<uintptr_t> ws.h, 8 * n),
                "d": (<uintptr_t> ws.d, 8 * n), "s32": (<uintptr_t> ws.s32, 4 * n),
-               "c32": (<uintptr_t> ws.c32, 4 * n), "act": (<uintptr_t> ws.act, 4 * n),
+               "c32": (<uintptr_t> ws.c32, 4 * n), "a32": (<uintptr_t> ws.a32, 4 * n),
+               "b32": (<uintptr_t> ws.b32, 4 * n), "pairs": (<uintptr_t> ws.pairs, 48 * n),
+               "ids": (<uintptr_t> ws.ids, 4 * n), "act": (<uintptr_t> ws.act, 4 * n),
                "rel": (<uintptr_t> ws.rel, n)}
     end = base + keep.nbytes
     inside = all(base <= a and a + size <= end for a, size in buffers.values())

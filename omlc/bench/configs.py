@@ -69,8 +69,13 @@ LEARNERS = {
     "salt": LearnerConfig("salt", "SALT"),
     "salt-m1": LearnerConfig("salt", "SALT M=1", {"M": 1}),
     "pa-br": LearnerConfig("pa-br", "PA-BR"),
+    # float32 weights (scores accumulated in float32; the losses see float64).
+    "falt-f32": LearnerConfig("falt", "FALT float32", {"dtype": "float32"}),
+    "falt-m1-f32": LearnerConfig("falt", "FALT M=1 float32", {"M": 1, "dtype": "float32"}),
+    "salt-m1-f32": LearnerConfig("salt", "SALT M=1 float32", {"M": 1, "dtype": "float32"}),
+    "pa-br-f32": LearnerConfig("pa-br", "PA-BR float32", {"dtype": "float32"}),
 }
-DEFAULT_LEARNERS = ("falt", "falt-b", "salt", "salt-m1", "pa-br")
+DEFAULT_LEARNERS = ("falt", "falt-b", "salt", "salt-m1", "pa-br", "falt-f32", "pa-br-f32")
 #: Rows the report keeps a place for until the learner exists.
 NOT_IMPLEMENTED = {"ansgd": "ANSGD (label ranking)"}
 PEERS = ("vw", "sklearn", "river")

@@ -44,7 +44,8 @@ class FALT(LinearLearner):
         term; on streams whose labels have their own base rates it helps.
     dtype : numpy.float64 or numpy.float32, default=numpy.float64
         Precision of the weights. float32 halves the model's memory and is
-        faster on large streams; scores are then accumulated in float32.
+        faster on large streams; a row's scores are then accumulated, and its
+        repetitions taken, in float32.
     random_state : int, Generator or None
         Seed of the row order used by ``fit(..., shuffle=True)``.
 
@@ -72,7 +73,8 @@ class FALT(LinearLearner):
         weight_dtype(self.dtype)
 
     def _loss(self):
-        return ALTLoss()
+        # A float32 model also takes its repetitions in float32.
+        return ALTLoss(weight_dtype(self.dtype) == np.float32)
 
     def _optimizer(self):
         return SGD(self.W_, self.n_features_in_, self._intercept, float(self.eta))
