@@ -46,3 +46,45 @@ def pa(s, relevant, L, q, variant, C):
 def squared(s, relevant, L):
     y = np.array([1.0 if l in relevant else 0.0 for l in range(L)])
     return np.asarray(s[:L], dtype=float) - y
+
+
+def pairwise(s, relevant, L, kind, alpha=0.0):
+    """Pairwise ranking losses pair by pair, O(P N): (coefficients g over the L
+    label columns, the row's loss). ``kind``: "hinge", "smoothed" (Huber width
+    alpha * P * N), "logistic" or "mmp". The decisions at ties are the
+    compiled loss's: a hinge pair is active iff s_k < s_l + 1."""
+    rel = sorted(relevant)
+    irr = [l for l in range(L) if l not in relevant]
+    g = np.zeros(L)
+    n = len(rel) * len(irr)
+    if n == 0:
+        return g, 0.0
+    w = alpha * n
+    if kind == "smoothed" and w <= 0:
+        kind = "hinge"
+    loss = 0.0
+    for k in rel:
+        for l in irr:
+            hi = s[l] + 1.0
+            if kind == "hinge":
+                beta = 1.0 if s[k] < hi else 0.0
+                loss += (hi - s[k]) * beta
+            elif kind == "smoothed":
+                v = hi - s[k]
+                if s[k] <= hi - w:
+                    beta, loss = 1.0, loss + v - w / 2
+                elif s[k] >= hi:
+                    beta = 0.0
+                else:
+                    beta, loss = v / w, loss + v * v / (2 * w)
+            elif kind == "logistic":
+                beta = 1.0 / (1.0 + np.exp(s[k] - s[l]))
+                loss += np.logaddexp(0.0, s[l] - s[k])
+            else:
+                beta = 1.0 if s[k] <= s[l] else 0.0
+            g[k] -= beta
+            g[l] += beta
+    if kind == "mmp":
+        errors = g[irr].sum()
+        return (g / errors, 1.0) if errors else (np.zeros(L), 0.0)
+    return g / n, loss / n

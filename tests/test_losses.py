@@ -103,3 +103,84 @@ def test_alt_steps_in_float32_follow_float64(seed):
         f = losses.plain_steps(losses.ALTLoss(single=True), s, rel, L, 0.37, 0.83, 6)
         np.testing.assert_allclose(f[0], d[0], rtol=1e-5, atol=1e-5)
         np.testing.assert_allclose(f[1], d[1], rtol=1e-5, atol=1e-5)
+
+
+# --- pairwise ranking losses ----------------------------------------------------
+
+KINDS = {"hinge": losses.PairKind.HINGE, "smoothed": losses.PairKind.SMOOTHED,
+         "logistic": losses.PairKind.LOGISTIC, "mmp": losses.PairKind.MMP}
+
+
+def ranking_cases(L, seed):
+    """Rows for both code paths (few pairs: direct; many: sorted), with ties:
+    empty, full, one-relevant and half-relevant sets, integer scores."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for P in (0, L, 1, 3, L // 2, L - 2):
+        rel = sorted(rng.choice(L, P, replace=False).tolist())
+        for s in (rng.normal(scale=2.0, size=L), rng.integers(-2, 3, L).astype(float)):
+            out.append((s, rel))
+    return out
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+@pytest.mark.parametrize("alpha", [0.0, 0.003, 0.05])
+@pytest.mark.parametrize("L", [6, 40])
+def test_pairwise_losses_match_the_pair_by_pair_twin(kind, alpha, L):
+    for seed in range(3):
+        for s, rel in ranking_cases(L, seed):
+            loss = losses.PairwiseLoss(KINDS[kind], alpha=alpha)
+            r = np.array(rel, np.int32)
+            g, n = losses.coefficients(loss, s, r, L)
+            g_ref, v_ref = ref.pairwise(s, set(rel), L, kind, alpha)
+            np.testing.assert_allclose(g, g_ref, rtol=1e-12, atol=1e-13)
+            assert (n == 0) == (not g.any())
+            assert losses.loss_value(loss, s, r, L) == pytest.approx(v_ref, rel=1e-12, abs=1e-13)
+            assert abs(g.sum()) < 1e-12  # the coefficients of a pairwise loss sum to 0
+
+
+def test_smoothed_coefficients_are_the_gradient_of_the_smoothed_loss():
+    rng = np.random.default_rng(7)
+    L, alpha = 30, 0.01
+    for P in (1, 4, 15):
+        rel = np.array(sorted(rng.choice(L, P, replace=False)), np.int32)
+        s = rng.normal(size=L)
+        loss = losses.PairwiseLoss(losses.PairKind.SMOOTHED, alpha=alpha)
+        g, _ = losses.coefficients(loss, s, rel, L)
+        h = 1e-6
+        for l in range(L):
+            e = np.zeros(L)
+            e[l] = h
+            fd = (losses.loss_value(loss, s + e, rel, L)
+                  - losses.loss_value(loss, s - e, rel, L)) / (2 * h)
+            assert fd == pytest.approx(g[l], abs=1e-6)
+
+
+def test_smoothed_tends_to_the_subgradient_as_the_width_vanishes():
+    rng = np.random.default_rng(8)
+    L = 25
+    for P in (2, 12):
+        rel = np.array(sorted(rng.choice(L, P, replace=False)), np.int32)
+        s = rng.normal(size=L)
+        hinge, _ = losses.coefficients(losses.PairwiseLoss(losses.PairKind.HINGE), s, rel, L)
+        for alpha, tol in ((1e-3, 0.3), (1e-9, 1e-12)):
+            sm = losses.PairwiseLoss(losses.PairKind.SMOOTHED, alpha=alpha)
+            g, _ = losses.coefficients(sm, s, rel, L)
+            assert np.abs(g - hinge).max() <= tol
+        # and the smoothed loss is below the hinge by at most alpha * N / 2
+        for alpha in (0.01, 0.1):
+            sm = losses.PairwiseLoss(losses.PairKind.SMOOTHED, alpha=alpha)
+            gap = (losses.loss_value(losses.PairwiseLoss(losses.PairKind.HINGE), s, rel, L)
+                   - losses.loss_value(sm, s, rel, L))
+            assert -1e-12 <= gap <= alpha * P * (L - P) / 2 + 1e-12
+
+
+def test_pairwise_threshold_column_is_alts():
+    rng = np.random.default_rng(9)
+    L = 8
+    s = rng.normal(size=L + 1)
+    rel = np.array([1, 4], np.int32)
+    g, _ = losses.coefficients(losses.PairwiseLoss(losses.PairKind.HINGE, threshold=True), s, rel, L)
+    g0, _ = losses.coefficients(losses.PairwiseLoss(losses.PairKind.HINGE), s[:L], rel, L)
+    np.testing.assert_array_equal(g[:L], g0)
+    assert g[L] == pytest.approx(ref.alt(s, {1, 4}, L)[L])

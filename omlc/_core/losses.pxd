@@ -27,6 +27,8 @@ cdef class Loss:
     cdef int64_t plain_steps(self, float64_t* s, float64_t* c, const Target* y,
                              float64_t eta, float64_t q, int64_t M,
                              Workspace* ws) noexcept nogil
+    cdef float64_t value(self, const float64_t* s, const Target* y, Workspace* ws) noexcept nogil
+    cdef void set_smoothing(self, float64_t alpha) noexcept nogil
 
 
 cdef class ALTLoss(Loss):
@@ -40,3 +42,8 @@ cdef class PALoss(Loss):
 
 cdef class SquaredLoss(Loss):
     pass
+
+
+cdef class PairwiseLoss(Loss):
+    cdef readonly int kind
+    cdef readonly float64_t alpha   # smoothing parameter: Huber width alpha * N_i

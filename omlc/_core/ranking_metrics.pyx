@@ -24,83 +24,25 @@ cimport numpy as cnp
 from libc.stdint cimport int8_t, int32_t, int64_t
 from libc.stdlib cimport calloc, free, malloc
 
+from omlc._core.sorting cimport count_below, count_not_above, sort_values
+
 cnp.import_array()
 
 cdef int32_t _NO_INDEX = 0
 
 
-cdef inline void _insertion_sort(double* a, Py_ssize_t n) noexcept nogil:
-    cdef Py_ssize_t i, j
-    cdef double x
-    for i in range(1, n):
-        x = a[i]
-        j = i - 1
-        while j >= 0 and a[j] > x:
-            a[j + 1] = a[j]
-            j -= 1
-        a[j + 1] = x
-
-
-cdef inline void _sift_down(double* a, Py_ssize_t start, Py_ssize_t end) noexcept nogil:
-    cdef Py_ssize_t root = start, child
-    cdef double tmp
-    while 2 * root + 1 < end:
-        child = 2 * root + 1
-        if child + 1 < end and a[child] < a[child + 1]:
-            child += 1
-        if a[root] < a[child]:
-            tmp = a[root]
-            a[root] = a[child]
-            a[child] = tmp
-            root = child
-        else:
-            return
-
-
-cdef void _sort(double* a, Py_ssize_t n) noexcept nogil:
-    # Relevant sets are usually a handful of labels, where insertion sort wins;
-    # heapsort keeps the worst case (all-relevant rows) at n log n without
-    # recursion or extra memory.
-    cdef Py_ssize_t i, end
-    cdef double tmp
-    if n <= 16:
-        _insertion_sort(a, n)
-        return
-    i = n // 2 - 1
-    while i >= 0:
-        _sift_down(a, i, n)
-        i -= 1
-    end = n - 1
-    while end > 0:
-        tmp = a[0]
-        a[0] = a[end]
-        a[end] = tmp
-        _sift_down(a, 0, end)
-        end -= 1
+cdef inline void _sort(double* a, Py_ssize_t n) noexcept nogil:
+    sort_values(a, NULL, n)
 
 
 cdef inline Py_ssize_t _count_below(const double* a, Py_ssize_t n, double x) noexcept nogil:
-    """Number of entries of the ascending array ``a`` that are < x."""
-    cdef Py_ssize_t lo = 0, hi = n, mid
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if a[mid] < x:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
+    return count_below(a, n, x)
 
 
 cdef inline Py_ssize_t _count_not_above(const double* a, Py_ssize_t n, double x) noexcept nogil:
-    """Number of entries of the ascending array ``a`` that are <= x."""
-    cdef Py_ssize_t lo = 0, hi = n, mid
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if a[mid] <= x:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
+    return count_not_above(a, n, x)
+
+
 
 
 def set_counts(const int64_t[::1] y_indptr, const int32_t[::1] y_indices,
