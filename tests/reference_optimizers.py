@@ -74,3 +74,41 @@ def scaled_sgd(W, X, Y, coef, eta, lam, power, t0, average, intercept=0.0):
             n_avg += 1
     model = total / n_avg if average and n_avg else W
     return W, model, np.array(outs).reshape(-1, W.shape[1])
+
+
+def ansgd(M0, X, Y, coef, lam, average, intercept=0.0):
+    """Park & Choi's Algorithm 1 in its dense textbook form (t from 1,
+    1/(2 alpha)): returns the last iterate, the output model (the mean of the
+    post-step iterates when ``average``) and each row's pre-update output
+    scores. ``coef(s, relevant, alpha)`` is the smoothed loss's coefficients."""
+    M = M0.astype(np.float64).copy()
+    Psi = M.copy()
+    total = np.zeros_like(M)
+    outs = []
+    for t, (x, rel) in enumerate(rows(X, Y, intercept), start=1):
+        model = total / (t - 1) if average and t > 1 else M
+        outs.append(x @ model)
+        alpha = 2.0 / (t + 1)
+        theta = 1.0 + lam * (alpha + 1.0 / (2 * alpha) - 1.0)
+        dn = lam * (1 - alpha) + theta
+        ups = ((1 - alpha) * (lam + theta) * M + alpha * theta * Psi) / dn
+        G = np.outer(x, coef(x @ ups, rel, alpha))
+        Psi = (theta * Psi - G) / (lam + theta)
+        M = (1 - alpha) * M + alpha * Psi
+        total += M
+    model = total / X.shape[0] if average and X.shape[0] else M
+    return M, model, np.array(outs).reshape(-1, M.shape[1])
+
+
+def adagrad_l2(W, X, Y, coef, eta, delta, lam, intercept=0.0):
+    """AdaGrad on (lam/2)|W|^2 + loss, dense: every weight takes the L2 part
+    every step (G sums the loss gradients only)."""
+    W = W.astype(np.float64).copy()
+    G = np.zeros_like(W)
+    outs = []
+    for x, rel in rows(X, Y, intercept):
+        outs.append(x @ W)
+        grad = np.outer(x, coef(x @ W, rel, x @ x))
+        G += grad ** 2
+        W = W - eta * (grad + lam * W) / (delta + np.sqrt(G))
+    return W, G, np.array(outs).reshape(-1, W.shape[1])

@@ -205,3 +205,83 @@ def test_squared_loss_regresses_onto_given_targets():
     np.testing.assert_allclose(state[0] * W, W_ref, rtol=0, atol=1e-12)
     with pytest.raises(ValueError, match="targets must have shape"):
         learn(opt, SquaredLoss(), stream(X, Y), 1, targets=np.ascontiguousarray(T[:, :2]))
+
+
+# --- the ranking solvers' optimisers ---------------------------------------------
+
+from omlc._core.losses import PairKind, PairwiseLoss  # noqa: E402
+from omlc._core.optimizers import ANSGD, AdaGradL2  # noqa: E402
+
+
+def ansgd_state(V, average):
+    U = np.zeros_like(V)
+    state = np.array([1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+    A = np.zeros_like(V) if average else None
+    snap = np.zeros((V.shape[0], 4)) if average else None
+    return U, state, A, snap
+
+
+def ansgd_models(V, U, state, A, snap):
+    last = state[0] * U + state[1] * V
+    if A is None or state[3] == 0:
+        return last, last
+    fu = (state[4] - snap[:, 0]) + (state[5] - snap[:, 1])
+    fv = (state[6] - snap[:, 2]) + (state[7] - snap[:, 3])
+    return last, (A + fu[:, None] * U + fv[:, None] * V) / state[3]
+
+
+@pytest.mark.parametrize("kind", ["smoothed", "hinge"])
+@pytest.mark.parametrize("average", [False, True])
+@pytest.mark.parametrize("lam,n,fold", [(1e-3, 80, 1e-12), (2.0, 300, 1e-12), (0.5, 300, 0.05)])
+def test_ansgd_lazy_form_equals_the_dense_algorithm(kind, average, lam, n, fold):
+    """The lazy (p, q, r) form against Algorithm 1 written densely, from a
+    random start, with an intercept; folding the scalars into U and V when p
+    or r drops below 0.05 (instead of 1e-12) crosses the fold every few steps."""
+    X, Y = problem(7, n=n)
+    rng = np.random.default_rng(7)
+    V = rng.normal(scale=0.1, size=(X.shape[1] + 1, L))
+    M0 = V.copy()
+    U, state, A, snap = ansgd_state(V, average)
+    loss = PairwiseLoss(KIND[kind])
+    out = np.empty((X.shape[0], L))
+    learn(ANSGD(V, U, state, X.shape[1], 1.0, lam, A, snap, fold), loss, stream(X, Y), 1, out)
+    coef = lambda s, rel, alpha: rl.pairwise(s, rel, L, kind, alpha)[0]
+    M_ref, model_ref, out_ref = ref.ansgd(M0, X, Y, coef, lam, average, 1.0)
+    last, model = ansgd_models(V, U, state, A, snap)
+    if fold > 1e-12:
+        assert state[0] > fold  # unfolded, p would be 2 / (n (n + 1)) by now
+    np.testing.assert_allclose(last, M_ref, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(model, model_ref, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(out, out_ref, rtol=1e-10, atol=1e-12)
+
+
+KIND = {"smoothed": PairKind.SMOOTHED, "hinge": PairKind.HINGE}
+
+
+@pytest.mark.parametrize("lam", [0.0, 0.05])
+def test_adagrad_l2_lazy_shrink_equals_the_dense_algorithm(lam):
+    X, Y = problem(8, n=120)
+    W = np.zeros((X.shape[1] + 1, L))
+    G = np.zeros_like(W)
+    last = np.zeros(W.shape[0], np.int64)
+    state = np.zeros(1)
+    W0 = np.random.default_rng(8).normal(scale=0.1, size=W.shape)
+    W[:] = W0
+    opt = AdaGradL2(W, G, last, state, X.shape[1], 1.0, 0.3, 0.5, lam)
+    out = np.empty((X.shape[0], L))
+    learn(opt, PairwiseLoss(PairKind.HINGE), stream(X, Y), 1, out)
+    coef = lambda s, rel, q: rl.pairwise(s, rel, L, "hinge")[0]
+    W_ref, G_ref, out_ref = ref.adagrad_l2(W0, X, Y, coef, 0.3, 0.5, lam, 1.0)
+    np.testing.assert_allclose(out, out_ref, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(G, G_ref, rtol=1e-10, atol=1e-12)
+    # Scoring applies the pending shrinks without changing the state...
+    before = (W.copy(), last.copy())
+    dec = np.empty((X.shape[0], L))
+    decide(opt, stream(X), dec, 0)
+    Xb = sp.hstack([X, np.ones((X.shape[0], 1))]).toarray()
+    np.testing.assert_allclose(dec, Xb @ W_ref, rtol=1e-10, atol=1e-12)
+    np.testing.assert_array_equal(W, before[0])
+    np.testing.assert_array_equal(last, before[1])
+    # ...and bringing every row up to date gives the dense weights.
+    shrink = (1 - 0.3 * lam / (0.5 + np.sqrt(G))) ** (state[0] - last)[:, None]
+    np.testing.assert_allclose(W * shrink, W_ref, rtol=1e-10, atol=1e-12)

@@ -18,7 +18,7 @@ only sizes that would make a pointer leave its array are re-checked.
 import numpy as np
 cimport numpy as cnp
 from libc.math cimport isfinite
-from libc.stdint cimport int64_t
+from libc.stdint cimport int32_t, int64_t
 
 from omlc._core.losses cimport Loss, Target
 from omlc._core.optimizers cimport OVERFLOW, Optimizer, prefetch_next_row
@@ -139,6 +139,7 @@ def learn(Optimizer opt, Loss loss, RowStream stream, int64_t M, out=None, targe
             if tp != NULL:
                 y.value = tp + k * L
             prefetch_next_row(rows, k, opt.W, opt.row_bytes)
+            opt.prepare_row(&r)
             opt.score(&r, ws.s, &ws)
             if not all_finite(ws.s, K):
                 bad = 1
@@ -198,3 +199,61 @@ def decide(Optimizer opt, RowStream stream, out, int n_extra=0):
             write_decision(outp + k * L, sc, L, n_extra)
     if bad:
         _raise_nonfinite(k, r.index, 0)
+
+
+def loss_rows(Loss loss, const float64_t[:, ::1] S, const int64_t[::1] y_indptr,
+              const int32_t[::1] y_indices, G=None, values=None):
+    """A loss over a block of precomputed scores ``S`` (``(n, L + n_extra)``,
+    e.g. ``X W`` of a batch solver): each row's coefficients into ``G`` (same
+    shape) and its loss into ``values`` (``(n,)``), either may be None.
+    Returns the sum of the rows' losses. ``q`` is taken as 1 (the pairwise and
+    threshold losses do not use it)."""
+    cdef int64_t n = S.shape[0], K = S.shape[1], L = K - loss.n_extra, i, l
+    cdef float64_t total = 0.0, v
+    cdef float64_t[:, ::1] Gv
+    cdef float64_t[::1] vv
+    cdef float64_t* gp = NULL
+    cdef float64_t* vp = NULL
+    cdef Workspace ws
+    cdef Target y
+    if y_indptr.shape[0] != n + 1 or L < 0:
+        raise ValueError("y_indptr must have n + 1 entries and S the loss's columns")
+    if y_indptr[0] != 0 or y_indptr[n] != y_indices.shape[0]:
+        raise ValueError("y_indptr does not match y_indices")
+    for i in range(n):
+        if y_indptr[i + 1] < y_indptr[i]:
+            raise ValueError("y_indptr must be non-decreasing")
+    for l in range(y_indices.shape[0]):
+        if y_indices[l] < 0 or y_indices[l] >= L:
+            raise ValueError("label id out of range")
+    if G is not None:
+        Gv = G
+        if Gv.shape[0] != n or Gv.shape[1] != K:
+            raise ValueError(f"G must have shape ({n}, {K})")
+        gp = &Gv[0, 0] if n and K else NULL
+    if values is not None:
+        vv = values
+        if vv.shape[0] != n:
+            raise ValueError(f"values must have {n} entries")
+        vp = &vv[0] if n else NULL
+    if n == 0 or K == 0:
+        return 0.0
+    keep = workspace_alloc(K, &ws)
+    y.rel = ws.rel
+    y.L = L
+    y.value = NULL
+    with nogil:
+        for i in range(n):
+            y.idx = &y_indices[0] + y_indptr[i] if y_indptr[i + 1] > y_indptr[i] else NULL
+            y.P = y_indptr[i + 1] - y_indptr[i]
+            for l in range(y.P):
+                ws.rel[y.idx[l]] = 1
+            if gp != NULL:
+                loss.coefficients(&S[i, 0], &y, 1.0, gp + i * K, &ws)
+            v = loss.value(&S[i, 0], &y, &ws)
+            total += v
+            if vp != NULL:
+                vp[i] = v
+            for l in range(y.P):
+                ws.rel[y.idx[l]] = 0
+    return total

@@ -45,6 +45,7 @@ cdef class Optimizer:
     cdef int _bind_weights(self, object W, int64_t n_features, double intercept) except -1
     cdef void score(self, const Row* r, float64_t* s, Workspace* ws) noexcept nogil
     cdef void output(self, const Row* r, float64_t* d, Workspace* ws) noexcept nogil
+    cdef void prepare_row(self, const Row* r) noexcept nogil
     cdef int64_t fit_row(self, const Row* r, float64_t* s, Loss loss, const Target* y,
                          int64_t M, Workspace* ws) noexcept nogil
 
@@ -72,3 +73,32 @@ cdef class ScaledSGD(Optimizer):
     cdef int64_t n_rows_w
 
     cdef void renormalise(self) noexcept nogil
+
+
+cdef class ANSGD(Optimizer):
+    cdef char* U
+    cdef char* Ub
+    cdef readonly float64_t lam
+    cdef readonly bint average
+    cdef float64_t fold_below
+    cdef float64_t* st            # [p, q, r, T, sum p (hi, lo), sum q (hi, lo)]
+    cdef char* A
+    cdef float64_t* snap          # per row: the two running sums (hi, lo) when last flushed
+    cdef int64_t n_rows_w
+
+    cdef void _mix(self, const Row* r, float64_t cu, float64_t cv, float64_t* s,
+                   Workspace* ws) noexcept nogil
+    cdef void _flush(self, int64_t j) noexcept nogil
+    cdef void renormalise(self) noexcept nogil
+
+
+cdef class AdaGradL2(Optimizer):
+    cdef char* G
+    cdef int64_t* last
+    cdef float64_t* st
+    cdef readonly float64_t eta
+    cdef readonly float64_t delta
+    cdef readonly float64_t lam
+
+    cdef float64_t _shrink(self, float64_t gsq) noexcept nogil
+    cdef void _catch_up(self, int64_t j) noexcept nogil

@@ -217,27 +217,33 @@ cdef inline int64_t active(const float64_t* c, int64_t K, int32_t* act) noexcept
 cdef int64_t rank_one(Optimizer o, const Row* r, const float64_t* c,
                       Workspace* ws) noexcept nogil:
     """W += x ⊗ c on the row's nonzero features; returns 1 if c != 0."""
-    cdef int64_t l, K = o.K
+    return rank_one_into(o.W, o.Wb, o.w_f32, o.K, o.b, r, c, ws)
+
+
+cdef int64_t rank_one_into(char* W, char* Wb, bint w_f32, int64_t K, float64_t b, const Row* r,
+                           const float64_t* c, Workspace* ws) noexcept nogil:
+    """M += x ⊗ c for a matrix M like W (its intercept row: Wb, or NULL)."""
+    cdef int64_t l
     cdef int64_t n_act = active(c, K, ws.act)
     cdef bint dense = DENSE_AXPY * n_act >= K
     if n_act == 0:
         return 0
-    if o.w_f32:
+    if w_f32:
         for l in range(K):
             ws.c32[l] = <float32_t> c[l]
         if r.x_f32:
-            _axpy(r, <float32_t*> o.W, K, <const float32_t*> r.x_data, ws.c32, ws.act, n_act,
-                  dense, <float32_t> o.b, <float32_t*> o.Wb)
+            _axpy(r, <float32_t*> W, K, <const float32_t*> r.x_data, ws.c32, ws.act, n_act,
+                  dense, <float32_t> b, <float32_t*> Wb)
         else:
-            _axpy(r, <float32_t*> o.W, K, <const float64_t*> r.x_data, ws.c32, ws.act, n_act,
-                  dense, <float32_t> o.b, <float32_t*> o.Wb)
+            _axpy(r, <float32_t*> W, K, <const float64_t*> r.x_data, ws.c32, ws.act, n_act,
+                  dense, <float32_t> b, <float32_t*> Wb)
     else:
         if r.x_f32:
-            _axpy(r, <float64_t*> o.W, K, <const float32_t*> r.x_data, c, ws.act, n_act,
-                  dense, o.b, <float64_t*> o.Wb)
+            _axpy(r, <float64_t*> W, K, <const float32_t*> r.x_data, c, ws.act, n_act,
+                  dense, b, <float64_t*> Wb)
         else:
-            _axpy(r, <float64_t*> o.W, K, <const float64_t*> r.x_data, c, ws.act, n_act,
-                  dense, o.b, <float64_t*> o.Wb)
+            _axpy(r, <float64_t*> W, K, <const float64_t*> r.x_data, c, ws.act, n_act,
+                  dense, b, <float64_t*> Wb)
     return 1
 
 
@@ -304,6 +310,11 @@ cdef class Optimizer:
 
     cdef void output(self, const Row* r, float64_t* d, Workspace* ws) noexcept nogil:
         self.score(r, d, ws)
+
+    cdef void prepare_row(self, const Row* r) noexcept nogil:
+        """Before a row is scored for learning: bring lazily kept state of its
+        features up to date (most optimisers keep none)."""
+        pass
 
     cdef int64_t fit_row(self, const Row* r, float64_t* s, Loss loss, const Target* y,
                          int64_t M, Workspace* ws) noexcept nogil:
@@ -543,3 +554,306 @@ cdef class ScaledSGD(Optimizer):
         if self.st[0] < MIN_SCALE:
             self.renormalise()
         return n
+
+
+# --------------------------------------------------------------------------- ANSGD
+
+cdef inline void _ansgd_schedule(float64_t t, float64_t lam, float64_t* alpha, float64_t* theta) noexcept nogil:
+    """Step t (from 1) of Park & Choi's Algorithm 1, with its two typos read as
+    t from 1 (alpha_1 = 1) and 1/(2 alpha_t): alpha = 2/(t+1),
+    theta = 1 + lam (alpha + 1/(2 alpha) - 1)."""
+    alpha[0] = 2.0 / (t + 1.0)
+    theta[0] = 1.0 + lam * (alpha[0] + 0.5 / alpha[0] - 1.0)
+
+
+cdef inline float64_t _csum_diff(const float64_t* st, int64_t i, const float64_t* snap) noexcept nogil:
+    """(hi + lo) of running sum i minus a row's snapshot of it."""
+    return (st[i] - snap[0]) + (st[i + 1] - snap[1])
+
+
+cdef inline void _csum_add(float64_t* st, int64_t i, float64_t v) noexcept nogil:
+    cdef float64_t hi = st[i] + v
+    cdef float64_t bv = hi - st[i]
+    st[i + 1] += (st[i] - (hi - bv)) + (v - bv)
+    st[i] = hi
+
+
+cdef class ANSGD(Optimizer):
+    """Accelerated nonsmooth SGD (Park & Choi, Algorithm 1, from Ouyang & Gray
+    2012) on ``(lam/2) |M|^2 + loss``, in an exact lazy form: O(nnz K) per row.
+
+    Per step t (from 1): ``alpha = 2/(t+1)``, ``theta = 1 + lam (alpha +
+    1/(2 alpha) - 1)``; the gradient of the (smoothed) loss is taken at
+    ``Upsilon = [(1-alpha)(lam+theta) M + alpha theta Psi] / (lam (1-alpha) +
+    theta)``; ``Psi <- (theta Psi - G) / (lam + theta)``; ``M <- (1-alpha) M +
+    alpha Psi`` (identical to the paper's ``M <- Upsilon - eta (G + lam
+    Upsilon)``). The loss's smoothing follows ``alpha`` (``set_smoothing``).
+
+    Lazy form: ``M = p U + q V`` and ``Psi = r V`` with global scalars, so the
+    shrink and both mixings are scalar updates and a step adds multiples of
+    ``x ⊗ g`` to the row's features in U and V; ``U = 0, V = M_0, p = q = r =
+    1`` at the start; when ``min(|p|, r) < 1e-12`` the scalars are folded into
+    U and V (O(d K), rare). The bound ``W`` is V.
+
+    With ``A``, the output is the trajectory average ``(1/T) sum_t M_{t+1}``,
+    kept lazily like ScaledSGD's (running sums of p and q, per-row snapshots);
+    without, the last iterate ``M``.
+
+    ``state`` (float64, 8): ``[p, q, r, T, sum p (hi, lo), sum q (hi, lo)]``,
+    start ``[1, 1, 1, 0, 0, 0, 0, 0]``; ``snap`` (float64, ``(rows, 4)``).
+    float64 only.
+    """
+
+    def __init__(self, V, U, state, int64_t n_features, double intercept=0.0, double lam=1e-4,
+                 A=None, snap=None, double fold_below=1e-12):
+        self._bind_weights(V, n_features, intercept)
+        # Tests raise it to cross many folds in few steps.
+        self.fold_below = fold_below
+        if self.w_f32:
+            raise ValueError("ANSGD keeps float64 weights")
+        self.U = _bind(U, V.shape, V.dtype, "U", self._keep)
+        self.Ub = self.U + n_features * self.row_bytes if intercept != 0.0 else NULL
+        self.st = <float64_t*> _bind(state, (8,), np.float64, "state", self._keep)
+        if not lam >= 0.0:
+            raise ValueError("lam must be >= 0")
+        self.lam = lam
+        self.n_rows_w = V.shape[0]
+        self.average = A is not None
+        self.separate_output = True
+        if self.average:
+            self.A = _bind(A, V.shape, V.dtype, "A", self._keep)
+            self.snap = <float64_t*> _bind(snap, (V.shape[0], 4), np.float64, "snap", self._keep)
+
+    cdef void score(self, const Row* r, float64_t* s, Workspace* ws) noexcept nogil:
+        cdef float64_t alpha, theta, dn, a, b, cu, cv
+        cdef int64_t l
+        _ansgd_schedule(self.st[3] + 1.0, self.lam, &alpha, &theta)
+        dn = self.lam * (1.0 - alpha) + theta
+        a = (1.0 - alpha) * (self.lam + theta) / dn
+        b = alpha * theta / dn
+        cu = a * self.st[0]
+        cv = a * self.st[1] + b * self.st[2]
+        self._mix(r, cu, cv, s, ws)
+
+    cdef void _mix(self, const Row* r, float64_t cu, float64_t cv, float64_t* s,
+                   Workspace* ws) noexcept nogil:
+        """s = x (cu U + cv V)."""
+        cdef int64_t l
+        linear_scores(self.W, False, self.K, r, self.b, self.Wb, cv, s, ws)
+        if cu != 0.0:
+            linear_scores(self.U, False, self.K, r, self.b, self.Ub, cu, ws.c, ws)
+            for l in range(self.K):
+                s[l] += ws.c[l]
+
+    cdef void output(self, const Row* r, float64_t* d, Workspace* ws) noexcept nogil:
+        cdef int64_t p, l, j, K = self.K, n = r.x_nnz + (1 if self.Ub != NULL else 0)
+        cdef float64_t x, fu, fv, T = self.st[3]
+        cdef const float64_t* U = <const float64_t*> self.U
+        cdef const float64_t* V = <const float64_t*> self.W
+        cdef const float64_t* A = <const float64_t*> self.A
+        if not self.average or T == 0.0:
+            self._mix(r, self.st[0], self.st[1], d, ws)
+            return
+        for l in range(K):
+            d[l] = 0.0
+        for p in range(n):
+            if p < r.x_nnz:
+                j = r.x_indices[p]
+                x = row_value(r, p)
+            else:
+                j = self.n_features
+                x = self.b
+            fu = _csum_diff(self.st, 4, self.snap + 4 * j)
+            fv = _csum_diff(self.st, 6, self.snap + 4 * j + 2)
+            for l in range(K):
+                d[l] += x * (A[j * K + l] + fu * U[j * K + l] + fv * V[j * K + l])
+        for l in range(K):
+            d[l] /= T
+
+    cdef void _flush(self, int64_t j) noexcept nogil:
+        cdef int64_t l, K = self.K
+        cdef float64_t* sn = self.snap + 4 * j
+        cdef float64_t fu = _csum_diff(self.st, 4, sn)
+        cdef float64_t fv = _csum_diff(self.st, 6, sn + 2)
+        cdef float64_t* A = (<float64_t*> self.A) + j * K
+        cdef const float64_t* U = (<const float64_t*> self.U) + j * K
+        cdef const float64_t* V = (<const float64_t*> self.W) + j * K
+        if fu != 0.0 or fv != 0.0:
+            for l in range(K):
+                A[l] += fu * U[l] + fv * V[l]
+        sn[0] = self.st[4]
+        sn[1] = self.st[5]
+        sn[2] = self.st[6]
+        sn[3] = self.st[7]
+
+    cdef void renormalise(self) noexcept nogil:
+        """Fold p, q, r into U and V (and settle every average row): O(d K)."""
+        cdef int64_t j, l, n = self.n_rows_w * self.K
+        cdef float64_t* U = <float64_t*> self.U
+        cdef float64_t* V = <float64_t*> self.W
+        cdef float64_t p = self.st[0], q = self.st[1], r = self.st[2]
+        if self.average:
+            for j in range(self.n_rows_w):
+                self._flush(j)
+                for l in range(4):
+                    self.snap[4 * j + l] = 0.0
+            for l in range(4, 8):
+                self.st[l] = 0.0
+        for l in range(n):
+            U[l] = p * U[l] + q * V[l]
+            V[l] = r * V[l]
+        self.st[0] = 1.0
+        self.st[1] = 0.0
+        self.st[2] = 1.0
+
+    cdef int64_t fit_row(self, const Row* r, float64_t* s, Loss loss, const Target* y,
+                         int64_t M, Workspace* ws) noexcept nogil:
+        cdef int64_t l, p, n
+        cdef float64_t t = self.st[3] + 1.0, alpha, theta, c, e, p1, q1, r1, cv, cu
+        _ansgd_schedule(t, self.lam, &alpha, &theta)
+        c = theta / (self.lam + theta)
+        e = 1.0 / (self.lam + theta)
+        loss.set_smoothing(alpha)
+        n = loss.coefficients(s, y, sq_norm(r, self.b), ws.g, ws)
+        r1 = c * self.st[2]
+        q1 = (1.0 - alpha) * self.st[1] + alpha * c * self.st[2]
+        # At t = 1 (alpha = 1) M is Psi alone and U is still 0: p may restart at 1.
+        p1 = (1.0 - alpha) * self.st[0] if alpha != 1.0 else 1.0
+        if self.average:
+            for p in range(r.x_nnz):
+                self._flush(r.x_indices[p])
+            if self.Wb != NULL:
+                self._flush(self.n_features)
+        if n != 0:
+            cv = -e / r1
+            for l in range(self.K):
+                ws.d[l] = cv * ws.g[l]
+            rank_one_into(self.W, self.Wb, False, self.K, self.b, r, ws.d, ws)
+            if alpha != 1.0:
+                cu = e * (q1 / r1 - alpha) / p1
+                for l in range(self.K):
+                    ws.d[l] = cu * ws.g[l]
+                rank_one_into(self.U, self.Ub, False, self.K, self.b, r, ws.d, ws)
+        self.st[0] = p1
+        self.st[1] = q1
+        self.st[2] = r1
+        self.st[3] = t
+        if self.average:
+            _csum_add(self.st, 4, p1)
+            _csum_add(self.st, 6, q1)
+        if fabs(p1) < self.fold_below or r1 < self.fold_below:
+            self.renormalise()
+        return n != 0
+
+
+# --------------------------------------------------------------------------- AdaGrad + L2
+
+cdef class AdaGradL2(Optimizer):
+    """Diagonal AdaGrad on ``(lam/2) |W|^2 + loss``, one step per row, with the
+    L2 part exact and lazy.
+
+    ``G`` sums the squared loss gradients; a step on a touched weight is
+    ``w -= eta (g x + lam w) / (delta + sqrt(G))``. An untouched weight only
+    shrinks, by ``1 - eta lam / (delta + sqrt(G))`` per step, with ``G``
+    constant while untouched: the shrinks it missed are one power, applied
+    when its feature is next seen (``last[j]`` is the step row j is up to date
+    with; ``state = [T]``, the steps taken). Scoring for prediction applies the
+    pending powers on the fly and changes nothing. float64 only.
+    """
+
+    def __init__(self, W, G, last, state, int64_t n_features, double intercept=0.0,
+                 double eta=0.1, double delta=1.0, double lam=1e-4):
+        self._bind_weights(W, n_features, intercept)
+        if self.w_f32:
+            raise ValueError("AdaGradL2 keeps float64 weights")
+        self.G = _bind(G, W.shape, W.dtype, "G", self._keep)
+        self.last = <int64_t*> _bind(last, (W.shape[0],), np.int64, "last", self._keep)
+        self.st = <float64_t*> _bind(state, (1,), np.float64, "state", self._keep)
+        if not (eta > 0.0 and delta > 0.0 and lam >= 0.0):
+            raise ValueError("need eta > 0, delta > 0 and lam >= 0")
+        self.eta = eta
+        self.delta = delta
+        self.lam = lam
+
+    cdef inline float64_t _shrink(self, float64_t gsq) noexcept nogil:
+        return 1.0 - self.eta * self.lam / (self.delta + sqrt(gsq))
+
+    cdef void _catch_up(self, int64_t j) noexcept nogil:
+        cdef int64_t l, K = self.K
+        cdef int64_t pending = <int64_t> self.st[0] - self.last[j]
+        cdef float64_t* w = (<float64_t*> self.W) + j * K
+        cdef const float64_t* gsq = (<const float64_t*> self.G) + j * K
+        if pending > 0:
+            for l in range(K):
+                w[l] *= pow(self._shrink(gsq[l]), <float64_t> pending)
+        self.last[j] = <int64_t> self.st[0]
+
+    cdef void prepare_row(self, const Row* r) noexcept nogil:
+        cdef int64_t p
+        for p in range(r.x_nnz):
+            self._catch_up(r.x_indices[p])
+        if self.Wb != NULL:
+            self._catch_up(self.n_features)
+
+    cdef void score(self, const Row* r, float64_t* s, Workspace* ws) noexcept nogil:
+        cdef int64_t p, l, j, K = self.K, pending
+        cdef int64_t T = <int64_t> self.st[0]
+        cdef bint current = True
+        cdef float64_t x
+        cdef const float64_t* w
+        cdef const float64_t* gsq
+        for p in range(r.x_nnz):
+            if self.last[r.x_indices[p]] != T:
+                current = False
+                break
+        if self.Wb != NULL and self.last[self.n_features] != T:
+            current = False
+        if current:
+            linear_scores(self.W, False, K, r, self.b, self.Wb, 1.0, s, ws)
+            return
+        for l in range(K):
+            s[l] = 0.0
+        for p in range(r.x_nnz + (1 if self.Wb != NULL else 0)):
+            if p < r.x_nnz:
+                j = r.x_indices[p]
+                x = row_value(r, p)
+            else:
+                j = self.n_features
+                x = self.b
+            pending = T - self.last[j]
+            w = (<const float64_t*> self.W) + j * K
+            gsq = (<const float64_t*> self.G) + j * K
+            if pending > 0:
+                for l in range(K):
+                    s[l] += x * w[l] * pow(self._shrink(gsq[l]), <float64_t> pending)
+            else:
+                for l in range(K):
+                    s[l] += x * w[l]
+
+    cdef int64_t fit_row(self, const Row* r, float64_t* s, Loss loss, const Target* y,
+                         int64_t M, Workspace* ws) noexcept nogil:
+        cdef int64_t p, l, j, K = self.K, n
+        cdef float64_t x, gx, dw
+        cdef float64_t* w
+        cdef float64_t* gsq
+        cdef int64_t T = <int64_t> self.st[0]
+        n = loss.coefficients(s, y, sq_norm(r, self.b), ws.g, ws)
+        if self.lam != 0.0 or n != 0:
+            for p in range(r.x_nnz + (1 if self.Wb != NULL else 0)):
+                if p < r.x_nnz:
+                    j = r.x_indices[p]
+                    x = row_value(r, p)
+                else:
+                    j = self.n_features
+                    x = self.b
+                w = (<float64_t*> self.W) + j * K
+                gsq = (<float64_t*> self.G) + j * K
+                for l in range(K):
+                    gx = ws.g[l] * x
+                    gsq[l] += gx * gx
+                    dw = -self.eta * (gx + self.lam * w[l]) / (self.delta + sqrt(gsq[l]))
+                    w[l] += dw
+                    s[l] += x * dw
+                self.last[j] = T + 1
+        self.st[0] = T + 1
+        return n != 0
