@@ -20,6 +20,8 @@ _EXPORTS = {
     "PassiveAggressiveBR": "omlc.learners",
     "OSMLELM": "omlc.learners",
     "ELMOMLL": "omlc.learners",
+    "RankSVM": "omlc.learners",
+    "MMP": "omlc.learners",
     "clone": "omlc.learners.base",
 }
 _SUBMODULES = {"datasets", "learners", "metrics", "evaluate", "io", "plot", "preprocessing",

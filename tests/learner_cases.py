@@ -43,4 +43,9 @@ def all_learners():
         learners.PassiveAggressiveBR(kernel="rbf", gamma=1.0, variant="pa1", C=1.0),
         learners.OSMLELM(n_hidden=60),
         learners.ELMOMLL(n_hidden=100, C=16.0),
+        learners.RankSVM(lam=1e-4, random_state=0),
+        learners.RankSVM(solver="sgd", lam=1e-3, random_state=0),
+        learners.RankSVM(solver="adagrad", lam=1e-4, eta=0.3, random_state=0),
+        learners.RankSVM(lam=1e-4, threshold=0.0, random_state=0),
+        learners.MMP(random_state=0),
     ]

@@ -19,7 +19,8 @@ IDS = [repr(c) for c in CASES]
 # For each parameter a value every learner that has it must refuse.
 INVALID = {"eta": -1.0, "C": -0.5, "delta": -1.0, "n_hidden": -3, "M": 0, "variant": "pa9",
            "kernel": "sigmoid", "budget": 0, "dtype": np.int32, "gamma": -1.0,
-           "block_size": 0, "activation": "relu"}
+           "block_size": 0, "activation": "relu", "threshold": "sometimes", "top_k": 0,
+           "init_scale": -1.0, "solver": "newton", "lam": -1.0, "omega": 0.5}
 
 
 @pytest.fixture(scope="module")

@@ -29,9 +29,11 @@ def test_prequential_is_test_then_train(learner, data):
     for i in range(X.shape[0]):
         if twin.is_fitted:
             rows.append(twin.decision_function(X[i]))
+            twin.partial_fit(X[i], Y[i], n_labels=Y.shape[1])
         else:
-            rows.append(np.zeros((1, Y.shape[1])))
-        twin.partial_fit(X[i], Y[i], n_labels=Y.shape[1])
+            # What a model predicts before its first row is its initial state
+            # (zero weights, or a seeded random start for the ranking learners).
+            rows.append(twin.predict_then_learn(X[i], Y[i], n_labels=Y.shape[1]))
     S = np.vstack(rows)
     expected = metrics.compute(evaluate.DEFAULT_METRICS, Y, sp.csr_matrix(S > 0), S)
     for m in evaluate.DEFAULT_METRICS:

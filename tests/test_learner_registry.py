@@ -16,7 +16,8 @@ def test_every_registered_class_once():
     classes = registry.learner_classes()
     assert len(classes) == len(set(classes))
     assert set(classes) == {learners.FALT, learners.SALT, learners.PassiveAggressiveBR,
-                            learners.KernelFALT, learners.OSMLELM, learners.ELMOMLL}
+                            learners.KernelFALT, learners.OSMLELM, learners.ELMOMLL,
+                            learners.RankSVM, learners.MMP}
     assert all(issubclass(c, BaseLearner) for c in classes)
     # Every public learner class of the package is reachable by name.
     public = {getattr(learners, n) for n in learners.__all__

@@ -3,7 +3,8 @@ from omlc.learners.base import BaseLearner, LinearLearner, clone
 from omlc.learners.elm import ELMOMLL, OSMLELM
 from omlc.learners.kernel import KernelFALT
 from omlc.learners.passive_aggressive import PassiveAggressiveBR
+from omlc.learners.ranking import MMP, RankSVM
 from omlc.learners.thresholding import FALT, SALT
 
 __all__ = ["BaseLearner", "LinearLearner", "clone", "FALT", "SALT", "PassiveAggressiveBR",
-           "KernelFALT", "OSMLELM", "ELMOMLL"]
+           "KernelFALT", "OSMLELM", "ELMOMLL", "RankSVM", "MMP"]

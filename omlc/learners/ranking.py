@@ -1,0 +1,405 @@
+"""Label-ranking learners: Rank-SVM solved by ANSGD, SGD, AdaGrad or L-BFGS,
+and the multi-label perceptron MMP.
+
+Paper: H. Park and S. Choi, "Online multi-label learning with accelerated
+nonsmooth stochastic gradient descent" (the ANSGD paper). Rank-SVM's primal
+(its eq. 6, unconstrained):
+
+    F(M) = (lam/2) |M|_F^2 + (1/n) sum_i (1/N_i) sum_{k in Y_i, l not in Y_i} [1 - m_k.x_i + m_l.x_i]_+
+
+over linear scorers ``m_k`` with the bias folded in as a constant feature
+(``fit_intercept``; the paper regularises it with the rest). The solvers:
+
+- ``"ansgd"``: accelerated nonsmooth SGD (the paper's Algorithm 1) on the
+  Nesterov-smoothed pairwise hinge, smoothing alpha_t = 2/(t+1) (Huber width
+  alpha_t N_i), in an exact lazy form (:class:`omlc._core.optimizers.ANSGD`);
+- ``"sgd"``: the paper's SGD baseline, step 1/(lam (t + omega)) on the
+  hinge's subgradient, L2 shrink as a lazy scale;
+- ``"adagrad"``: AdaGrad steps on the same objective (not in the paper), the
+  L2 part exact and lazy;
+- ``"lbfgs"``: the batch baseline: SciPy's L-BFGS on the smoothed objective
+  over the whole data, gradients from the same compiled loss.
+
+Decisions the paper leaves open, taken here (from its Sections 3-5 and the
+papers it builds on):
+
+- steps are counted from t = 1 (alpha_1 = 1) and its "1/2alpha_t" is read as
+  1/(2 alpha_t), which gives Psi the ~4/(lam t) step a strongly convex problem
+  needs; Psi_0 = M_0, a Gaussian draw of standard deviation ``init_scale``
+  (0.1), the bias row included;
+- the online solvers output the trajectory average of their iterates
+  (``average=True``); the last iterate is one parameter away;
+- a row with no relevant or no irrelevant label has no pair: zero loss and
+  gradient, but it still counts as a step (shrink and mixing apply);
+- one online step per row, in order (the library's contract); the paper's
+  protocol (T steps drawn with replacement) is an option of
+  ``omlc reproduce ansgd``;
+- a ranking is not a label set: ``predict`` uses a learned threshold by
+  default -- an extra score column trained like the ALT paper's threshold
+  (instance-dependent; it does not change the label columns) --, or a fixed
+  score threshold, or the top k labels (see ``threshold`` and ``top_k``).
+"""
+import math
+import numbers
+
+import numpy as np
+
+from omlc._core.linear import loss_rows
+from omlc._core.losses import PairKind, PairwiseLoss
+from omlc._core.optimizers import ANSGD, SGD, AdaGradL2, ScaledSGD
+from omlc._validation import check_random_state
+from omlc.learners.base import LinearLearner, positive_float
+
+SOLVERS = ("ansgd", "sgd", "adagrad", "lbfgs")
+
+
+def _check_rule(est):
+    t = est.threshold
+    if not (t == "learned" or (isinstance(t, numbers.Real) and not isinstance(t, bool)
+                               and math.isfinite(t))):
+        raise ValueError(f"threshold must be 'learned' or a finite number, got {t!r}")
+    k = est.top_k
+    if k is not None and (isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1):
+        raise ValueError(f"top_k must be None or a positive integer, got {k!r}")
+
+
+def _apply_rule(est, D):
+    """Turn label scores (minus the learned threshold, if any) into decision
+    values whose sign is the prediction."""
+    if est.top_k is not None:
+        L = D.shape[1]
+        k = min(int(est.top_k), L)
+        if k >= L:
+            return D - D.min(axis=1, keepdims=True) + 1.0
+        # Above the (k+1)-th best score: the k best labels (ties share a fate).
+        kth = -np.partition(-D, k, axis=1)[:, k:k + 1]
+        return D - kth
+    if est.threshold != "learned":
+        return D - float(est.threshold)
+    return D
+
+
+class _RankingLearner(LinearLearner):
+    """Shared by the ranking learners: a Gaussian start, the label-set rule."""
+
+    def _learned(self):
+        return self.threshold == "learned" and self.top_k is None
+
+    @property
+    def _intercept(self):
+        return 1.0 if self.fit_intercept else 0.0
+
+    def _initial_weights(self, n_features, n_labels):
+        rows = n_features + (1 if self.fit_intercept else 0)
+        K = n_labels + (1 if self._learned() else 0)
+        # A child stream: fit(shuffle=True) draws its order from the same seed.
+        rng = check_random_state(self.random_state).spawn(1)[0]
+        return rng.normal(scale=float(self.init_scale), size=(rows, K))
+
+    def _learn(self, X, Y, order, out):
+        super()._learn(X, Y, order, out)
+        if out is not None:
+            out[:] = _apply_rule(self, out)
+
+    def _decision(self, X):
+        return _apply_rule(self, super()._decision(X))
+
+    def _check_rule_params(self):
+        _check_rule(self)
+        positive_float("init_scale", self.init_scale, allow_zero=True)
+
+
+class RankSVM(_RankingLearner):
+    """Rank-SVM (pairwise label ranking) solved online by ANSGD, SGD or
+    AdaGrad, or in batch by L-BFGS.
+
+    From Park & Choi, "Online multi-label learning with accelerated nonsmooth
+    stochastic gradient descent" (Rank-SVM's primal, eq. 6; ANSGD, Algorithm 1;
+    the SGD and batch baselines of its Section 5). See the module notes.
+
+    Parameters
+    ----------
+    solver : {"ansgd", "sgd", "adagrad", "lbfgs"}, default="ansgd"
+    lam : float, default=1e-4
+        The L2 weight (the paper's lambda; it picks it from 10^-6..10^0).
+    average : bool, default=True
+        Online solvers: output the average of the iterates (the paper's
+        protocol) rather than the last one.
+    threshold : "learned" or float, default="learned"
+        How scores become label sets: an extra threshold column trained like
+        the ALT paper's, or a fixed score threshold.
+    top_k : int or None, default=None
+        If set, predict the k best-scored labels instead.
+    fit_intercept : bool, default=True
+        A constant feature (the paper folds the bias in and regularises it).
+    init_scale : float, default=0.1
+        Standard deviation of the Gaussian initial weights.
+    omega : float, default=1000
+        SGD's step offset: step 1 / (lam (t + omega)).
+    eta, delta : float, default=0.1, 1.0
+        AdaGrad's step size and offset.
+    smoothing : float, default=1e-4
+        L-BFGS: the fixed smoothing alpha (Huber width alpha N_i pairs).
+    max_iter : int, default=500
+        L-BFGS iterations.
+    random_state : int, Generator or None
+        Seed of the initial weights and of ``fit(..., shuffle=True)``.
+
+    Examples
+    --------
+    >>> import omlc
+    >>> from omlc.datasets import make_multilabel_stream
+    >>> X, Y = make_multilabel_stream(n_samples=2000, n_features=200, n_labels=10, seed=0)
+    >>> model = omlc.RankSVM(lam=1e-4, random_state=0).partial_fit(X[:1500], Y[:1500])
+    >>> model.decision_function(X[1500:]).shape
+    (500, 10)
+    """
+
+    def __init__(self, solver="ansgd", lam=1e-4, average=True, threshold="learned", top_k=None,
+                 fit_intercept=True, init_scale=0.1, omega=1000.0, eta=0.1, delta=1.0,
+                 smoothing=1e-4, max_iter=500, random_state=None):
+        self.solver = solver
+        self.lam = lam
+        self.average = average
+        self.threshold = threshold
+        self.top_k = top_k
+        self.fit_intercept = fit_intercept
+        self.init_scale = init_scale
+        self.omega = omega
+        self.eta = eta
+        self.delta = delta
+        self.smoothing = smoothing
+        self.max_iter = max_iter
+        self.random_state = random_state
+
+    def _check_params(self):
+        if self.solver not in SOLVERS:
+            raise ValueError(f"solver must be one of {SOLVERS}, got {self.solver!r}")
+        positive_float("lam", self.lam, allow_zero=self.solver != "sgd")
+        if positive_float("omega", self.omega) <= 1.0:
+            raise ValueError(f"omega must be > 1 (SGD's first shrink factor is 1 - 1/omega), "
+                             f"got {self.omega!r}")
+        positive_float("eta", self.eta)
+        positive_float("delta", self.delta)
+        positive_float("smoothing", self.smoothing)
+        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, numbers.Integral) \
+                or self.max_iter < 1:
+            raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
+        self._check_rule_params()
+
+    def _loss(self):
+        kind = {"ansgd": PairKind.SMOOTHED, "lbfgs": PairKind.SMOOTHED}.get(self.solver,
+                                                                          PairKind.HINGE)
+        alpha = float(self.smoothing) if self.solver == "lbfgs" else 0.0
+        return PairwiseLoss(kind, self._learned(), alpha)
+
+    def _init_state(self, n_features, n_labels):
+        W = self._initial_weights(n_features, n_labels)
+        self.W_ = W
+        if self.solver == "ansgd":
+            self.U_ = np.zeros_like(W)
+            self.state_ = np.array([1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+            if self.average:
+                self.A_ = np.zeros_like(W)
+                self.snap_ = np.zeros((W.shape[0], 4))
+        elif self.solver == "sgd":
+            self.state_ = np.array([1.0, 0.0, 0.0, 0.0, 0.0])
+            if self.average:
+                self.A_ = np.zeros_like(W)
+                self.snap_ = np.zeros((W.shape[0], 2))
+        elif self.solver == "adagrad":
+            self.G_ = np.zeros_like(W)
+            self.last_ = np.zeros(W.shape[0], dtype=np.int64)
+            self.state_ = np.zeros(1)
+
+    def _optimizer(self):
+        d, b, lam = self.n_features_in_, self._intercept, float(self.lam)
+        avg = getattr(self, "A_", None) if self.average else None
+        snap = getattr(self, "snap_", None) if self.average else None
+        if self.solver == "ansgd":
+            return ANSGD(self.W_, self.U_, self.state_, d, b, lam, avg, snap)
+        if self.solver == "sgd":
+            omega = float(self.omega)
+            return ScaledSGD(self.W_, self.state_, d, b, 1.0 / (lam * omega), lam, 1.0, omega,
+                             avg, snap)
+        if self.solver == "adagrad":
+            return AdaGradL2(self.W_, self.G_, self.last_, self.state_, d, b,
+                             float(self.eta), float(self.delta), lam)
+        # The batch solver's weights are plain: scoring is any optimiser's.
+        return SGD(self.W_, d, b)
+
+    def _learn(self, X, Y, order, out):
+        if self.solver != "lbfgs":
+            return super()._learn(X, Y, order, out)
+        if out is not None:
+            out[:] = self._decision(X)
+        self._batch(X if order is None else X[order], Y if order is None else Y[order])
+
+    # --- batch solver ---------------------------------------------------------
+    def _batch(self, X, Y):
+        """L-BFGS from the current weights on (X, Y): the label columns on the
+        smoothed objective, then (learned threshold) the threshold column with
+        the label scores fixed. A ``partial_fit`` call is one warm-started
+        batch fit on its block."""
+        from scipy.optimize import minimize
+        n, L = Y.shape
+        if n == 0:
+            return
+        lam = float(self.lam)
+        d = self.n_features_in_
+        yp = np.ascontiguousarray(Y.indptr, dtype=np.int64)
+        yi = np.ascontiguousarray(Y.indices, dtype=np.int32)
+        loss = PairwiseLoss(PairKind.SMOOTHED, False, float(self.smoothing))
+        Xt = X.T.tocsr()
+
+        def scores(W):
+            S = np.asarray(X @ W[:d])
+            if self._intercept:
+                S += W[d]
+            return np.ascontiguousarray(S)
+
+        def grad_of(W, G):
+            g = np.empty_like(W)
+            g[:d] = np.asarray(Xt @ G)
+            if self._intercept:
+                g[d] = G.sum(axis=0)
+            return g
+
+        def objective(flat, cols, extra):
+            W = flat.reshape(-1, len(cols))
+            full = self.W_.copy()
+            full[:, cols] = W
+            S = scores(full)
+            f, G = extra(S)
+            g = grad_of(W, G) / n + lam * W
+            return f / n + 0.5 * lam * float(np.sum(W * W)), g.ravel()
+
+        def ranking(S):
+            G = np.empty((n, L))
+            return loss_rows(loss, np.ascontiguousarray(S[:, :L]), yp, yi, G), G
+
+        opts = {"maxiter": int(self.max_iter), "maxcor": 10, "gtol": 1e-6}
+        cols = list(range(L))
+        res = minimize(objective, self.W_[:, cols].ravel(), args=(cols, ranking), jac=True,
+                       method="L-BFGS-B", options=opts)
+        self.W_[:, cols] = res.x.reshape(-1, L)
+        self.n_iter_ = int(res.nit)
+        if self._learned():
+            Ybool = np.zeros((n, L), dtype=bool)
+            Ybool[np.repeat(np.arange(n), np.diff(yp)), yi] = True
+            P = Ybool.sum(axis=1)
+            N = L - P
+            width = 0.1  # the threshold's hinges, Huber-smoothed for L-BFGS
+
+            def threshold(S):
+                # v: hinge violations of the threshold against each label
+                v = np.where(Ybool, 1.0 - (S[:, :L] - S[:, L:]), 1.0 - (S[:, L:] - S[:, :L]))
+                h = np.where(v >= width, v - width / 2, np.where(v > 0, v * v / (2 * width), 0.0))
+                dh = np.clip(v / width, 0.0, 1.0)
+                wp = np.where(P > 0, 1.0 / np.maximum(P, 1), 0.0)[:, None]
+                wn = np.where(N > 0, 1.0 / np.maximum(N, 1), 0.0)[:, None]
+                wgt = np.where(Ybool, wp, wn)
+                f = float(np.sum(h * wgt))
+                # d v / d s_L = +1 for relevant labels, -1 for irrelevant ones
+                dS = np.sum(dh * wgt * np.where(Ybool, 1.0, -1.0), axis=1)[:, None]
+                return f, dS
+
+            res = minimize(objective, self.W_[:, [L]].ravel(), args=([L], threshold), jac=True,
+                           method="L-BFGS-B", options=opts)
+            self.W_[:, L] = res.x
+
+    # --- accessors --------------------------------------------------------------
+    @property
+    def coef_(self):
+        """The output model's weights, ``(n_labels[+1], n_features)`` (for the
+        averaging solvers, the average; a copy)."""
+        self._check_fitted()
+        return self._output_weights()[:self.n_features_in_].T.copy()
+
+    @property
+    def intercept_(self):
+        self._check_fitted()
+        if self._intercept:
+            return self._output_weights()[self.n_features_in_].copy()
+        return np.zeros(self.W_.shape[1])
+
+    def last_iterate(self):
+        """The last iterate's weights (``(rows of W, columns)``, a copy)."""
+        self._check_fitted()
+        if self.solver == "ansgd":
+            return self.state_[0] * self.U_ + self.state_[1] * self.W_
+        if self.solver == "sgd":
+            return self.state_[0] * self.W_
+        if self.solver == "adagrad":
+            return self._caught_up()
+        return self.W_.copy()
+
+    def _caught_up(self):
+        shrink = 1.0 - float(self.eta) * float(self.lam) / (float(self.delta) + np.sqrt(self.G_))
+        return self.W_ * shrink ** (self.state_[0] - self.last_)[:, None]
+
+    def _output_weights(self):
+        if self.solver == "ansgd" and self.average and self.state_[3] > 0:
+            s, snap = self.state_, self.snap_
+            fu = (s[4] - snap[:, 0]) + (s[5] - snap[:, 1])
+            fv = (s[6] - snap[:, 2]) + (s[7] - snap[:, 3])
+            return (self.A_ + fu[:, None] * self.U_ + fv[:, None] * self.W_) / s[3]
+        if self.solver == "sgd" and self.average and self.state_[3] > 0:
+            s, snap = self.state_, self.snap_
+            f = (s[2] - snap[:, 0]) + (s[4] - snap[:, 1])
+            return (self.A_ + f[:, None] * self.W_) / s[3]
+        return self.last_iterate()
+
+
+class MMP(_RankingLearner):
+    """The multi-class multi-label perceptron (Crammer & Singer, 2003), the
+    baseline of the ANSGD paper: loss IsErr, uniform update.
+
+    A row whose error set ``E = {(k, l): s_k <= s_l}`` (relevant k, irrelevant
+    l, ties counted as errors) is not empty moves each relevant scorer by
+    ``+#{l : (k, l) in E} / |E| x`` and each irrelevant one by ``-#{k : (k, l)
+    in E} / |E| x``; no regularisation; the output is the average of the
+    iterates (the paper's setting).
+
+    Parameters
+    ----------
+    average : bool, default=True
+    threshold, top_k, fit_intercept, init_scale, random_state
+        As in :class:`RankSVM`.
+
+    Examples
+    --------
+    >>> import omlc
+    >>> from omlc.datasets import make_multilabel_stream
+    >>> X, Y = make_multilabel_stream(n_samples=2000, n_features=200, n_labels=10, seed=0)
+    >>> omlc.MMP(random_state=0).fit(X, Y).predict(X[:4]).shape
+    (4, 10)
+    """
+
+    def __init__(self, average=True, threshold="learned", top_k=None, fit_intercept=True,
+                 init_scale=0.1, random_state=None):
+        self.average = average
+        self.threshold = threshold
+        self.top_k = top_k
+        self.fit_intercept = fit_intercept
+        self.init_scale = init_scale
+        self.random_state = random_state
+
+    def _check_params(self):
+        self._check_rule_params()
+
+    def _loss(self):
+        return PairwiseLoss(PairKind.MMP, self._learned())
+
+    def _init_state(self, n_features, n_labels):
+        self.W_ = self._initial_weights(n_features, n_labels)
+        self.state_ = np.array([1.0, 0.0, 0.0, 0.0, 0.0])
+        if self.average:
+            self.A_ = np.zeros_like(self.W_)
+            self.snap_ = np.zeros((self.W_.shape[0], 2))
+
+    def _optimizer(self):
+        avg = getattr(self, "A_", None) if self.average else None
+        snap = getattr(self, "snap_", None) if self.average else None
+        return ScaledSGD(self.W_, self.state_, self.n_features_in_, self._intercept, 1.0, 0.0,
+                         0.0, 1.0, avg, snap)
