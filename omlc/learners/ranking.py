@@ -108,6 +108,44 @@ class _RankingLearner(LinearLearner):
         _check_rule(self)
         positive_float("init_scale", self.init_scale, allow_zero=True)
 
+    # --- accessors --------------------------------------------------------------
+    @property
+    def coef_(self):
+        """The output model's weights, ``(n_labels[+1], n_features)`` (for the
+        averaging solvers, the average; a copy)."""
+        self._check_fitted()
+        return self._output_weights()[:self.n_features_in_].T.copy()
+
+    @property
+    def intercept_(self):
+        self._check_fitted()
+        if self._intercept:
+            return self._output_weights()[self.n_features_in_].copy()
+        return np.zeros(self.W_.shape[1])
+
+    def last_iterate(self):
+        """The last iterate's weights (``(rows of W, columns)``, a copy)."""
+        self._check_fitted()
+        if hasattr(self, "U_"):  # ANSGD: M = p U + q V
+            return self.state_[0] * self.U_ + self.state_[1] * self.W_
+        if hasattr(self, "G_"):  # AdaGrad with its lazy shrinks applied
+            shrink = 1.0 - float(self.eta) * float(self.lam) / (float(self.delta) + np.sqrt(self.G_))
+            return self.W_ * shrink ** (self.state_[0] - self.last_)[:, None]
+        if hasattr(self, "state_"):  # lazily scaled SGD
+            return self.state_[0] * self.W_
+        return self.W_.copy()
+
+    def _output_weights(self):
+        s, snap = getattr(self, "state_", None), getattr(self, "snap_", None)
+        if hasattr(self, "A_") and hasattr(self, "U_") and s[3] > 0:
+            fu = (s[4] - snap[:, 0]) + (s[5] - snap[:, 1])
+            fv = (s[6] - snap[:, 2]) + (s[7] - snap[:, 3])
+            return (self.A_ + fu[:, None] * self.U_ + fv[:, None] * self.W_) / s[3]
+        if hasattr(self, "A_") and s[3] > 0:
+            f = (s[2] - snap[:, 0]) + (s[4] - snap[:, 1])
+            return (self.A_ + f[:, None] * self.W_) / s[3]
+        return self.last_iterate()
+
 
 class RankSVM(_RankingLearner):
     """Rank-SVM (pairwise label ranking) solved online by ANSGD, SGD or
@@ -307,48 +345,6 @@ class RankSVM(_RankingLearner):
             res = minimize(objective, self.W_[:, [L]].ravel(), args=([L], threshold), jac=True,
                            method="L-BFGS-B", options=opts)
             self.W_[:, L] = res.x
-
-    # --- accessors --------------------------------------------------------------
-    @property
-    def coef_(self):
-        """The output model's weights, ``(n_labels[+1], n_features)`` (for the
-        averaging solvers, the average; a copy)."""
-        self._check_fitted()
-        return self._output_weights()[:self.n_features_in_].T.copy()
-
-    @property
-    def intercept_(self):
-        self._check_fitted()
-        if self._intercept:
-            return self._output_weights()[self.n_features_in_].copy()
-        return np.zeros(self.W_.shape[1])
-
-    def last_iterate(self):
-        """The last iterate's weights (``(rows of W, columns)``, a copy)."""
-        self._check_fitted()
-        if self.solver == "ansgd":
-            return self.state_[0] * self.U_ + self.state_[1] * self.W_
-        if self.solver == "sgd":
-            return self.state_[0] * self.W_
-        if self.solver == "adagrad":
-            return self._caught_up()
-        return self.W_.copy()
-
-    def _caught_up(self):
-        shrink = 1.0 - float(self.eta) * float(self.lam) / (float(self.delta) + np.sqrt(self.G_))
-        return self.W_ * shrink ** (self.state_[0] - self.last_)[:, None]
-
-    def _output_weights(self):
-        if self.solver == "ansgd" and self.average and self.state_[3] > 0:
-            s, snap = self.state_, self.snap_
-            fu = (s[4] - snap[:, 0]) + (s[5] - snap[:, 1])
-            fv = (s[6] - snap[:, 2]) + (s[7] - snap[:, 3])
-            return (self.A_ + fu[:, None] * self.U_ + fv[:, None] * self.W_) / s[3]
-        if self.solver == "sgd" and self.average and self.state_[3] > 0:
-            s, snap = self.state_, self.snap_
-            f = (s[2] - snap[:, 0]) + (s[4] - snap[:, 1])
-            return (self.A_ + f[:, None] * self.W_) / s[3]
-        return self.last_iterate()
 
 
 class MMP(_RankingLearner):

@@ -1,0 +1,172 @@
+"""The label-ranking learners (omlc/learners/ranking.py) through the public
+API: each online solver is its dense algorithm (tests/reference_optimizers.py
+with the pairwise losses of tests/reference_losses.py), the batch solver
+minimises the smoothed objective, and the label-set rules do what they say."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import omlc
+import reference_losses as rl
+import reference_optimizers as ref
+from learner_cases import planted_problem
+from omlc import metrics
+from omlc._core.linear import loss_rows
+from omlc._core.losses import PairKind, PairwiseLoss
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, Y = planted_problem(n=500, seed=11)
+    return X, Y
+
+
+def start(model, X, Y):
+    """The seeded Gaussian start the learner draws."""
+    rng = np.random.default_rng(model.random_state).spawn(1)[0]
+    rows = X.shape[1] + (1 if model.fit_intercept else 0)
+    K = Y.shape[1] + (1 if model.threshold == "learned" and model.top_k is None else 0)
+    return rng.normal(scale=model.init_scale, size=(rows, K))
+
+
+def with_bias(X):
+    return sp.hstack([X, np.ones((X.shape[0], 1))], format="csr")
+
+
+@pytest.mark.parametrize("average", [True, False])
+def test_ansgd_is_algorithm_1(data, average):
+    X, Y = data
+    X, Y = X[:200], Y[:200]
+    L = Y.shape[1]
+    m = omlc.RankSVM(lam=1e-3, average=average, threshold=0.0, random_state=3)
+    out = m.predict_then_learn(X, Y)
+    coef = lambda s, rel, alpha: rl.pairwise(s, rel, L, "smoothed", alpha)[0]
+    M, model, out_ref = ref.ansgd(start(m, X, Y), X, Y, coef, 1e-3, average, 1.0)
+    np.testing.assert_allclose(out, out_ref, rtol=1e-9, atol=1e-11)
+    np.testing.assert_allclose(m.last_iterate(), M, rtol=1e-9, atol=1e-11)
+    np.testing.assert_allclose(m.coef_, model[:-1].T, rtol=1e-9, atol=1e-11)
+    np.testing.assert_allclose(m.intercept_, model[-1], rtol=1e-9, atol=1e-11)
+    np.testing.assert_allclose(m.decision_function(X), with_bias(X) @ model, rtol=1e-9,
+                               atol=1e-11)
+
+
+def test_sgd_is_the_papers_baseline(data):
+    """eta_t = 1 / (lam (t + omega)) on the hinge's subgradient, averaged."""
+    X, Y = data
+    X, Y = X[:200], Y[:200]
+    L, lam, omega = Y.shape[1], 1e-2, 100.0
+    m = omlc.RankSVM(solver="sgd", lam=lam, omega=omega, threshold=0.0, random_state=4)
+    out = m.predict_then_learn(X, Y)
+    coef = lambda s, rel, q: rl.pairwise(s, rel, L, "hinge")[0]
+    W, model, out_ref = ref.scaled_sgd(start(m, X, Y), X, Y, coef, 1 / (lam * omega), lam, 1.0,
+                                       omega, True, 1.0)
+    np.testing.assert_allclose(out, out_ref, rtol=1e-9, atol=1e-11)
+    np.testing.assert_allclose(m.last_iterate(), W, rtol=1e-9, atol=1e-11)
+    np.testing.assert_allclose(m.coef_, model[:-1].T, rtol=1e-9, atol=1e-11)
+
+
+def test_mmp_is_the_averaged_uniform_update_perceptron(data):
+    X, Y = data
+    X, Y = X[:200], Y[:200]
+    L = Y.shape[1]
+    m = omlc.MMP(threshold=0.0, random_state=5)
+    out = m.predict_then_learn(X, Y)
+    coef = lambda s, rel, q: rl.pairwise(s, rel, L, "mmp")[0]
+    W, model, out_ref = ref.scaled_sgd(start(m, X, Y), X, Y, coef, 1.0, 0.0, 0.0, 1.0, True, 1.0)
+    np.testing.assert_allclose(out, out_ref, rtol=1e-9, atol=1e-11)
+    np.testing.assert_allclose(m.coef_, model[:-1].T, rtol=1e-9, atol=1e-11)
+
+
+def test_adagrad_solver(data):
+    X, Y = data
+    X, Y = X[:200], Y[:200]
+    L = Y.shape[1]
+    m = omlc.RankSVM(solver="adagrad", lam=1e-2, eta=0.2, delta=0.5, threshold=0.0,
+                     random_state=6)
+    out = m.predict_then_learn(X, Y)
+    coef = lambda s, rel, q: rl.pairwise(s, rel, L, "hinge")[0]
+    W, _, out_ref = ref.adagrad_l2(start(m, X, Y), X, Y, coef, 0.2, 0.5, 1e-2, 1.0)
+    np.testing.assert_allclose(out, out_ref, rtol=1e-9, atol=1e-11)
+    np.testing.assert_allclose(m.last_iterate(), W, rtol=1e-9, atol=1e-11)
+
+
+def test_every_row_is_a_step_even_without_pairs(data):
+    X, Y = data
+    Y = Y.tolil()
+    Y[:10] = 0          # no relevant label
+    Y[10:20] = 1        # no irrelevant label
+    Y = Y.tocsr()
+    m = omlc.RankSVM(random_state=0).partial_fit(X[:50], Y[:50])
+    assert m.state_[3] == 50
+
+
+def objective(m, X, Y, alpha):
+    """(lam/2)|M|^2 + mean smoothed loss of the label columns, from scratch."""
+    W = m.W_[:, :Y.shape[1]]
+    S = np.ascontiguousarray(with_bias(X) @ W)
+    total = loss_rows(PairwiseLoss(PairKind.SMOOTHED, False, alpha), S,
+                      np.asarray(Y.indptr, np.int64), Y.indices.astype(np.int32))
+    return total / X.shape[0] + m.lam / 2 * np.sum(W * W)
+
+
+def test_lbfgs_minimises_the_smoothed_objective(data):
+    X, Y = data
+    m = omlc.RankSVM(solver="lbfgs", lam=1e-3, smoothing=1e-3, random_state=0)
+    m.fit(X[:300], Y[:300])
+    f = objective(m, X[:300], Y[:300], 1e-3)
+    rng = np.random.default_rng(0)
+    for _ in range(5):  # no nearby point is better
+        W = m.W_.copy()
+        m.W_[:, :Y.shape[1]] += rng.normal(scale=1e-3, size=(m.W_.shape[0], Y.shape[1]))
+        assert objective(m, X[:300], Y[:300], 1e-3) >= f - 1e-9
+        m.W_[:] = W
+    online = omlc.RankSVM(lam=1e-3, random_state=0).fit(X[:300], Y[:300])
+    assert objective(online, X[:300], Y[:300], 1e-3) > f
+
+
+def test_loss_rows_gradient_matches_finite_differences(data):
+    X, Y = data
+    X, Y = X[:40], Y[:40]
+    rng = np.random.default_rng(1)
+    S = rng.normal(size=Y.shape)
+    loss = PairwiseLoss(PairKind.SMOOTHED, False, 0.01)
+    yp, yi = np.asarray(Y.indptr, np.int64), Y.indices.astype(np.int32)
+    G = np.empty_like(S)
+    loss_rows(loss, S, yp, yi, G)
+    h = 1e-6
+    for i, l in [(0, 0), (3, 5), (17, 2)]:
+        E = np.zeros_like(S)
+        E[i, l] = h
+        fd = (loss_rows(loss, S + E, yp, yi) - loss_rows(loss, S - E, yp, yi)) / (2 * h)
+        assert fd == pytest.approx(G[i, l], abs=1e-6)
+
+
+def test_label_set_rules(data):
+    X, Y = data
+    m = omlc.RankSVM(top_k=2, random_state=0).fit(X, Y)
+    P = m.predict(X[:50])
+    assert (np.diff(P.indptr) == 2).all()
+    np.testing.assert_array_equal(P.toarray(), (m.decision_function(X[:50]) > 0))
+    fixed = omlc.RankSVM(threshold=0.25, random_state=0).fit(X, Y)
+    free = omlc.RankSVM(threshold=0.0, random_state=0).fit(X, Y)
+    np.testing.assert_allclose(fixed.decision_function(X), free.decision_function(X) - 0.25)
+    learned = omlc.RankSVM(random_state=0).fit(X, Y)
+    assert learned.W_.shape[1] == Y.shape[1] + 1
+
+
+@pytest.mark.parametrize("make", [lambda: omlc.RankSVM(random_state=0),
+                                  lambda: omlc.RankSVM(solver="sgd", lam=1e-3, random_state=0),
+                                  lambda: omlc.MMP(random_state=0),
+                                  lambda: omlc.RankSVM(solver="lbfgs", lam=1e-3, random_state=0)])
+def test_ranks_well_on_a_planted_problem(data, make):
+    """Five passes (the paper's protocol takes 70,000 steps, many passes over
+    a small set): every solver ranks held-out rows well."""
+    X, Y = data
+    m = make()
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        order = rng.permutation(400)
+        m.partial_fit(X[order], Y[order])
+    S = m.decision_function(X[400:])
+    auc = metrics.compute(["auc"], Y[400:], None, S, conventions="ansgd")["auc"]
+    assert auc > 0.85
