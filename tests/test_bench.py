@@ -158,7 +158,12 @@ def test_configuration_dtype_by_name(monkeypatch):
     monkeypatch.setattr(registry, "make_learner",
                         lambda name, **params: seen.update(name=name, **params))
     build_learner(json.loads(json.dumps(config.spec())))
-    assert seen == {"name": "falt", "dtype": np.float32, "M": 1}
+    assert seen == {"name": "falt", "dtype": "float32", "M": 1}
+    monkeypatch.undo()
+    import scipy.sparse as sp
+    learner = build_learner(json.loads(json.dumps(config.spec())))
+    learner.partial_fit(sp.csr_matrix(np.eye(3)), sp.csr_matrix(np.eye(3)))
+    assert learner.W_.dtype == np.float32
     # The subprocess echoes get_params() into the JSON result.
     assert json_safe_params({"dtype": np.float32, "M": None, "eta": 1.0, "fit_intercept": None,
                              "random_state": 3}) == {"dtype": "float32", "M": None, "eta": 1.0}

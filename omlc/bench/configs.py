@@ -87,10 +87,8 @@ def build_learner(spec):
     # Imported here: the registry loads the compiled kernels, which the I/O
     # steps must not carry in their RSS.
     from omlc.learners.registry import make_learner
-    params = dict(spec["params"])
-    if params.get("dtype") is not None:
-        params["dtype"] = np.dtype(params["dtype"]).type
-    return make_learner(spec["learner"], **params)
+    # A dtype travels by name; the learners take names as they take NumPy types.
+    return make_learner(spec["learner"], **dict(spec["params"]))
 
 
 def json_safe_params(params):

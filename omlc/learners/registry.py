@@ -47,15 +47,12 @@ _ENTRIES = {
     "elmomll": _Entry("omlc.learners.elm", "ELMOMLL", {},
                       "regularised OS-ELM standing in for ELM-OMLL (Du & Vong 2020)"),
     "ranksvm": _Entry("omlc.learners.ranking", "RankSVM", {},
-                      "Rank-SVM by accelerated nonsmooth SGD (Park & Choi); solver= sgd, "
-                      "adagrad, lbfgs"),
+                      "Rank-SVM by accelerated nonsmooth SGD (Park & Choi); solver=sgd, "
+                      "adagrad, or lbfgs (batch)"),
     "ranksvm-sgd": _Entry("omlc.learners.ranking", "RankSVM", {"solver": "sgd"},
                           "Rank-SVM by SGD, step 1/(lam (t + omega)) (Park & Choi's baseline)"),
     "ranksvm-adagrad": _Entry("omlc.learners.ranking", "RankSVM", {"solver": "adagrad"},
                               "Rank-SVM by AdaGrad with lazy exact L2"),
-    "ranksvm-lbfgs": _Entry("omlc.learners.ranking", "RankSVM", {"solver": "lbfgs"},
-                            "Rank-SVM in batch, smoothed primal by L-BFGS (Park & Choi's "
-                            "baseline)"),
     "mmp": _Entry("omlc.learners.ranking", "MMP", {},
                   "multi-class multi-label perceptron (Crammer & Singer 2003)"),
 }
