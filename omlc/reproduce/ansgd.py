@@ -1,0 +1,477 @@
+"""Reproduction of Table 2 and Fig. 1 of Park & Choi, "Online multi-label
+learning with accelerated nonsmooth stochastic gradient descent".
+
+``omlc reproduce ansgd`` runs the paper's Section 5 protocol on the data sets
+that are available and prints AUC mean (std) over folds beside the published
+numbers, for the batch Rank-SVM, SGD, MMP and ANSGD.
+
+Protocol (the paper's, with its gaps filled as noted)
+-----------------------------------------------------
+* random 5-fold cross-validation over the whole data set (seeded);
+* lambda: chosen by the batch Rank-SVM from {10^-6, ..., 10^0} by the ranking
+  loss on a validation set drawn from the training data (20% of the training
+  fold; the paper gives no size), and reused for SGD and ANSGD;
+  ``--search cheap`` (default) chooses it once, on the first fold, and reuses it
+  on all five; ``--search paper`` chooses it on every fold; ``--search fixed``
+  uses the values the cheap search found (``FIXED_LAMBDA``);
+* online methods: T = 70,000 steps, each on a training row drawn uniformly with
+  replacement; Gaussian start (std 0.1, bias row included); the output is the
+  average of the iterates; SGD's steps 1/(lam (t + 1000));
+* batch: L-BFGS on the smoothed primal; the smoothing (not given in the paper)
+  makes the Huber width of an average row 0.05 (alpha = 0.05 / (LC (K - LC)));
+* AUC of each test row's label ranking, averaged over rows (= 1 - ranking loss
+  with ties as errors, the paper's eq. 3); rows with no relevant or no
+  irrelevant label have no pair and are left out;
+* no feature preprocessing (the paper mentions none), the bias as a constant
+  feature.
+
+Data sets (``DATASETS``)
+------------------------
+* corel5k, bibtex: Mulan's files, the paper's data (its Table 1).
+* rcv1subset1: the paper's "rcv1v2" is Mulan's rcv1subset1 (6,000 documents,
+  47,236 features, 101 labels, LC 2.880 -- its Table 1) -- comparable.
+* mediamill_reduced: a 2,000-row subsample (train + test of the copy shipped
+  with Jung & Tewari's boosting code), a stand-in for the paper's 43,907
+  rows: NOT comparable; the paper's row is printed as a landmark.
+* tmc2007, bookmark: not available; listed as missing data.
+
+Fig. 1 (``--curves``): the regularised test objective (lam/2) |M_t|^2 + mean
+unsmoothed pairwise hinge of the test rows, against t, for ANSGD and SGD (raw
+and averaged iterates) on corel5k and the mediamill stand-in; the paper shows
+only the curves (no numbers) and says ANSGD converges "significantly faster".
+"""
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from omlc.reproduce._results import append_row, duration, jsonable, load_rows, say
+
+ALGORITHMS = ("Batch", "SGD", "MMP", "ANSGD")
+PAPER_DATASETS = ("corel5K", "rcv1v2", "bibtex", "tmc2007", "mediamill", "bookmark")
+#: Table 2 of the paper: AUC mean (std) over 5 folds.
+PAPER_TABLE2 = {
+    ("corel5K", "Batch"): (0.895, 0.002), ("corel5K", "SGD"): (0.885, 0.003),
+    ("corel5K", "MMP"): (0.843, 0.007), ("corel5K", "ANSGD"): (0.887, 0.003),
+    ("rcv1v2", "Batch"): (0.969, 0.001), ("rcv1v2", "SGD"): (0.963, 0.001),
+    ("rcv1v2", "MMP"): (0.964, 0.002), ("rcv1v2", "ANSGD"): (0.964, 0.001),
+    ("bibtex", "Batch"): (0.946, 0.001), ("bibtex", "SGD"): (0.935, 0.003),
+    ("bibtex", "MMP"): (0.935, 0.002), ("bibtex", "ANSGD"): (0.945, 0.001),
+    ("tmc2007", "Batch"): (0.958, 0.001), ("tmc2007", "SGD"): (0.954, 0.002),
+    ("tmc2007", "MMP"): (0.956, 0.001), ("tmc2007", "ANSGD"): (0.957, 0.002),
+    ("mediamill", "Batch"): (0.953, 0.001), ("mediamill", "SGD"): (0.945, 0.001),
+    ("mediamill", "MMP"): (0.948, 0.001), ("mediamill", "ANSGD"): (0.946, 0.001),
+    ("bookmark", "Batch"): (0.922, 0.001), ("bookmark", "SGD"): (0.905, 0.002),
+    ("bookmark", "MMP"): (0.906, 0.002), ("bookmark", "ANSGD"): (0.913, 0.001),
+}
+DATASETS = {
+    "corel5k": dict(paper="corel5K", registry="corel5k", comparable=True,
+                    note="Mulan corel5k (5,000 rows), the paper's data."),
+    "rcv1subset1": dict(paper="rcv1v2", registry="rcv1subset1", comparable=True,
+                        note="Mulan rcv1subset1: the paper's rcv1v2 (same n, d, L, LC in its "
+                             "Table 1)."),
+    "bibtex": dict(paper="bibtex", registry="bibtex", comparable=True,
+                   note="Mulan bibtex (7,395 rows), the paper's data."),
+    "mediamill_reduced": dict(paper="mediamill", registry="mediamill-reduced", comparable=False,
+                              note="STAND-IN: a 2,000-row subsample, not the paper's 43,907 rows; "
+                                   "not comparable."),
+}
+ABSENT = {"tmc2007": "tmc2007 (49,060 features) is not in the shared data folder.",
+          "bookmark": "bookmarks is not in the shared data folder."}
+LAMBDAS = tuple(10.0 ** np.arange(0, -7, -1))   # large to small: warm starts along the path
+STEPS = 70_000
+N_FOLDS = 5
+VALIDATION = 0.2
+#: lambda per data set, from ``--search cheap`` (seed 0): see datasets/results/ansgd.md.
+FIXED_LAMBDA = {}
+#: Rough seconds per fold and data set on a 2-core laptop (for the up-front estimate).
+FOLD_SECONDS = {"corel5k": 25, "rcv1subset1": 40, "bibtex": 40, "mediamill_reduced": 8}
+
+
+def load_full(name):
+    """The whole data set as CSR ``(X, Y)`` (train followed by test where the
+    files are split)."""
+    from omlc.datasets import get_dataset_info, load
+    reg = DATASETS[name]["registry"]
+    splits = get_dataset_info(reg).splits
+    if "full" in splits:
+        d = load(reg, split="full") if len(splits) > 1 else load(reg)
+        return d.X.tocsr(), d.Y.tocsr()
+    parts = [load(reg, split=s) for s in ("train", "test")]
+    return (sp.vstack([p.X for p in parts]).tocsr(), sp.vstack([p.Y for p in parts]).tocsr())
+
+
+def fold_indices(n, n_folds, seed):
+    """Test indices of each fold of a seeded random partition."""
+    perm = np.random.default_rng(seed).permutation(n)
+    return [np.sort(f) for f in np.array_split(perm, n_folds)]
+
+
+def smoothing_for(Y):
+    """The batch solver's alpha: a Huber width of 0.05 for a row with the mean
+    number of pairs (the paper gives no value)."""
+    L = Y.shape[1]
+    lc = Y.nnz / max(1, Y.shape[0])
+    return 0.05 / max(1.0, lc * (L - lc))
+
+
+def make_learner(algorithm, lam, alpha, seed):
+    from omlc.learners.registry import make_learner as make
+    common = dict(threshold=0.0, random_state=seed)  # AUC needs scores only
+    if algorithm == "Batch":
+        return make("ranksvm", solver="lbfgs", lam=lam, smoothing=alpha, **common)
+    if algorithm == "SGD":
+        return make("ranksvm-sgd", lam=lam, omega=1000.0, **common)
+    if algorithm == "MMP":
+        return make("mmp", **common)
+    if algorithm == "ANSGD":
+        return make("ranksvm", lam=lam, **common)
+    raise ValueError(f"unknown algorithm {algorithm!r}; known: {', '.join(ALGORITHMS)}")
+
+
+def train(model, X, Y, steps, rng, chunk=20_000):
+    """The paper's protocol: ``steps`` online steps on rows drawn uniformly with
+    replacement (the batch solver: one fit on all rows)."""
+    if getattr(model, "solver", None) == "lbfgs":
+        return model.fit(X, Y)
+    for a in range(0, steps, chunk):
+        idx = rng.integers(0, X.shape[0], min(chunk, steps - a))
+        model.partial_fit(X[idx], Y[idx], n_labels=Y.shape[1])
+    return model
+
+
+def auc(model, X, Y):
+    from omlc import metrics
+    S = model.decision_function(X)
+    return float(metrics.compute(["auc"], Y, None, S, conventions="ansgd")["auc"])
+
+
+def choose_lambda(X, Y, seed, alpha, progress=None):
+    """The batch Rank-SVM's lambda with the lowest validation ranking loss
+    (= highest AUC), warm-starting along the path from 1 down to 1e-6."""
+    rng = np.random.default_rng(seed)
+    n = X.shape[0]
+    val = np.zeros(n, dtype=bool)
+    val[rng.choice(n, int(round(VALIDATION * n)), replace=False)] = True
+    model = make_learner("Batch", LAMBDAS[0], alpha, seed)
+    scores = {}
+    for lam in LAMBDAS:
+        model.set_params(lam=float(lam))
+        model.partial_fit(X[~val], Y[~val])   # a warm-started batch fit
+        scores[float(lam)] = auc(model, X[val], Y[val])
+        say(progress, f"  lambda {lam:.0e}: validation AUC {scores[float(lam)]:.4f}")
+    best = max(scores, key=lambda k: (scores[k], k))
+    return best, scores
+
+
+def _row(dataset, algorithm, status, note="", values=(), lam=None, seconds=None):
+    spec = DATASETS.get(dataset, {})
+    paper_ds = spec.get("paper", dataset)
+    values = [float(v) for v in values]
+    return dict(dataset=dataset, paper_dataset=paper_ds, algorithm=algorithm, status=status,
+                comparable=spec.get("comparable", False), note=note, folds=values,
+                mean=float(np.mean(values)) if values else None,
+                std=float(np.std(values, ddof=1)) if len(values) > 1 else None,
+                lam=lam, seconds=seconds, paper=PAPER_TABLE2.get((paper_ds, algorithm)))
+
+
+def settings_key(search, n_folds, steps, seed):
+    return dict(version=1, search=search, folds=int(n_folds), steps=int(steps), seed=int(seed))
+
+
+def run_dataset(name, search="cheap", n_folds=N_FOLDS, steps=STEPS, seed=0, progress=None,
+                algorithms=ALGORITHMS):
+    """The rows of one data set: ``{algorithm: row}``."""
+    X, Y = load_full(name)
+    alpha = smoothing_for(Y)
+    folds = fold_indices(X.shape[0], n_folds, seed)
+    results = {a: [] for a in algorithms}
+    seconds = {a: 0.0 for a in algorithms}
+    lams = []
+    for k, test in enumerate(folds):
+        mask = np.ones(X.shape[0], dtype=bool)
+        mask[test] = False
+        Xtr, Ytr, Xte, Yte = X[mask], Y[mask], X[test], Y[test]
+        if search == "fixed" and name in FIXED_LAMBDA:
+            lam = FIXED_LAMBDA[name]
+        elif search == "paper" or k == 0:
+            say(progress, f"{name}: choosing lambda on fold {k + 1} ({search} search)")
+            lam, _ = choose_lambda(Xtr, Ytr, seed + k, alpha, progress)
+        lams.append(lam)
+        for algorithm in algorithms:
+            model = make_learner(algorithm, lam, alpha, seed + k)
+            t0 = time.process_time()
+            train(model, Xtr, Ytr, steps, np.random.default_rng([seed, k]))
+            seconds[algorithm] += time.process_time() - t0
+            results[algorithm].append(auc(model, Xte, Yte))
+        say(progress, f"{name}: fold {k + 1}/{n_folds} done (lambda {lam:.0e}): "
+                      + ", ".join(f"{a} {results[a][-1]:.4f}" for a in algorithms))
+    note = DATASETS[name]["note"]
+    lam = lams[0] if len(set(lams)) == 1 else None
+    if lam is None:
+        note += " lambda per fold: " + ", ".join(f"{v:.0e}" for v in lams) + "."
+    return {a: _row(name, a, "ok", note, results[a], lam, seconds[a] / n_folds)
+            for a in algorithms}
+
+
+def run(datasets=None, search="cheap", n_folds=N_FOLDS, steps=STEPS, seed=0, progress=None,
+        results_path=None, on_row=None, fresh=False):
+    """Every row of the table, in the paper's order; finished data sets are
+    appended to ``results_path`` and reused on a rerun with the same settings."""
+    settings = settings_key(search, n_folds, steps, seed)
+    done = {} if fresh or results_path is None else \
+        load_rows(results_path, settings, lambda r: (r["dataset"], r["algorithm"]))
+    rows = []
+    chosen = datasets or list(DATASETS)
+    for paper_ds in PAPER_DATASETS:
+        names = [n for n, s in DATASETS.items() if s["paper"] == paper_ds and n in chosen]
+        if not names:
+            if datasets is None and paper_ds in ABSENT:
+                for a in ALGORITHMS:
+                    row = _row(paper_ds, a, "missing data", ABSENT[paper_ds])
+                    rows.append(row)
+                    if on_row:
+                        on_row(row)
+            continue
+        for name in names:
+            if all((name, a) in done for a in ALGORITHMS):
+                computed = {a: done[(name, a)] for a in ALGORITHMS}
+            else:
+                computed = run_dataset(name, search, n_folds, steps, seed, progress)
+                if results_path is not None:
+                    for a in ALGORITHMS:
+                        append_row(results_path, settings, computed[a])
+            for a in ALGORITHMS:
+                rows.append(computed[a])
+                if on_row:
+                    on_row(computed[a])
+    return rows
+
+
+# --- Fig. 1 ---------------------------------------------------------------------
+
+def test_objective(weights, X, Y, lam, intercept=True):
+    """(lam/2) |M|_F^2 + mean over the rows of the unsmoothed pairwise hinge."""
+    from omlc._core.linear import loss_rows
+    from omlc._core.losses import PairKind, PairwiseLoss
+    d = X.shape[1]
+    S = np.asarray(X @ weights[:d])
+    if intercept:
+        S = S + weights[d]
+    total = loss_rows(PairwiseLoss(PairKind.HINGE), np.ascontiguousarray(S),
+                      np.ascontiguousarray(Y.indptr, dtype=np.int64),
+                      np.ascontiguousarray(Y.indices, dtype=np.int32))
+    return total / X.shape[0] + 0.5 * lam * float(np.sum(weights * weights))
+
+
+def curves(name, lam, steps=STEPS, seed=0, n_points=16):
+    """Test objective against t for ANSGD and SGD, raw and averaged iterates,
+    on the first fold: ``{"t": [...], "ANSGD": [...], "ANSGD averaged": ...}``."""
+    X, Y = load_full(name)
+    test = fold_indices(X.shape[0], N_FOLDS, seed)[0]
+    mask = np.ones(X.shape[0], dtype=bool)
+    mask[test] = False
+    Xtr, Ytr, Xte, Yte = X[mask], Y[mask], X[test], Y[test]
+    ts = np.unique(np.geomspace(100, steps, n_points).astype(int))
+    out = {"t": ts.tolist(), "lambda": lam, "dataset": name}
+    for algorithm in ("ANSGD", "SGD"):
+        model = make_learner(algorithm, lam, 0.0, seed)
+        rng = np.random.default_rng([seed, 0])
+        raw, avg, done = [], [], 0
+        for t in ts:
+            idx = rng.integers(0, Xtr.shape[0], t - done)
+            model.partial_fit(Xtr[idx], Ytr[idx], n_labels=Y.shape[1])
+            done = t
+            raw.append(test_objective(model.last_iterate(), Xte, Yte, lam))
+            avg.append(test_objective(model._output_weights(), Xte, Yte, lam))
+        out[algorithm] = raw
+        out[algorithm + " averaged"] = avg
+    return out
+
+
+def plot_curves(all_curves, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, len(all_curves), figsize=(5.5 * len(all_curves), 4), squeeze=False)
+    styles = {"ANSGD": ("C0", "-"), "ANSGD averaged": ("C0", "--"),
+              "SGD": ("C3", "-"), "SGD averaged": ("C3", "--")}
+    for ax, c in zip(axes[0], all_curves):
+        for key, (color, ls) in styles.items():
+            ax.plot(c["t"], c[key], color=color, linestyle=ls, label=key)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("t (online steps)")
+        ax.set_ylabel("regularised test hinge ranking loss")
+        ax.set_title(f"{c['dataset']} (lambda = {c['lambda']:.0e})")
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0][0].legend(loc="upper right")
+    fig.suptitle("Park & Choi Fig. 1, omlc: (lam/2)|M_t|^2 + test hinge ranking loss")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+# --- printing ---------------------------------------------------------------------
+
+def _cell(mean, std):
+    if mean is None:
+        return "–"
+    return f"{mean:.3f} ({std:.3f})" if std is not None else f"{mean:.3f}"
+
+
+HEAD = ("| data set (paper's) | algorithm | omlc AUC | paper AUC | Δ | λ | s/fold |\n"
+        "|---|---|---:|---:|---:|---:|---:|")
+
+
+def format_row(r):
+    paper = r.get("paper")
+    p = _cell(*paper) if paper else "–"
+    delta = f"{r['mean'] - paper[0]:+.3f}" if (paper and r["mean"] is not None) else "–"
+    if r["mean"] is not None and not r["comparable"]:
+        delta += " (stand-in)"
+    lam = f"{r['lam']:.0e}" if r.get("lam") is not None else ("per fold" if r["mean"] else "–")
+    secs = f"{r['seconds']:.2f}" if r.get("seconds") is not None else "–"
+    name = r["dataset"] if r["dataset"] == r["paper_dataset"] else \
+        f"{r['dataset']} ({r['paper_dataset']})"
+    status = "" if r["status"] == "ok" else f" {r['status']}"
+    return f"| {name}{status} | {r['algorithm']} | {_cell(r['mean'], r['std'])} | {p} | {delta} " \
+           f"| {lam} | {secs} |"
+
+
+def format_table(rows):
+    lines = [HEAD] + [format_row(r) for r in rows]
+    notes = []
+    for r in rows:
+        if r["note"] and r["note"] not in notes:
+            notes.append(r["note"])
+    return "\n".join(lines + [""] + [f"- {n}" for n in notes])
+
+
+def check_claims(rows, tolerance=0.01):
+    """The paper's claims, checked on the comparable rows: ``[(claim, holds, detail)]``."""
+    by = {(r["dataset"], r["algorithm"]): r for r in rows if r["mean"] is not None}
+    out = []
+    comp = sorted({d for d, _ in by if DATASETS.get(d, {}).get("comparable")})
+    for d in comp:
+        for a in ALGORITHMS:
+            r = by.get((d, a))
+            if r and r["paper"]:
+                diff = r["mean"] - r["paper"][0]
+                out.append((f"{d} {a}: AUC within ±{tolerance} of the paper", abs(diff) <= tolerance,
+                            f"{r['mean']:.3f} vs {r['paper'][0]:.3f} ({diff:+.3f})"))
+        if all((d, a) in by for a in ALGORITHMS):
+            b, s, m, n = (by[(d, a)]["mean"] for a in ALGORITHMS)
+            out.append((f"{d}: Batch >= ANSGD >= SGD - 0.002 (the paper's ordering)",
+                        b >= n - 1e-9 and n >= s - 0.002, f"{b:.3f} / {n:.3f} / {s:.3f}"))
+    return out
+
+
+def markdown_report(rows, command, claims, curve_lines, elapsed):
+    out = ["# ANSGD paper (Park & Choi), Table 2 and Fig. 1, reproduced by omlc", "",
+           f"Command: `{command}`", "", f"Total time: {duration(elapsed)}.", "",
+           "AUC mean (std) over 5 folds; λ chosen by the batch solver (see the module "
+           "`omlc.reproduce.ansgd` for the protocol and every decision the paper leaves open).",
+           "", format_table(rows), "", "## The paper's claims on these runs", "",
+           "| claim | holds | numbers |", "|---|---|---|"]
+    out += [f"| {c} | {'yes' if ok else '**no**'} | {d} |" for c, ok, d in claims]
+    if curve_lines:
+        out += ["", "## Fig. 1: regularised test objective against t", ""] + curve_lines
+    return "\n".join(out) + "\n"
+
+
+def _curve_lines(all_curves):
+    lines = []
+    for c in all_curves:
+        lines.append(f"**{c['dataset']}** (λ = {c['lambda']:.0e}, first fold):")
+        lines.append("")
+        lines.append("| t | ANSGD | ANSGD avg | SGD | SGD avg | ANSGD ≤ SGD |")
+        lines.append("|---:|---:|---:|---:|---:|---|")
+        for i, t in enumerate(c["t"]):
+            a, aa, s, sa = (c[k][i] for k in ("ANSGD", "ANSGD averaged", "SGD", "SGD averaged"))
+            lines.append(f"| {t:,} | {a:.4f} | {aa:.4f} | {s:.4f} | {sa:.4f} | "
+                         f"{'yes' if a <= s else 'no'} |")
+        lines.append("")
+    return lines
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(
+        prog="omlc reproduce ansgd",
+        description="Table 2 (AUC) and Fig. 1 (objective against t) of the ANSGD paper, omlc "
+                    "beside the published numbers. Rows are printed as each data set finishes and "
+                    "appended to a JSON-lines results file; a rerun reuses them.")
+    p.add_argument("--datasets", default=None,
+                   help="comma-separated: " + ",".join(DATASETS) + " (default: all)")
+    p.add_argument("--search", choices=("paper", "cheap", "fixed"), default="cheap",
+                   help="lambda: chosen on every fold (paper), on the first fold only (cheap, "
+                        "default), or the values recorded from the cheap search (fixed)")
+    p.add_argument("--folds", type=int, default=N_FOLDS)
+    p.add_argument("--steps", type=int, default=STEPS, help="online steps T (paper: 70,000)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--curves", default=None, metavar="FILE.png",
+                   help="also compute Fig. 1 (corel5k and the mediamill stand-in) into FILE.png")
+    p.add_argument("--out", default=None, metavar="FILE.md", help="also write a markdown report")
+    p.add_argument("--results", default=None, metavar="FILE.jsonl",
+                   help="finished rows (default: FILE.rows.jsonl beside --out, else in the omlc "
+                        "cache directory)")
+    p.add_argument("--fresh", action="store_true", help="recompute every row")
+    p.add_argument("--quiet", action="store_true", help="no progress messages")
+    args = p.parse_args(argv)
+    datasets = [x.strip() for x in args.datasets.split(",")] if args.datasets else None
+    for d in datasets or ():
+        if d not in DATASETS:
+            raise ValueError(f"unknown data set {d!r}; known: {', '.join(DATASETS)}")
+    if args.folds < 2 or args.steps < 1:
+        raise ValueError("--folds must be at least 2 and --steps at least 1")
+    if args.curves:
+        import importlib.util
+        if importlib.util.find_spec("matplotlib") is None:
+            raise ImportError("--curves needs matplotlib: pip install 'omlc[plot]'")
+    settings = settings_key(args.search, args.folds, args.steps, args.seed)
+    if args.results:
+        results = Path(args.results)
+    elif args.out:
+        results = Path(args.out).with_name(Path(args.out).stem + ".rows.jsonl")
+    else:
+        from omlc.io.cache import get_cache_dir
+        results = get_cache_dir() / "reproduce" / \
+            f"ansgd-{args.search}-f{args.folds}-t{args.steps}-s{args.seed}.jsonl"
+    progress = None if args.quiet else True
+    names = datasets or list(DATASETS)
+    est = sum(FOLD_SECONDS.get(n, 30) for n in names) * args.folds * args.steps / STEPS
+    say(progress, f"omlc reproduce ansgd: {len(names)} data set(s), about {duration(est)} on a "
+                  f"2-core laptop; finished data sets go to {results}")
+    t0 = time.perf_counter()
+    print(HEAD, flush=True)
+    rows = run(datasets, args.search, args.folds, args.steps, args.seed, progress, results,
+               on_row=lambda r: print(format_row(r), flush=True), fresh=args.fresh)
+    claims = check_claims(rows)
+    print()
+    for c, ok, d in claims:
+        print(f"{'holds' if ok else 'FAILS'}: {c} -- {d}")
+    curve_lines = []
+    if args.curves:
+        all_curves = []
+        for name in ("corel5k", "mediamill_reduced"):
+            lam = next((r["lam"] for r in rows if r["dataset"] == name and r["lam"]), 1e-4)
+            say(progress, f"Fig. 1: {name} (lambda {lam:.0e})")
+            all_curves.append(curves(name, lam, args.steps, args.seed))
+        plot_curves(all_curves, args.curves)
+        curve_lines = _curve_lines(all_curves)
+        print("\n".join(curve_lines))
+    if args.out:
+        command = "omlc reproduce ansgd " + " ".join(argv if argv is not None else sys.argv[1:])
+        Path(args.out).write_text(markdown_report(rows, command.strip(), claims, curve_lines,
+                                                  time.perf_counter() - t0))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+
+
+__all__ = ["run", "run_dataset", "curves", "check_claims", "format_table", "main", "jsonable"]
