@@ -36,7 +36,6 @@ def test_run_omlc_only(tiny):
     res = tiny()
     names = [r["name"] for r in res["learners"]]
     assert names[:6] == ["falt", "falt/views", "falt-m1", "falt-m1/views", "pa-br", "pa-br/views"]
-    assert any(r.get("skipped") == "not implemented yet" for r in res["learners"])
     for r in res["learners"][:6]:
         assert "error" not in r, r
         assert r["rows"] == 500
@@ -52,7 +51,9 @@ def test_run_omlc_only(tiny):
     assert io["omlc_cache_open"]["rows"] == 500
     assert "sklearn_load" not in io
     table = bench.format_table(res)
-    assert "| target |" in table and "not implemented yet" in table
+    assert "| target |" in table
+    ansgd = [t for t in res["targets"] if t["target"].startswith("ANSGD")]
+    assert ansgd and ansgd[0]["met"] is None  # ANSGD was not among the learners run
     json.dumps(res)  # the result must be JSON-able as is
     targets = {t["target"]: t for t in res["targets"]}
     assert targets["cache reopen < 1 s"]["met"] in (True, False)

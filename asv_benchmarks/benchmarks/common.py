@@ -27,6 +27,11 @@ CASES = {
     "falt-m1": ("falt", {"M": 1}),
     "salt": ("salt", {}),
     "pa-br": ("pa-br", {}),
+    "falt-f32": ("falt", {"dtype": "float32"}),
+    "ansgd": ("ranksvm", {"random_state": 0}),
+    "ranksvm-sgd": ("ranksvm-sgd", {"lam": 1e-3, "random_state": 0}),
+    "ranksvm-adagrad": ("ranksvm-adagrad", {"random_state": 0}),
+    "mmp": ("mmp", {"random_state": 0}),
 }
 LEARNERS = tuple(CASES)
 

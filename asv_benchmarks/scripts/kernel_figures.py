@@ -38,6 +38,9 @@ CONFIGS = {
     "salt-m1-f32": ("salt", {"M": 1, "dtype": "float32"}),
     "pa-br-f32": ("pa-br", {"dtype": "float32"}),
     "scoring-f32": ("falt", {"dtype": "float32"}),
+    "ansgd": ("ranksvm", {"random_state": 0}),
+    "ranksvm-sgd": ("ranksvm-sgd", {"lam": 1e-3, "random_state": 0}),
+    "mmp": ("mmp", {"random_state": 0}),
 }
 DEFAULT = ["falt", "falt-m1", "salt-m1", "pa-br", "scoring"]
 
@@ -54,8 +57,6 @@ def _model(config, workdir):
     from omlc.learners.registry import make_learner
     name, params = CONFIGS[config]
     params = dict(params)
-    if "dtype" in params:
-        params["dtype"] = getattr(np, params["dtype"])
     model = make_learner(name, **params)
     train = make_rcv1_like(23_149, stream="train")
     model.partial_fit(train.X, train.Y, n_labels=train.Y.shape[1])

@@ -398,6 +398,47 @@ cdef inline float64_t _pair_beta(int kind, float64_t sk, float64_t sl, float64_t
     return 1.0 if sk <= sl else 0.0  # MMP
 
 
+cdef void _direct_pairs(int kind, const float64_t* s, const Target* y, float64_t w, float64_t* g,
+                        float64_t* loss, float64_t* n_err) noexcept nogil:
+    """Every pair of a row with few pairs, one relevant label at a time over
+    all the labels: the pair test is a mask (relevant labels mask themselves
+    out), so the inner loop has no branch; the loss is summed only if asked.
+    The comparisons are those of ``_pair_beta``."""
+    cdef int64_t j, l, k, L = y.L, cnt
+    cdef bint m
+    cdef float64_t sk, v, beta, acc, lsum = 0.0, errs = 0.0
+    cdef const char* rel = y.rel
+    for j in range(y.P):
+        k = y.idx[j]
+        sk = s[k]
+        if kind == SMOOTHED:
+            acc = 0.0
+            for l in range(L):
+                v = (s[l] + 1.0) - sk
+                beta = 0.0 if (rel[l] or v <= 0.0) else (1.0 if sk <= (s[l] + 1.0) - w else v / w)
+                g[l] += beta
+                acc += beta
+                if loss != NULL and beta != 0.0:
+                    lsum += v - 0.5 * w if beta == 1.0 else v * v / (2.0 * w)
+            g[k] -= acc
+        else:
+            cnt = 0
+            for l in range(L):
+                if kind == HINGE:
+                    m = (not rel[l]) & (sk < s[l] + 1.0)
+                else:  # MMP: the error set, ties included
+                    m = (not rel[l]) & (sk <= s[l])
+                g[l] += m
+                cnt += m
+                if loss != NULL and kind == HINGE and m:
+                    lsum += (s[l] + 1.0) - sk
+            g[k] -= cnt
+            errs += cnt
+    if loss != NULL:
+        loss[0] = lsum
+    n_err[0] = errs
+
+
 cdef void _pairs(int kind, float64_t alpha, const float64_t* s, const Target* y, float64_t* g,
                  Workspace* ws, float64_t* value) noexcept nogil:
     """The label columns' coefficients g[0..L) of a pairwise loss (and, if
@@ -422,7 +463,7 @@ cdef void _pairs(int kind, float64_t alpha, const float64_t* s, const Target* y,
     w = alpha * n_pairs
     if kind == SMOOTHED and w <= 0.0:
         kind = HINGE  # the zero-width limit is the subgradient
-    if kind == LOGISTIC or n_pairs <= DIRECT_PAIRS_PER_LABEL * L:
+    if kind == LOGISTIC:
         for j in range(P):
             k = y.idx[j]
             sk = s[k]
@@ -430,10 +471,10 @@ cdef void _pairs(int kind, float64_t alpha, const float64_t* s, const Target* y,
                 if y.rel[l]:
                     continue
                 beta = _pair_beta(kind, sk, s[l], w, &loss)
-                if beta != 0.0:
-                    g[k] -= beta
-                    g[l] += beta
-                    n_err += beta
+                g[k] -= beta
+                g[l] += beta
+    elif n_pairs <= DIRECT_PAIRS_PER_LABEL * L:
+        _direct_pairs(kind, s, y, w, g, &loss if value != NULL else NULL, &n_err)
     else:
         for j in range(P):
             rs[j] = s[y.idx[j]]

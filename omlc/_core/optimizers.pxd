@@ -73,6 +73,7 @@ cdef class ScaledSGD(Optimizer):
     cdef int64_t n_rows_w
 
     cdef void renormalise(self) noexcept nogil
+    cdef bint _settled(self, const Row* r) noexcept nogil
 
 
 cdef class ANSGD(Optimizer):
@@ -89,6 +90,7 @@ cdef class ANSGD(Optimizer):
     cdef void _mix(self, const Row* r, float64_t cu, float64_t cv, float64_t* s,
                    Workspace* ws) noexcept nogil
     cdef void _flush(self, int64_t j) noexcept nogil
+    cdef bint _settled(self, const Row* r) noexcept nogil
     cdef void renormalise(self) noexcept nogil
 
 

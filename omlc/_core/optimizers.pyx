@@ -21,8 +21,10 @@ from libc.stdint cimport int32_t, int64_t
 
 from omlc._core.rowstream cimport row_value, sq_norm
 from omlc._core.simd cimport (omlc_adagrad_d, omlc_adagrad_f, omlc_axpy_dd, omlc_axpy_df,
-                              omlc_axpy_fd, omlc_axpy_ff, omlc_score_dd, omlc_score_df,
-                              omlc_score_fd, omlc_score_ff, omlc_simd_build)
+                              omlc_axpy_fd, omlc_axpy_ff, omlc_score2, omlc_score_dd,
+                              omlc_score_df, omlc_score_fd, omlc_score_ff, omlc_settle,
+                              omlc_settled_dot, omlc_simd_build, omlc_add_scaled_d,
+                              omlc_add_scaled_f)
 
 cnp.import_array()
 
@@ -119,12 +121,6 @@ cdef inline void _adagrad(const Row* r, wfloat* W, wfloat* G, int64_t K, const x
                          delta, dense)
     if Wb != NULL:
         _adagrad_feature(b, Wb, Gb, g, s, act, n_act, K, eta, delta, dense)
-
-
-cdef inline void _flush(wfloat* A, const wfloat* V, int64_t K, wfloat f) noexcept nogil:
-    cdef int64_t l
-    for l in range(K):
-        A[l] += f * V[l]
 
 
 cdef inline void _avg_dot(const Row* r, const wfloat* V, const wfloat* A, const float64_t* snap,
@@ -423,10 +419,11 @@ cdef inline void _flush_row(ScaledSGD o, int64_t j) noexcept nogil:
     cdef float64_t f = _pending(o, j)
     if f != 0.0:
         if o.w_f32:
-            _flush(<float32_t*> o.A + j * o.K, <const float32_t*> o.W + j * o.K, o.K,
-                   <float32_t> f)
+            omlc_add_scaled_f(<float32_t*> o.A + j * o.K, <const float32_t*> o.W + j * o.K, o.K,
+                              <float32_t> f)
         else:
-            _flush(<float64_t*> o.A + j * o.K, <const float64_t*> o.W + j * o.K, o.K, f)
+            omlc_add_scaled_d(<float64_t*> o.A + j * o.K, <const float64_t*> o.W + j * o.K, o.K,
+                              f)
     o.snap[2 * j] = o.st[2]
     o.snap[2 * j + 1] = o.st[4]
 
@@ -500,11 +497,35 @@ cdef class ScaledSGD(Optimizer):
     cdef void score(self, const Row* r, float64_t* s, Workspace* ws) noexcept nogil:
         linear_scores(self.W, self.w_f32, self.K, r, self.b, self.Wb, self.st[0], s, ws)
 
+    cdef void prepare_row(self, const Row* r) noexcept nogil:
+        """Settle the averages of the row's features before it is scored: the
+        output then reads the running sums alone."""
+        cdef int64_t p
+        if not self.average:
+            return
+        for p in range(r.x_nnz):
+            _flush_row(self, r.x_indices[p])
+        if self.Wb != NULL:
+            _flush_row(self, self.n_features)
+
+    cdef bint _settled(self, const Row* r) noexcept nogil:
+        cdef int64_t p, j
+        for p in range(r.x_nnz + (1 if self.Wb != NULL else 0)):
+            j = r.x_indices[p] if p < r.x_nnz else self.n_features
+            if self.snap[2 * j] != self.st[2] or self.snap[2 * j + 1] != self.st[4]:
+                return False
+        return True
+
     cdef void output(self, const Row* r, float64_t* d, Workspace* ws) noexcept nogil:
         cdef int64_t l, jb = self.n_features if self.Wb != NULL else -1
         cdef float64_t n_avg = self.st[3]
         if n_avg == 0.0:
             self.score(r, d, ws)
+            return
+        if self._settled(r):
+            linear_scores(self.A, self.w_f32, self.K, r, self.b,
+                          self.A + self.n_features * self.row_bytes if self.Wb != NULL else NULL,
+                          1.0 / n_avg, d, ws)
             return
         if self.w_f32:
             if r.x_f32:
@@ -639,11 +660,20 @@ cdef class ANSGD(Optimizer):
                    Workspace* ws) noexcept nogil:
         """s = x (cu U + cv V)."""
         cdef int64_t l
-        linear_scores(self.W, False, self.K, r, self.b, self.Wb, cv, s, ws)
-        if cu != 0.0:
-            linear_scores(self.U, False, self.K, r, self.b, self.Ub, cu, ws.c, ws)
+        cdef const float64_t* Vb = <const float64_t*> self.Wb
+        cdef const float64_t* Ub = <const float64_t*> self.Ub
+        if cu == 0.0 or r.x_f32:
+            linear_scores(self.W, False, self.K, r, self.b, self.Wb, cv, s, ws)
+            if cu != 0.0:
+                linear_scores(self.U, False, self.K, r, self.b, self.Ub, cu, ws.c, ws)
+                for l in range(self.K):
+                    s[l] += ws.c[l]
+            return
+        omlc_score2(r.x_indices, <const float64_t*> r.x_data, r.x_nnz,
+                    <const float64_t*> self.U, <const float64_t*> self.W, self.K, cu, cv, s)
+        if Vb != NULL:
             for l in range(self.K):
-                s[l] += ws.c[l]
+                s[l] += self.b * (cu * Ub[l] + cv * Vb[l])
 
     cdef void output(self, const Row* r, float64_t* d, Workspace* ws) noexcept nogil:
         cdef int64_t p, l, j, K = self.K, n = r.x_nnz + (1 if self.Ub != NULL else 0)
@@ -653,6 +683,13 @@ cdef class ANSGD(Optimizer):
         cdef const float64_t* A = <const float64_t*> self.A
         if not self.average or T == 0.0:
             self._mix(r, self.st[0], self.st[1], d, ws)
+            return
+        if self._settled(r):
+            # Learning settles the row's features first (prepare_row): the
+            # average is then the running sums alone.
+            linear_scores(self.A, False, K, r, self.b,
+                          self.A + self.n_features * self.row_bytes if self.Ub != NULL else NULL,
+                          1.0 / T, d, ws)
             return
         for l in range(K):
             d[l] = 0.0
@@ -665,10 +702,31 @@ cdef class ANSGD(Optimizer):
                 x = self.b
             fu = _csum_diff(self.st, 4, self.snap + 4 * j)
             fv = _csum_diff(self.st, 6, self.snap + 4 * j + 2)
-            for l in range(K):
-                d[l] += x * (A[j * K + l] + fu * U[j * K + l] + fv * V[j * K + l])
+            omlc_settled_dot(d, A + j * K, U + j * K, V + j * K, K, x, fu, fv)
         for l in range(K):
             d[l] /= T
+
+    cdef bint _settled(self, const Row* r) noexcept nogil:
+        """Whether every feature row of ``r`` has no pending average."""
+        cdef int64_t p
+        cdef const float64_t* sn
+        for p in range(r.x_nnz + (1 if self.Ub != NULL else 0)):
+            sn = self.snap + 4 * (r.x_indices[p] if p < r.x_nnz else self.n_features)
+            if sn[0] != self.st[4] or sn[1] != self.st[5] or sn[2] != self.st[6] \
+                    or sn[3] != self.st[7]:
+                return False
+        return True
+
+    cdef void prepare_row(self, const Row* r) noexcept nogil:
+        """Settle the averages of the row's features before it is scored: the
+        output then reads them alone, and the step's own settling is free."""
+        cdef int64_t p
+        if not self.average:
+            return
+        for p in range(r.x_nnz):
+            self._flush(r.x_indices[p])
+        if self.Wb != NULL:
+            self._flush(self.n_features)
 
     cdef void _flush(self, int64_t j) noexcept nogil:
         cdef int64_t l, K = self.K
@@ -679,8 +737,7 @@ cdef class ANSGD(Optimizer):
         cdef const float64_t* U = (<const float64_t*> self.U) + j * K
         cdef const float64_t* V = (<const float64_t*> self.W) + j * K
         if fu != 0.0 or fv != 0.0:
-            for l in range(K):
-                A[l] += fu * U[l] + fv * V[l]
+            omlc_settle(A, U, V, K, fu, fv)
         sn[0] = self.st[4]
         sn[1] = self.st[5]
         sn[2] = self.st[6]

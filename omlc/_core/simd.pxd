@@ -114,6 +114,52 @@ cdef extern from *:
         return n_act;
     }
 
+    /* Scores from two matrices of the same shape: acc = x (cu U + cv V), the
+       point ANSGD takes its gradient at, in one pass over the rows. */
+    OMLC_CLONES static void omlc_score2(const int32_t* idx, const double* x, int64_t nnz,
+                                         const double* U, const double* V, int64_t K,
+                                         double cu, double cv, double* OMLC_RESTRICT acc) {
+        for (int64_t l = 0; l < K; l++) acc[l] = 0.0;
+        for (int64_t p = 0; p < nnz; p++) {
+            if (p + OMLC_AHEAD < nnz) {
+                int64_t j = (int64_t)idx[p + OMLC_AHEAD] * K;
+                omlc_prefetch_lines((const char*)(U + j), K * (int64_t)sizeof(double));
+                omlc_prefetch_lines((const char*)(V + j), K * (int64_t)sizeof(double));
+            }
+            const double* OMLC_RESTRICT u = U + (int64_t)idx[p] * K;
+            const double* OMLC_RESTRICT v = V + (int64_t)idx[p] * K;
+            const double a = x[p] * cu, b = x[p] * cv;
+            for (int64_t l = 0; l < K; l++) acc[l] += a * u[l] + b * v[l];
+        }
+    }
+
+    /* One row of a lazily averaged model brought up to date:
+       A += fu U + fv V (K entries). */
+    OMLC_CLONES static void omlc_settle(double* OMLC_RESTRICT A, const double* OMLC_RESTRICT U,
+                                         const double* OMLC_RESTRICT V, int64_t K,
+                                         double fu, double fv) {
+        for (int64_t l = 0; l < K; l++) A[l] += fu * U[l] + fv * V[l];
+    }
+
+    /* A += f V over K entries (a lazily averaged row brought up to date). */
+    OMLC_CLONES static void omlc_add_scaled_d(double* OMLC_RESTRICT A, const double* OMLC_RESTRICT V,
+                                               int64_t K, double f) {
+        for (int64_t l = 0; l < K; l++) A[l] += f * V[l];
+    }
+    OMLC_CLONES static void omlc_add_scaled_f(float* OMLC_RESTRICT A, const float* OMLC_RESTRICT V,
+                                               int64_t K, float f) {
+        for (int64_t l = 0; l < K; l++) A[l] += f * V[l];
+    }
+
+    /* The same, accumulated into a score instead: acc += x (A + fu U + fv V). */
+    OMLC_CLONES static void omlc_settled_dot(double* OMLC_RESTRICT acc,
+                                              const double* OMLC_RESTRICT A,
+                                              const double* OMLC_RESTRICT U,
+                                              const double* OMLC_RESTRICT V, int64_t K,
+                                              double x, double fu, double fv) {
+        for (int64_t l = 0; l < K; l++) acc[l] += x * (A[l] + fu * U[l] + fv * V[l]);
+    }
+
     /* The same step in float32: twice the labels per instruction, for models
        whose weights are float32 anyway. */
     OMLC_CLONES static int64_t omlc_alt_step_f(float* OMLC_RESTRICT s, float* OMLC_RESTRICT c,
@@ -172,4 +218,12 @@ cdef extern from *:
                           int64_t L, double thr, double q, int64_t* n_rel) noexcept nogil
     int64_t omlc_alt_step_f(float* s, float* c, const float* coef, const float* sgn,
                             int64_t L, float thr, float q, int64_t* n_rel) noexcept nogil
+    void omlc_score2(const int32_t* idx, const double* x, int64_t nnz, const double* U,
+                     const double* V, int64_t K, double cu, double cv, double* acc) noexcept nogil
+    void omlc_settle(double* A, const double* U, const double* V, int64_t K, double fu,
+                     double fv) noexcept nogil
+    void omlc_add_scaled_d(double* A, const double* V, int64_t K, double f) noexcept nogil
+    void omlc_add_scaled_f(float* A, const float* V, int64_t K, float f) noexcept nogil
+    void omlc_settled_dot(double* acc, const double* A, const double* U, const double* V,
+                          int64_t K, double x, double fu, double fv) noexcept nogil
     const char* omlc_simd_build() noexcept nogil

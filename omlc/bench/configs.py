@@ -22,7 +22,8 @@ __all__ = ["LearnerConfig", "LEARNERS", "NOT_IMPLEMENTED", "PEERS", "PEER_MODULE
 #: Hyperparameters shown next to a row's label, per registry name (the JSON
 #: has them all). A configuration's own parameters are shown as well.
 SHOWN = {"falt": ("eta", "M", "fit_intercept"), "salt": ("eta", "delta", "M"),
-         "pa-br": ("variant", "C", "kernel")}
+         "pa-br": ("variant", "C", "kernel"), "ranksvm": ("solver", "lam"),
+         "ranksvm-sgd": ("solver", "lam"), "ranksvm-adagrad": ("solver", "lam"), "mmp": ()}
 
 
 def _dtype_name(value):
@@ -74,10 +75,17 @@ LEARNERS = {
     "falt-m1-f32": LearnerConfig("falt", "FALT M=1 float32", {"M": 1, "dtype": "float32"}),
     "salt-m1-f32": LearnerConfig("salt", "SALT M=1 float32", {"M": 1, "dtype": "float32"}),
     "pa-br-f32": LearnerConfig("pa-br", "PA-BR float32", {"dtype": "float32"}),
+    # Label ranking (Park & Choi): one step per row in stream order, averaged
+    # output, learned threshold; lambda = 1e-4.
+    "ansgd": LearnerConfig("ranksvm", "ANSGD (Rank-SVM)"),
+    "ranksvm-sgd": LearnerConfig("ranksvm-sgd", "Rank-SVM by SGD", {"lam": 1e-3}),
+    "ranksvm-adagrad": LearnerConfig("ranksvm-adagrad", "Rank-SVM by AdaGrad"),
+    "mmp": LearnerConfig("mmp", "MMP"),
 }
-DEFAULT_LEARNERS = ("falt", "falt-b", "salt", "salt-m1", "pa-br", "falt-f32", "pa-br-f32")
+DEFAULT_LEARNERS = ("falt", "falt-b", "salt", "salt-m1", "pa-br", "falt-f32", "pa-br-f32",
+                    "ansgd", "ranksvm-sgd", "mmp")
 #: Rows the report keeps a place for until the learner exists.
-NOT_IMPLEMENTED = {"ansgd": "ANSGD (label ranking)"}
+NOT_IMPLEMENTED = {}
 PEERS = ("vw", "sklearn", "river")
 PEER_MODULES = {"vw": "vowpalwabbit", "sklearn": "sklearn", "river": "river"}
 
