@@ -253,6 +253,11 @@ def test_ansgd_lazy_form_equals_the_dense_algorithm(kind, average, lam, n, fold)
     np.testing.assert_allclose(last, M_ref, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(model, model_ref, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(out, out_ref, rtol=1e-10, atol=1e-12)
+    # Scoring for prediction (rows not settled) gives the output model too.
+    dec = np.empty((X.shape[0], L))
+    decide(ANSGD(V, U, state, X.shape[1], 1.0, lam, A, snap, fold), stream(X), dec, 0)
+    Xb = sp.hstack([X, np.ones((X.shape[0], 1))]).toarray()
+    np.testing.assert_allclose(dec, Xb @ model_ref, rtol=1e-10, atol=1e-12)
 
 
 KIND = {"smoothed": PairKind.SMOOTHED, "hinge": PairKind.HINGE}
