@@ -1,9 +1,14 @@
 """Slow, obvious NumPy twins of the linear kernels (test oracles only).
 
-Written from the ALT paper's update rules (Algorithm 1; SALT's AdaGrad step) with dense vectors and no shortcuts: FALT
-recomputes x.W after every repetition instead of updating scores in place.
+Written from the ALT paper's update rules (Algorithm 1; SALT's AdaGrad step)
+with dense vectors and no shortcuts: FALT recomputes x.W after every
+repetition instead of updating scores in place. The loss is
+``reference_losses.alt``; a step is taken while any of its coefficients is
+nonzero.
 """
 import numpy as np
+
+from reference_losses import alt
 
 
 def _rows(X, Y, order):
@@ -12,24 +17,6 @@ def _rows(X, Y, order):
     for i in (range(X.shape[0]) if order is None else order):
         x = X[i].toarray().ravel()
         yield x, set(Y[i].indices.tolist())
-
-
-def alt_gradient(s, relevant, L):
-    """Coefficients g with grad_i = g_i x (the ALT paper's eq. 4), empty sides dropped."""
-    P = len(relevant)
-    N = L - P
-    g = np.zeros(L + 1)
-    A = B = 0
-    for i in range(L):
-        if i in relevant:
-            if s[i] - s[L] < 1:
-                g[i] = -1.0 / P
-                A += 1
-        elif s[L] - s[i] < 1:
-            g[i] = 1.0 / N
-            B += 1
-    g[L] = (A / P if P else 0.0) - (B / N if N else 0.0)
-    return g, A + B
 
 
 def falt(W, X, Y, eta, M, order=None):
@@ -42,8 +29,8 @@ def falt(W, X, Y, eta, M, order=None):
         if not x.any():
             continue
         for _ in range(M):
-            g, active = alt_gradient(x @ W, rel, L)
-            if active == 0:
+            g = alt(x @ W, rel, L)
+            if not g.any():
                 break
             W -= eta * np.outer(x, g)
     return W, np.array(outs).reshape(-1, L)
@@ -60,8 +47,8 @@ def salt(W, G, X, Y, eta, delta, M, order=None):
         if not x.any():
             continue
         for _ in range(M):
-            g, active = alt_gradient(x @ W, rel, L)
-            if active == 0:
+            g = alt(x @ W, rel, L)
+            if not g.any():
                 break
             grad = np.outer(x, g)
             G += grad ** 2

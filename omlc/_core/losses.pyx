@@ -563,32 +563,35 @@ cdef object _target(const int32_t[::1] relevant, int64_t n_labels, Workspace* ws
     y.value = NULL
 
 
-def loss_value(Loss loss, const float64_t[::1] s, const int32_t[::1] relevant,
-               int64_t n_labels):
+cdef object _one_row(Loss loss, object s, const int32_t[::1] relevant, int64_t n_labels,
+                     Workspace* ws, Target* y):
+    """Scores (a float64 copy), workspace and target of a test hook's row."""
+    cdef int64_t K = n_labels + loss.n_extra
+    scores = np.array(s, dtype=np.float64)
+    if scores.shape != (K,):
+        raise ValueError(f"s must have {K} entries")
+    keep = workspace_alloc(K, ws)
+    _target(relevant, n_labels, ws, y)
+    return scores, keep
+
+
+def loss_value(Loss loss, s, const int32_t[::1] relevant, int64_t n_labels):
     """Test hook: the loss of one row."""
     cdef Workspace ws
     cdef Target y
-    cdef int64_t K = n_labels + loss.n_extra
-    if s.shape[0] != K:
-        raise ValueError(f"s must have {K} entries")
-    keep = workspace_alloc(K, &ws)
-    _target(relevant, n_labels, &ws, &y)
-    return loss.value(&s[0], &y, &ws)
+    scores, keep = _one_row(loss, s, relevant, n_labels, &ws, &y)
+    cdef float64_t[::1] sv = scores
+    return loss.value(&sv[0], &y, &ws)
 
 
-def coefficients(Loss loss, const float64_t[::1] s, const int32_t[::1] relevant,
-                 int64_t n_labels, double q=1.0):
+def coefficients(Loss loss, s, const int32_t[::1] relevant, int64_t n_labels, double q=1.0):
     """Test hook: ``(g, count)`` of one row, ``g`` as a NumPy array."""
     cdef Workspace ws
     cdef Target y
-    cdef int64_t K = n_labels + loss.n_extra
-    if s.shape[0] != K:
-        raise ValueError(f"s must have {K} entries")
-    keep = workspace_alloc(K, &ws)
-    _target(relevant, n_labels, &ws, &y)
-    out = np.zeros(K)
-    cdef float64_t[::1] o = out
-    n = loss.coefficients(&s[0], &y, q, &o[0], &ws)
+    scores, keep = _one_row(loss, s, relevant, n_labels, &ws, &y)
+    out = np.zeros(scores.shape[0])
+    cdef float64_t[::1] sv = scores, o = out
+    n = loss.coefficients(&sv[0], &y, q, &o[0], &ws)
     return out, n
 
 
@@ -598,13 +601,9 @@ def plain_steps(Loss loss, s, const int32_t[::1] relevant, int64_t n_labels, dou
     ``generic=True`` runs the base class's loop instead of the loss's own."""
     cdef Workspace ws
     cdef Target y
-    cdef int64_t K = n_labels + loss.n_extra, n
-    scores = np.array(s, dtype=np.float64)
-    if scores.shape != (K,):
-        raise ValueError(f"s must have {K} entries")
-    keep = workspace_alloc(K, &ws)
-    _target(relevant, n_labels, &ws, &y)
-    c = np.zeros(K)
+    cdef int64_t n
+    scores, keep = _one_row(loss, s, relevant, n_labels, &ws, &y)
+    c = np.zeros(scores.shape[0])
     cdef float64_t[::1] sv = scores, cv = c
     if generic:
         n = Loss.plain_steps(loss, &sv[0], &cv[0], &y, eta, q, M, &ws)

@@ -95,24 +95,29 @@ cdef extern from *:
        threshold score thr, the active ones move c and s by coef (a select,
        not a branch), and the active hinges are counted in integers -- a
        floating-point count is a serial add chain that stops vectorisation.
-       Returns the number of active hinges, *n_rel the relevant ones among them. */
-    OMLC_CLONES static int64_t omlc_alt_step(double* OMLC_RESTRICT s, double* OMLC_RESTRICT c,
-                                              const double* OMLC_RESTRICT coef,
-                                              const double* OMLC_RESTRICT sgn, int64_t L,
-                                              double thr, double q, int64_t* n_rel) {
-        int64_t n_act = 0, n_rel_act = 0;
-        for (int64_t l = 0; l < L; l++) {
-            int64_t m = (sgn[l] * (s[l] - thr)) < 1.0;
-            double cv = coef[l];
-            double ck = m ? cv : 0.0;
-            c[l] -= ck;
-            s[l] -= ck * q;
-            n_act += m;
-            n_rel_act += m & (sgn[l] > 0.0);
-        }
-        *n_rel = n_rel_act;
-        return n_act;
+       Returns the number of active hinges, *n_rel the relevant ones among them.
+       The float32 build serves float32 models: twice the labels per instruction. */
+    #define OMLC_DEFINE_ALT_STEP(NAME, T)                                             \\
+    OMLC_CLONES static int64_t NAME(T* OMLC_RESTRICT s, T* OMLC_RESTRICT c,           \\
+                                    const T* OMLC_RESTRICT coef,                      \\
+                                    const T* OMLC_RESTRICT sgn, int64_t L,            \\
+                                    T thr, T q, int64_t* n_rel) {                     \\
+        int64_t n_act = 0, n_rel_act = 0;                                             \\
+        for (int64_t l = 0; l < L; l++) {                                             \\
+            int64_t m = (sgn[l] * (s[l] - thr)) < (T)1;                               \\
+            T cv = coef[l];                                                           \\
+            T ck = m ? cv : (T)0;                                                     \\
+            c[l] -= ck;                                                               \\
+            s[l] -= ck * q;                                                           \\
+            n_act += m;                                                               \\
+            n_rel_act += m & (sgn[l] > (T)0);                                         \\
+        }                                                                             \\
+        *n_rel = n_rel_act;                                                           \\
+        return n_act;                                                                 \\
     }
+
+    OMLC_DEFINE_ALT_STEP(omlc_alt_step, double)
+    OMLC_DEFINE_ALT_STEP(omlc_alt_step_f, float)
 
     /* Scores from two matrices of the same shape: acc = x (cu U + cv V), the
        point ANSGD takes its gradient at, in one pass over the rows. */
@@ -158,26 +163,6 @@ cdef extern from *:
                                               const double* OMLC_RESTRICT V, int64_t K,
                                               double x, double fu, double fv) {
         for (int64_t l = 0; l < K; l++) acc[l] += x * (A[l] + fu * U[l] + fv * V[l]);
-    }
-
-    /* The same step in float32: twice the labels per instruction, for models
-       whose weights are float32 anyway. */
-    OMLC_CLONES static int64_t omlc_alt_step_f(float* OMLC_RESTRICT s, float* OMLC_RESTRICT c,
-                                                const float* OMLC_RESTRICT coef,
-                                                const float* OMLC_RESTRICT sgn, int64_t L,
-                                                float thr, float q, int64_t* n_rel) {
-        int32_t n_act = 0, n_rel_act = 0;
-        for (int64_t l = 0; l < L; l++) {
-            int32_t m = (sgn[l] * (s[l] - thr)) < 1.0f;
-            float cv = coef[l];
-            float ck = m ? cv : 0.0f;
-            c[l] -= ck;
-            s[l] -= ck * q;
-            n_act += m;
-            n_rel_act += m & (sgn[l] > 0.0f);
-        }
-        *n_rel = n_rel_act;
-        return n_act;
     }
 
     /* Which build the loops above run: "avx2", "baseline" (an x86-64 CPU
