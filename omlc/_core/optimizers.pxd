@@ -98,6 +98,7 @@ cdef class AdaGradL2(Optimizer):
     cdef char* G
     cdef int64_t* last
     cdef float64_t* st
+    cdef float64_t* base
     cdef readonly float64_t eta
     cdef readonly float64_t delta
     cdef readonly float64_t lam

@@ -826,6 +826,9 @@ cdef class AdaGradL2(Optimizer):
         self.G = _bind(G, W.shape, W.dtype, "G", self._keep)
         self.last = <int64_t*> _bind(last, (W.shape[0],), np.int64, "last", self._keep)
         self.st = <float64_t*> _bind(state, (1,), np.float64, "state", self._keep)
+        scratch = np.empty(self.K, dtype=np.float64)   # owned here, freed with the optimiser
+        self._keep.append(scratch)
+        self.base = <float64_t*> cnp.PyArray_DATA(scratch)
         if not (eta > 0.0 and delta > 0.0 and lam >= 0.0):
             raise ValueError("need eta > 0, delta > 0 and lam >= 0")
         self.eta = eta
@@ -840,9 +843,26 @@ cdef class AdaGradL2(Optimizer):
         cdef int64_t pending = <int64_t> self.st[0] - self.last[j]
         cdef float64_t* w = (<float64_t*> self.W) + j * K
         cdef const float64_t* gsq = (<const float64_t*> self.G) + j * K
-        if pending > 0:
+        cdef float64_t* base = self.base
+        if pending == 1:
             for l in range(K):
-                w[l] *= pow(self._shrink(gsq[l]), <float64_t> pending)
+                w[l] *= self._shrink(gsq[l])
+        elif pending > 1:
+            # Every label of the feature missed the same number of shrinks, so
+            # square-and-multiply over the bits of ``pending`` runs as K-wide
+            # vector loops: ~2 log2(pending) multiplies per weight instead of
+            # one libm pow each (pow made this solver ~10x slower than SGD).
+            for l in range(K):
+                base[l] = self._shrink(gsq[l])
+            while True:
+                if pending & 1:
+                    for l in range(K):
+                        w[l] *= base[l]
+                pending >>= 1
+                if pending == 0:
+                    break
+                for l in range(K):
+                    base[l] *= base[l]
         self.last[j] = <int64_t> self.st[0]
 
     cdef void prepare_row(self, const Row* r) noexcept nogil:
