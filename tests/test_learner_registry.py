@@ -17,7 +17,9 @@ def test_every_registered_class_once():
     assert len(classes) == len(set(classes))
     assert set(classes) == {learners.FALT, learners.SALT, learners.PassiveAggressiveBR,
                             learners.KernelFALT, learners.OSMLELM, learners.ELMOMLL,
-                            learners.RankSVM, learners.MMP}
+                            learners.RankSVM, learners.MMP, learners.DPP, learners.CSDPP,
+                            learners.OnlineBR, learners.OnlineCS,
+                            learners.OnlineRandomProjection}
     assert all(issubclass(c, BaseLearner) for c in classes)
     # Every public learner class of the package is reachable by name.
     public = {getattr(learners, n) for n in learners.__all__
