@@ -50,8 +50,6 @@ is > 0 (omlc's contract: ``predict == decision_function > 0``; the paper maps
 import math
 
 import numpy as np
-from scipy.linalg import eigh
-
 from omlc._core.linear import learn
 from omlc._core.losses import SquaredLoss
 from omlc._core.optimizers import SGD, AdaGrad
@@ -206,7 +204,7 @@ class CappedMSG:
         else:
             Qt = Q
             S = np.diag(sigma) + eta * np.outer(a, a)
-        lam, V = eigh(S)
+        lam, V = np.linalg.eigh(S)
         keep = np.argsort(lam)[::-1][:n]        # the cap: the M+1 largest
         Qn = V[:, keep].T @ Qt
         return np.ascontiguousarray(Qn), _project_trace(lam[keep], M)
