@@ -42,7 +42,7 @@ def test_names_defaults_and_class_names():
     assert registry.make_learner("pa-br", C=0.5).get_params()["C"] == 0.5
     assert type(registry.make_learner("KernelFALT")) is learners.KernelFALT
     assert type(registry.make_learner("pa_br")) is learners.PassiveAggressiveBR
-    with pytest.raises(ValueError, match="unknown learner 'nope'; known: elmomll, falt"):
+    with pytest.raises(ValueError, match="unknown learner 'nope'; known: csdpp, dpp, elmomll, falt"):
         registry.make_learner("nope")
 
 

@@ -371,7 +371,7 @@ class CSDPP(_OnlineLSR):
     --------
     >>> import omlc
     >>> from omlc.datasets import make_multilabel_stream
-    >>> X, Y = make_multilabel_stream(n_samples=300, n_features=20, n_labels=12, seed=0)
+    >>> X, Y = make_multilabel_stream(n_samples=300, n_features=100, n_labels=12, seed=0)
     >>> model = omlc.CSDPP(cost="f1", code_dim=4)
     >>> model.predict_then_learn(X, Y).shape
     (300, 12)
@@ -478,7 +478,7 @@ class DPP(CSDPP):
     --------
     >>> import omlc
     >>> from omlc.datasets import make_multilabel_stream
-    >>> X, Y = make_multilabel_stream(n_samples=300, n_features=20, n_labels=12, seed=0)
+    >>> X, Y = make_multilabel_stream(n_samples=300, n_features=100, n_labels=12, seed=0)
     >>> omlc.DPP(code_dim=0.25, basis="pbc").fit(X, Y).predict(X[:5]).shape
     (5, 12)
     """
@@ -503,21 +503,23 @@ class OnlineBR(_OnlineLSR):
     principal projection for cost-sensitive online multi-label
     classification", Table 3): one online ridge regressor per label on ±1
     targets (all sharing ``A^-1``), relevant iff the output is > 0.
+    ``random_state`` only seeds ``fit(..., shuffle=True)``'s row order.
 
     Examples
     --------
     >>> import omlc
     >>> from omlc.datasets import make_multilabel_stream
-    >>> X, Y = make_multilabel_stream(n_samples=300, n_features=20, n_labels=6, seed=0)
+    >>> X, Y = make_multilabel_stream(n_samples=300, n_features=100, n_labels=6, seed=0)
     >>> omlc.OnlineBR().fit(X, Y).decision_function(X[:2]).shape
     (2, 6)
     """
 
-    def __init__(self, lam=1.0, solver="auto", eta=None, fit_intercept=True):
+    def __init__(self, lam=1.0, solver="auto", eta=None, fit_intercept=True, random_state=0):
         self.lam = lam
         self.solver = solver
         self.eta = eta
         self.fit_intercept = fit_intercept
+        self.random_state = random_state
 
     def _check_params(self):
         self._check_common()
@@ -545,7 +547,7 @@ class OnlineRandomProjection(_OnlineLSR):
     --------
     >>> import omlc
     >>> from omlc.datasets import make_multilabel_stream
-    >>> X, Y = make_multilabel_stream(n_samples=300, n_features=20, n_labels=12, seed=0)
+    >>> X, Y = make_multilabel_stream(n_samples=300, n_features=100, n_labels=12, seed=0)
     >>> omlc.OnlineRandomProjection(code_dim=4).fit(X, Y).predict(X[:3]).shape
     (3, 12)
     """
@@ -626,7 +628,7 @@ class OnlineCS(OnlineRandomProjection):
     --------
     >>> import omlc
     >>> from omlc.datasets import make_multilabel_stream
-    >>> X, Y = make_multilabel_stream(n_samples=300, n_features=20, n_labels=12, seed=0)
+    >>> X, Y = make_multilabel_stream(n_samples=300, n_features=100, n_labels=12, seed=0)
     >>> omlc.OnlineCS(code_dim=6).fit(X, Y).predict(X[:3]).shape
     (3, 12)
     """
