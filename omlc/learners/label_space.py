@@ -412,9 +412,10 @@ class CSDPP(_OnlineLSR):
             self.Q_ = np.eye(K)
             self.sigma_ = np.ones(K)
             self.drop_ = -1
+            self.proj_ = self.Q_
         else:
             self.Q_, self.sigma_ = CappedMSG.init(K, M, self.rng_)
-            self.drop_ = CappedMSG.sample(self.sigma_, self.rng_)
+            self._resample()
         self.t_ = 0
         width = K if self.basis == "pbc" else min(M, K)
         self.reg_ = self._make_regressor(n_features, width)
@@ -423,9 +424,11 @@ class CSDPP(_OnlineLSR):
     def P_(self):
         """The current projection P_t (M x K): Q without the dropped row."""
         self._check_fitted()
-        if self.drop_ < 0:
-            return self.Q_
-        return np.delete(self.Q_, self.drop_, axis=0)
+        return self.proj_
+
+    def _resample(self):
+        self.drop_ = CappedMSG.sample(self.sigma_, self.rng_)
+        self.proj_ = np.delete(self.Q_, self.drop_, axis=0)
 
     def _decode(self, R, P):
         if self.basis == "pbc":
@@ -451,7 +454,7 @@ class CSDPP(_OnlineLSR):
                 # rounding slowly breaks the rows' orthonormality
                 q, _ = np.linalg.qr(self.Q_.T)
                 self.Q_ = np.ascontiguousarray(q.T * np.sign(np.sum(q.T * self.Q_, axis=1))[:, None])
-            self.drop_ = CappedMSG.sample(self.sigma_, self.rng_)
+            self._resample()
         Pn = self.P_
         if self.basis == "pbc":
             self.reg_.step(idx, vals, v, r)
