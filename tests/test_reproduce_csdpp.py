@@ -41,3 +41,10 @@ def test_cheap_slice_on_emotions():
     for r in rows.values():
         assert all(0.0 <= v <= 1.0 for v in r["mean"].values())
         assert len(r["curve"]) == len(r["t"])
+
+
+def test_necessity_methods_use_gradient_descent():
+    for m in csdpp.NECESSITY:
+        model = csdpp.make(m, 0.0, 0)
+        assert model.solver == "sgd" and model.eta == 1.0
+    assert csdpp.make("GD-DPP:pbc", 0.0, 0).code_dim == 10

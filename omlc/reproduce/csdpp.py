@@ -38,7 +38,11 @@ COSTS = ("hamming", "rank", "f1", "accuracy")
 COST_HEAD = {"hamming": "Hamming", "rank": "rank", "f1": "F1", "accuracy": "Acc"}
 DATASETS = {"cal500": "cal500", "corel5k": "corel5k", "emotions": "emotions", "enron": "enron",
             "medical": "medical", "scene": "scene", "yeast": "yeast",
-            "mediamill_reduced": "mediamill-reduced"}
+            "mediamill_reduced": "mediamill-reduced", "delicious": "delicious"}
+#: The LSDR-necessity experiment (Table 5): 7,500 rows drawn after permuting,
+#: M = 10, gradient descent with step 1/sqrt(t) for DPP and O-BR.
+SUBSAMPLE = {"delicious": 7500}
+NECESSITY = ("GD-O-BR", "GD-DPP:pbt", "GD-DPP:pbc")
 FRACTIONS = (0.1, 0.25, 0.5)
 NOISE = (0.3, 0.5, 0.7)
 NOISE_DATASETS = ("emotions", "enron", "scene", "yeast")
@@ -65,6 +69,11 @@ def load_full(name):
 def make(method, frac, seed):
     from omlc.learners.label_space import CSDPP, OnlineBR, OnlineCS, OnlineRandomProjection
     kind, _, rest = method.partition(":")
+    if kind == "GD-O-BR":
+        return OnlineBR(solver="sgd", eta=1.0)
+    if kind == "GD-DPP":
+        return CSDPP(cost="hamming", code_dim=10, basis=rest, solver="sgd", eta=1.0,
+                     random_state=seed)
     if kind == "O-BR":
         return OnlineBR()
     if kind == "O-CS":
@@ -103,13 +112,13 @@ def curve_points(n):
 def run_unit(name, method, frac, noise, orders, progress=None, data=None):
     """One (data set, method, M, noise) cell over ``orders`` stream orders."""
     X, Y = data if data is not None else load_full(name)
-    n = X.shape[0]
+    n = min(X.shape[0], SUBSAMPLE.get(name, X.shape[0]))
     pts = curve_points(n)
     finals, clean_finals, curves = [], [], []
     t0 = time.perf_counter()
     for s in range(orders):
         rng = np.random.default_rng(1000 + s)
-        perm = rng.permutation(n)
+        perm = rng.permutation(X.shape[0])[:n]
         Xs, Ys = X[perm], Y[perm]
         Yn = add_noise(Ys, noise, np.random.default_rng(2000 + s)) if noise else None
         c, cc = stream_costs(make(method, frac, s), Xs, Yn if noise else Ys,
@@ -152,6 +161,9 @@ def plan(datasets, fractions, noise_datasets, noise_levels, experiments):
                         units.append((name, f"DPP:pbt/{c}", f, 0.0))
                 units.append((name, "O-CS", f, 0.0))
                 units.append((name, "O-RAND", f, 0.0))
+    if "necessity" in experiments:
+        for m in NECESSITY:
+            units.append(("delicious", m, 0.0, 0.0))
     if "noise" in experiments:
         for name in noise_datasets:
             for p in noise_levels:
@@ -305,7 +317,8 @@ def plot(rows, path, fractions):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     f0 = min(fractions)
-    names = sorted({r["dataset"] for r in rows if float(r["noise"]) == 0.0})
+    names = sorted({r["dataset"] for r in rows if float(r["noise"]) == 0.0
+                    and not r["method"].startswith("GD-")})
     paths = []
     # Fig. 2
     fig, axes = plt.subplots(2, (len(names) + 1) // 2, figsize=(4 * ((len(names) + 1) // 2), 7),
@@ -382,7 +395,19 @@ def format_side_by_side(rows, fractions=FRACTIONS):
     """All tables as markdown (the paper's numbers did not survive, so there is
     nothing to put beside them but its stated findings: see the claims)."""
     parts = []
-    names = sorted({r["dataset"] for r in rows if float(r["noise"]) == 0.0})
+    names = sorted({r["dataset"] for r in rows if float(r["noise"]) == 0.0
+                    and not r["method"].startswith("GD-")})
+    nec = [r for r in rows if r["method"].startswith("GD-")]
+    if nec:
+        lines = ["**Table 5 shape: the necessity of LSDR on delicious (7,500 rows per order, "
+                 "M = 10, gradient descent with step 1/sqrt(t))**", "",
+                 "| method | " + " | ".join(COST_HEAD[c] for c in COSTS) + " | s per order |",
+                 "|---|" + "---|" * (len(COSTS) + 1)]
+        for r in sorted(nec, key=lambda r: r["method"]):
+            lines.append(f"| {r['method']} | " + " | ".join(
+                f"{r['mean'][c]:.4f} ± {r['std'][c]:.4f}" for c in COSTS)
+                + f" | {r['seconds'] / r['orders']:.1f} |")
+        parts.append("\n".join(lines))
     for f in fractions:
         parts.append(table(rows, f, ["CS-DPP:none", "CS-DPP:pbt", "CS-DPP:pbc"],
                            ["CS-DPP-None", "CS-DPP-PBT", "CS-DPP-PBC"],
@@ -483,7 +508,8 @@ def main(argv=None):
     for k, r in load_rows(results, SETTINGS, _key).items():
         merged.setdefault(k, r)
     rows = list(merged.values())
-    fractions = tuple(sorted({float(r["frac"]) for r in rows if float(r["noise"]) == 0.0})) \
+    fractions = tuple(sorted({float(r["frac"]) for r in rows if float(r["noise"]) == 0.0
+                              and not r["method"].startswith("GD-")})) \
         or fractions
     text = format_side_by_side(rows, fractions)
     print(text)
