@@ -22,6 +22,11 @@ _EXPORTS = {
     "ELMOMLL": "omlc.learners",
     "RankSVM": "omlc.learners",
     "MMP": "omlc.learners",
+    "DPP": "omlc.learners",
+    "CSDPP": "omlc.learners",
+    "OnlineBR": "omlc.learners",
+    "OnlineCS": "omlc.learners",
+    "OnlineRandomProjection": "omlc.learners",
     "clone": "omlc.learners.base",
 }
 _SUBMODULES = {"datasets", "learners", "metrics", "evaluate", "io", "plot", "preprocessing",

@@ -48,4 +48,14 @@ def all_learners():
         learners.RankSVM(solver="adagrad", lam=1e-4, eta=0.3, random_state=0),
         learners.RankSVM(lam=1e-4, threshold=0.0, random_state=0),
         learners.MMP(random_state=0),
+        # Label-space reduction loses what the code cannot hold: with L = 8
+        # independent labels, M = 6 keeps enough to beat the frequency baseline.
+        learners.DPP(code_dim=6, basis="pbt"),
+        learners.DPP(code_dim=0.5, basis="pbc"),
+        learners.CSDPP(cost="f1", code_dim=6, basis="none"),
+        learners.CSDPP(cost="rank", code_dim=6, solver="adagrad", eta=0.5),
+        learners.CSDPP(cost="accuracy", code_dim=6, basis="pbc", solver="sgd", eta=2.0),
+        learners.OnlineBR(),
+        learners.OnlineCS(code_dim=6),
+        learners.OnlineRandomProjection(code_dim=6),
     ]

@@ -2,9 +2,11 @@
 from omlc.learners.base import BaseLearner, LinearLearner, clone
 from omlc.learners.elm import ELMOMLL, OSMLELM
 from omlc.learners.kernel import KernelFALT
+from omlc.learners.label_space import CSDPP, DPP, OnlineBR, OnlineCS, OnlineRandomProjection
 from omlc.learners.passive_aggressive import PassiveAggressiveBR
 from omlc.learners.ranking import MMP, RankSVM
 from omlc.learners.thresholding import FALT, SALT
 
 __all__ = ["BaseLearner", "LinearLearner", "clone", "FALT", "SALT", "PassiveAggressiveBR",
-           "KernelFALT", "OSMLELM", "ELMOMLL", "RankSVM", "MMP"]
+           "KernelFALT", "OSMLELM", "ELMOMLL", "RankSVM", "MMP",
+           "DPP", "CSDPP", "OnlineBR", "OnlineCS", "OnlineRandomProjection"]

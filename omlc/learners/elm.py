@@ -34,6 +34,7 @@ import numpy as np
 from scipy.special import expit
 
 from omlc._validation import check_random_state
+from omlc.learners._rls import rls_gain
 from omlc.learners.base import BaseLearner, positive_float
 
 ACTIVATIONS = {
@@ -105,19 +106,9 @@ class _OnlineSequentialELM(BaseLearner):
         self.T_buffer_ = self.T_buffer_[:0]
 
     def _rls(self, H, T):
-        P = self.P_
-        PHt = P @ H.T                                  # h x k
-        if H.shape[0] == 1:
-            G = PHt / (1.0 + float(H[0] @ PHt[:, 0]))
-        else:
-            S = np.eye(H.shape[0]) + H @ PHt
-            G = np.linalg.solve(S, PHt.T).T            # S is symmetric
-        P -= G @ PHt.T
-        # Rounding makes P drift from symmetry, and an asymmetric P feeds back
-        # into every later step.
-        P += P.T
-        P *= 0.5
-        self.beta_ += G @ (T - H @ self.beta_)
+        pred = H @ self.beta_
+        G = rls_gain(self.P_, H)
+        self.beta_ += G @ (T - pred)
 
     def _learn(self, X, Y, order, out):
         n = X.shape[0]

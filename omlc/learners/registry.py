@@ -55,6 +55,18 @@ _ENTRIES = {
                               "Rank-SVM by AdaGrad with lazy exact L2"),
     "mmp": _Entry("omlc.learners.ranking", "MMP", {},
                   "multi-class multi-label perceptron (Crammer & Singer 2003)"),
+    "dpp": _Entry("omlc.learners.label_space", "DPP", {},
+                  "dynamic principal projection, online PCA label-space reduction "
+                  "(Chu, Huang & Lin 2019); basis=pbt|pbc|none"),
+    "csdpp": _Entry("omlc.learners.label_space", "CSDPP", {},
+                    "cost-sensitive DPP, eq. 14 label weights (Chu, Huang & Lin 2019); "
+                    "cost=hamming|rank|f1|accuracy"),
+    "obr": _Entry("omlc.learners.label_space", "OnlineBR", {},
+                  "online binary relevance, one online ridge per label (O-BR of Chu et al. 2019)"),
+    "ocs": _Entry("omlc.learners.label_space", "OnlineCS", {},
+                  "online compressed sensing, random code + OMP decoding (O-CS of Chu et al. 2019)"),
+    "orand": _Entry("omlc.learners.label_space", "OnlineRandomProjection", {},
+                    "online random projection, pseudo-inverse decoding (O-RAND of Chu et al. 2019)"),
 }
 
 

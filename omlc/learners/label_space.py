@@ -1,0 +1,675 @@
+"""Cost-sensitive online label-space dimension reduction (LSDR).
+
+Chu, Huang & Lin (2019), "Dynamic principal projection for cost-sensitive
+online multi-label classification", Machine Learning 108:1193-1230:
+
+- :class:`DPP` — dynamic principal projection: the label vectors ``y`` (coded
+  ±1, scaled by 1/sqrt(K)) are reduced online by capped matrix stochastic
+  gradient (online PCA, eq. 3, step ``eta_t = (2/sqrt(t)) M/K``) plus the
+  paper's row-sampling step ``Gamma_t`` (Lemma 2), which yields a projection
+  ``P_t`` (M x K, orthonormal rows); an online ridge regression (lambda = 1)
+  maps x to the code space and predictions decode by ``round(P^T r(x))``.
+  ``basis`` picks how the regressor follows the drifting basis: ``"pbc"``
+  (exact principal basis correction, eqs. 6-7: ridge onto the full label
+  vector, projected at prediction), ``"pbt"`` (principal basis transform,
+  eqs. 12-13: ``W <- W P_t P_{t+1}^T`` then a ridge step) or ``"none"``
+  (eq. 5: targets in whatever basis they arrived).
+- :class:`CSDPP` — the same with ``y`` replaced by ``C_t y`` (eq. 15), where
+  ``C_t = diag(sqrt(delta))`` holds the label weights of eq. 14 computed from
+  the cost, the prediction and the truth in O(K) from confusion counts.
+  With the Hamming cost ``delta = 1/K`` and CS-DPP is DPP, bit for bit.
+- Baselines of the paper's Table 3: :class:`OnlineBR` (one online ridge per
+  label), :class:`OnlineRandomProjection` (static Gaussian encoding,
+  pseudo-inverse decoding) and :class:`OnlineCS` (compressed sensing, Hsu et
+  al. 2009: static Gaussian encoding of the 0/1 label vector, orthogonal
+  matching pursuit decoding at the running label cardinality).
+
+Regressors and the cut-off
+--------------------------
+``solver="ridge"`` keeps ``A^-1`` (d x d): O(d^2) per row, exact. At
+rcv1-like widths (d = 47,236) that matrix is 18 GB, so ``solver="auto"``
+(the default) uses ridge while ``n_features + fit_intercept <= 2048``
+(``RIDGE_MAX_FEATURES``: A^-1 is then at most 32 MB and a row costs ~4 M
+flops) and otherwise ``"adagrad"``. ``"sgd"`` is the paper's gradient-descent
+variant (Sect. 5.2: step ``eta / sqrt(t)``); ``"adagrad"`` is diagonal
+AdaGrad. Both run on omlc's compiled linear core (squared loss with the codes
+as real-valued targets), so their feature-side work is per nonzero of x; the
+label side (MSG, decoding, eq. 14) is dense in K, and PBT's basis transform
+``W P_t P_{t+1}^T`` is dense, O(d M^2) per row. Under AdaGrad the
+accumulators are not rotated by PBT (the basis transform moves weights, not
+their per-coordinate histories) — an approximation of this implementation.
+
+Gap decisions (see the paper's missing Algorithm 1): reference point o = 0;
+``(Q_1, sigma_1)`` = orthonormalised Gaussian rows with sigma = M/(M+1);
+``M`` from a fraction is ``max(1, round-half-up(f K))``; a constant feature
+(``fit_intercept=True``); a label is predicted relevant iff its decoded value
+is > 0 (omlc's contract: ``predict == decision_function > 0``; the paper maps
+0 to +1, which matters only at t = 1 when every output is 0). When
+``M >= K`` no reduction is possible and ``P = I``.
+"""
+import math
+
+import numpy as np
+from omlc._core.linear import learn
+from omlc._core.losses import SquaredLoss
+from omlc._core.optimizers import SGD, AdaGrad
+from omlc._core.rowstream import RowStream
+from omlc._validation import check_random_state, csr_arrays
+from omlc.learners._rls import rls_apply, rls_gain_sparse
+from omlc.learners.base import BaseLearner, positive_float
+
+__all__ = ["DPP", "CSDPP", "OnlineBR", "OnlineCS", "OnlineRandomProjection", "COSTS",
+           "cost_from_counts", "label_weights", "label_weights_bruteforce", "example_costs",
+           "CappedMSG", "RIDGE_MAX_FEATURES"]
+
+RIDGE_MAX_FEATURES = 2048
+BASES = ("pbc", "pbt", "none")
+SOLVERS = ("auto", "ridge", "sgd", "adagrad")
+
+
+# ----------------------------------------------------------------------------- costs
+def cost_from_counts(name, tp, fn, fp, tn):
+    """The paper's example-based costs (Sect. 5.1) from one example's confusion
+    counts (arrays broadcast). 0/0 is 0, so ``c(y, y) = 0``."""
+    tp, fn, fp, tn = (np.asarray(a, dtype=np.float64) for a in (tp, fn, fp, tn))
+    K = tp + fn + fp + tn
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if name == "hamming":
+            return np.where(K > 0, (fn + fp) / np.where(K > 0, K, 1), 0.0)
+        if name == "f1":
+            den = 2 * tp + fn + fp
+            return np.where(den > 0, (fn + fp) / np.where(den > 0, den, 1), 0.0)
+        if name == "accuracy":
+            den = tp + fn + fp
+            return np.where(den > 0, (fn + fp) / np.where(den > 0, den, 1), 0.0)
+        if name == "rank":
+            den = (tp + fn) * (fp + tn)
+            num = fn * fp + 0.5 * (tp * fp + fn * tn)
+            return np.where(den > 0, num / np.where(den > 0, den, 1), 0.0)
+    raise ValueError(f"unknown cost {name!r}; known: {', '.join(COSTS)}")
+
+
+COSTS = ("hamming", "rank", "f1", "accuracy")
+
+
+def _counts(y, yhat):
+    y = np.asarray(y, bool)
+    yhat = np.asarray(yhat, bool)
+    tp = np.sum(y & yhat, axis=-1)
+    fn = np.sum(y & ~yhat, axis=-1)
+    fp = np.sum(~y & yhat, axis=-1)
+    tn = np.sum(~y & ~yhat, axis=-1)
+    return tp, fn, fp, tn
+
+
+def example_costs(cost, Y, Yhat):
+    """Per-row cost of predicting ``Yhat`` for truth ``Y`` (0/1 or bool arrays,
+    rows = examples). ``cost`` is a name of :data:`COSTS` or a callable
+    ``c(y, yhat)`` on boolean vectors."""
+    Y = np.atleast_2d(np.asarray(Y, bool))
+    Yhat = np.atleast_2d(np.asarray(Yhat, bool))
+    if callable(cost):
+        return np.array([float(cost(a, b)) for a, b in zip(Y, Yhat)])
+    return cost_from_counts(cost, *_counts(Y, Yhat))
+
+
+def label_weights(cost, y, yhat):
+    """Eq. (14): ``delta[k] = |c(y, yhat_pred^(k)) - c(y, yhat_real^(k))|``.
+
+    ``yhat_real^(k)`` is correct on labels 1..k and equals ``yhat`` after k;
+    ``yhat_pred^(k)`` differs from it only at k, where it is wrong. For a named
+    cost this is O(K): both pseudo-predictions' confusion counts come from a
+    prefix count of positives and suffix counts of the (y, yhat) pairs. A
+    callable cost is evaluated 2K times (O(K^2))."""
+    y = np.asarray(y, bool)
+    yhat = np.asarray(yhat, bool)
+    K = y.shape[0]
+    if callable(cost):
+        return label_weights_bruteforce(cost, y, yhat)
+    if cost == "hamming":
+        return np.full(K, 1.0 / K)
+    # suffix counts over i > k of each (y, yhat) pair
+    def suffix(a):
+        c = np.cumsum(a[::-1])[::-1]
+        return np.concatenate([c[1:], [0]]).astype(np.float64)
+    s_pp = suffix(y & yhat)
+    s_pn = suffix(y & ~yhat)
+    s_np = suffix(~y & yhat)
+    pos_le = np.cumsum(y).astype(np.float64)
+    tp = pos_le + s_pp
+    fn = s_pn
+    fp = s_np
+    tn = K - tp - fn - fp
+    real = cost_from_counts(cost, tp, fn, fp, tn)
+    yf = y.astype(np.float64)
+    pred = cost_from_counts(cost, tp - yf, fn + yf, fp + (1 - yf), tn - (1 - yf))
+    return np.abs(pred - real)
+
+
+def label_weights_bruteforce(cost, y, yhat):
+    """Eq. (14) by building both pseudo-predictions for each k (O(K^2)); the
+    reference the O(K) version is tested against."""
+    y = np.asarray(y, bool)
+    yhat = np.asarray(yhat, bool)
+    c = cost if callable(cost) else (lambda a, b: float(example_costs(cost, a, b)[0]))
+    out = np.empty(y.shape[0])
+    for k in range(y.shape[0]):
+        real = yhat.copy()
+        real[:k + 1] = y[:k + 1]
+        pred = real.copy()
+        pred[k] = not y[k]
+        out[k] = abs(c(y, pred) - c(y, real))
+    return out
+
+
+# ----------------------------------------------------------------------------- online PCA
+def _project_trace(lam, M):
+    """sigma_i = clip(lam_i + s, 0, 1) with sum sigma = M (lam sorted or not):
+    the piecewise-linear sum is evaluated at every breakpoint and the crossing
+    interpolated exactly."""
+    bps = np.sort(np.concatenate([-lam, 1.0 - lam]))
+    f = np.clip(lam[None, :] + bps[:, None], 0.0, 1.0).sum(axis=1)
+    j = int(np.searchsorted(f, M))          # f is non-decreasing in s
+    if j == 0:
+        s = bps[0]
+    elif j >= len(bps):
+        s = bps[-1]
+    else:
+        f0, f1 = f[j - 1], f[j]
+        s = bps[j - 1] if f1 == f0 else bps[j - 1] + (M - f0) * (bps[j] - bps[j - 1]) / (f1 - f0)
+    return np.clip(lam + s, 0.0, 1.0)
+
+
+class CappedMSG:
+    """Capped matrix stochastic gradient (Arora, Cotter & Srebro 2013) as used
+    by DPP: ``U = Q^T diag(sigma) Q`` with Q ((M+1) x K) orthonormal rows,
+    ``0 <= sigma <= 1``, ``sum sigma = M``; a step is ``U <- proj(U + eta v v^T)``
+    kept at rank M+1. Functions on plain arrays so a learner's state pickles."""
+
+    @staticmethod
+    def init(K, M, rng):
+        Q, _ = np.linalg.qr(rng.normal(size=(K, M + 1)))
+        return np.ascontiguousarray(Q.T), np.full(M + 1, M / (M + 1.0))
+
+    @staticmethod
+    def step(Q, sigma, eta, v, M):
+        a = Q @ v
+        r = v - Q.T @ a
+        rho = float(np.linalg.norm(r))
+        n = Q.shape[0]
+        if rho > 1e-12 * max(1.0, float(np.linalg.norm(v))):
+            Qt = np.vstack([Q, r / rho])
+            ar = np.append(a, rho)
+            S = np.diag(np.append(sigma, 0.0)) + eta * np.outer(ar, ar)
+        else:
+            Qt = Q
+            S = np.diag(sigma) + eta * np.outer(a, a)
+        lam, V = np.linalg.eigh(S)
+        keep = np.argsort(lam)[::-1][:n]        # the cap: the M+1 largest
+        Qn = V[:, keep].T @ Qt
+        return np.ascontiguousarray(Qn), _project_trace(lam[keep], M)
+
+    @staticmethod
+    def sample(sigma, rng):
+        """Gamma: drop row i with probability 1 - sigma_i (Lemma 2)."""
+        p = np.clip(1.0 - sigma, 0.0, None)
+        c = np.cumsum(p)
+        if c[-1] <= 0:
+            return int(np.argmin(sigma))
+        return int(min(np.searchsorted(c, rng.random() * c[-1], side="right"), len(sigma) - 1))
+
+
+# ----------------------------------------------------------------------------- regression
+class _Regressor:
+    """x -> R^width by online ridge (RLS, exact), SGD (step eta/sqrt(t)) or
+    AdaGrad on the compiled linear core with the squared loss."""
+
+    def __init__(self, d, width, solver, lam, eta, intercept):
+        self.d = d
+        self.width = width
+        self.solver = solver
+        self.intercept = bool(intercept)
+        self.eta = eta
+        rows = d + (1 if intercept else 0)
+        self.W = np.zeros((rows, width))
+        self.t = 0
+        if solver == "ridge":
+            self.Ainv = np.eye(rows) / lam
+        elif solver == "adagrad":
+            self.G = np.zeros_like(self.W)
+        self._noy = (np.zeros(2, np.int64), np.zeros(0, np.int32))
+
+    def scores_row(self, idx, vals):
+        r = self.W[idx].T @ vals if len(idx) else np.zeros(self.width)
+        if self.intercept:
+            r = r + self.W[self.d]
+        return r
+
+    def scores(self, X):
+        R = np.asarray(X @ self.W[:self.d])
+        if self.intercept:
+            R = R + self.W[self.d]
+        return R
+
+    def transform(self, Rm):
+        self.W = np.ascontiguousarray(self.W @ Rm)
+
+    def step(self, idx, vals, target, pred):
+        self.t += 1
+        if self.solver == "ridge":
+            if self.intercept:
+                idx = np.append(idx, self.d)
+                vals = np.append(vals, 1.0)
+            g = rls_gain_sparse(self.Ainv, idx, np.asarray(vals, np.float64))
+            rls_apply(self.W, g, pred - target)
+            return
+        b = 1.0 if self.intercept else 0.0
+        if self.solver == "sgd":
+            opt = SGD(self.W, self.d, b, self.eta / math.sqrt(self.t))
+        else:
+            opt = AdaGrad(self.W, self.G, self.d, b, self.eta, 1e-8)
+        stream = RowStream(np.array([0, len(idx)], np.int64), idx, vals, self.d,
+                           self._noy[0], self._noy[1], self.width)
+        learn(opt, SquaredLoss(), stream, 1, targets=np.ascontiguousarray(target[None, :]))
+
+
+def _resolve_dim(code_dim, K):
+    if isinstance(code_dim, bool):
+        raise ValueError(f"code_dim must be a positive int or a fraction in (0, 1], got {code_dim!r}")
+    if isinstance(code_dim, (int, np.integer)):
+        return min(int(code_dim), K)
+    return max(1, int(math.floor(float(code_dim) * K + 0.5)))
+
+
+def _check_dim(code_dim):
+    if isinstance(code_dim, bool):
+        raise ValueError(f"code_dim must be a positive int or a fraction in (0, 1], got {code_dim!r}")
+    if isinstance(code_dim, (int, np.integer)):
+        if code_dim < 1:
+            raise ValueError(f"code_dim must be >= 1, got {code_dim!r}")
+        return
+    try:
+        f = float(code_dim)
+    except (TypeError, ValueError):
+        raise ValueError(f"code_dim must be a positive int or a fraction in (0, 1], "
+                         f"got {code_dim!r}") from None
+    if not (0.0 < f <= 1.0):
+        raise ValueError(f"code_dim as a fraction must be in (0, 1], got {code_dim!r}")
+
+
+class _OnlineLSR(BaseLearner):
+    """Shared: parameter checks, solver choice, the per-row loop."""
+
+    def _check_common(self):
+        positive_float("lam", self.lam)
+        if self.solver not in SOLVERS:
+            raise ValueError(f"solver must be one of {SOLVERS}, got {self.solver!r}")
+        if self.eta is not None:
+            positive_float("eta", self.eta)
+        if not isinstance(self.fit_intercept, (bool, np.bool_)):
+            raise ValueError(f"fit_intercept must be a bool, got {self.fit_intercept!r}")
+
+    def _solver_for(self, d):
+        if self.solver != "auto":
+            return self.solver
+        return "ridge" if d + bool(self.fit_intercept) <= RIDGE_MAX_FEATURES else "adagrad"
+
+    def _make_regressor(self, d, width):
+        solver = self._solver_for(d)
+        eta = self.eta if self.eta is not None else (1.0 if solver == "sgd" else 0.1)
+        return _Regressor(d, width, solver, float(self.lam), eta, self.fit_intercept)
+
+    @property
+    def solver_(self):
+        """The regression solver in use (``"ridge"``, ``"sgd"`` or ``"adagrad"``)."""
+        self._check_fitted()
+        return self.reg_.solver
+
+    def _learn(self, X, Y, order, out):
+        xp, xi, xv = csr_arrays(X)
+        yp, yi = Y.indptr, Y.indices
+        K = self.n_labels_
+        rows = order if order is not None else range(X.shape[0])
+        for pos, k in enumerate(rows):
+            a, b = xp[k], xp[k + 1]
+            idx, vals = xi[a:b], np.asarray(xv[a:b], np.float64)
+            y = np.zeros(K, bool)
+            y[yi[yp[k]:yp[k + 1]]] = True
+            self._row(idx, vals, y, out[pos] if out is not None else None)
+
+
+# ----------------------------------------------------------------------------- DPP / CS-DPP
+class CSDPP(_OnlineLSR):
+    """Cost-sensitive dynamic principal projection (CS-DPP; Chu, Huang & Lin
+    2019, "Dynamic principal projection for cost-sensitive online multi-label
+    classification", Machine Learning 108).
+
+    Online PCA of the cost-weighted label vectors ``C_t y_t`` (capped MSG plus
+    the sampling step), online ridge regression onto the code space, decoding
+    ``round(P^T r(x))``. See the module notes for the update order and the
+    gap decisions.
+
+    Parameters
+    ----------
+    cost : {"hamming", "rank", "f1", "accuracy"} or callable, default="f1"
+        The cost the label weights of eq. (14) come from; a callable
+        ``c(y, yhat)`` takes two boolean vectors (O(K^2) per row).
+    code_dim : int or float, default=0.1
+        M: an int, or a fraction of K (``max(1, round(f K))``).
+    basis : {"pbt", "pbc", "none"}, default="pbt"
+    lam : float, default=1.0
+        Ridge regularisation (the paper's lambda).
+    solver : {"auto", "ridge", "sgd", "adagrad"}, default="auto"
+        ``auto``: ridge while ``n_features + fit_intercept <= 2048``, else adagrad.
+    eta : float or None, default=None
+        Step of ``sgd`` (``eta/sqrt(t)``; None = 1) or ``adagrad`` (None = 0.1).
+    fit_intercept : bool, default=True
+    random_state : int, Generator or None, default=0
+        Seeds the initial basis and the sampling of P.
+
+    Examples
+    --------
+    >>> import omlc
+    >>> from omlc.datasets import make_multilabel_stream
+    >>> X, Y = make_multilabel_stream(n_samples=300, n_features=100, n_labels=12, seed=0)
+    >>> model = omlc.CSDPP(cost="f1", code_dim=4)
+    >>> model.predict_then_learn(X, Y).shape
+    (300, 12)
+    >>> model.P_.shape
+    (4, 12)
+    """
+
+    def __init__(self, cost="f1", code_dim=0.1, basis="pbt", lam=1.0, solver="auto", eta=None,
+                 fit_intercept=True, random_state=0):
+        self.cost = cost
+        self.code_dim = code_dim
+        self.basis = basis
+        self.lam = lam
+        self.solver = solver
+        self.eta = eta
+        self.fit_intercept = fit_intercept
+        self.random_state = random_state
+
+    def _cost(self):
+        return self.cost
+
+    def _check_params(self):
+        c = self._cost()
+        if not callable(c) and c not in COSTS:
+            raise ValueError(f"cost must be one of {COSTS} or a callable, got {c!r}")
+        _check_dim(self.code_dim)
+        if self.basis not in BASES:
+            raise ValueError(f"basis must be one of {BASES}, got {self.basis!r}")
+        self._check_common()
+
+    def _init_state(self, n_features, n_labels):
+        K = n_labels
+        M = _resolve_dim(self.code_dim, K)
+        self.code_dim_ = M
+        self.rng_ = check_random_state(self.random_state).spawn(1)[0]
+        self.full_rank_ = M >= K
+        if self.full_rank_:
+            self.Q_ = np.eye(K)
+            self.sigma_ = np.ones(K)
+            self.drop_ = -1
+            self.proj_ = self.Q_
+        else:
+            self.Q_, self.sigma_ = CappedMSG.init(K, M, self.rng_)
+            self._resample()
+        self.t_ = 0
+        width = K if self.basis == "pbc" else min(M, K)
+        self.reg_ = self._make_regressor(n_features, width)
+
+    @property
+    def P_(self):
+        """The current projection P_t (M x K): Q without the dropped row."""
+        self._check_fitted()
+        return self.proj_
+
+    def _resample(self):
+        self.drop_ = CappedMSG.sample(self.sigma_, self.rng_)
+        self.proj_ = np.delete(self.Q_, self.drop_, axis=0)
+
+    def _decode(self, R, P):
+        if self.basis == "pbc":
+            return (R @ P.T) @ P
+        return R @ P
+
+    def _row(self, idx, vals, y, out):
+        K = self.n_labels_
+        P = self.P_
+        r = self.reg_.scores_row(idx, vals)
+        ytil = self._decode(r[None, :], P)[0]
+        if out is not None:
+            out[:] = ytil
+        yhat = ytil > 0
+        self.t_ += 1
+        delta = label_weights(self._cost(), y, yhat)
+        v = np.sqrt(delta) * np.where(y, 1.0, -1.0)
+        if not self.full_rank_:
+            M = self.code_dim_
+            eta = 2.0 / math.sqrt(self.t_) * M / K
+            self.Q_, self.sigma_ = CappedMSG.step(self.Q_, self.sigma_, eta, v, M)
+            if self.t_ % 1000 == 0:
+                # rounding slowly breaks the rows' orthonormality
+                q, _ = np.linalg.qr(self.Q_.T)
+                self.Q_ = np.ascontiguousarray(q.T * np.sign(np.sum(q.T * self.Q_, axis=1))[:, None])
+            self._resample()
+        Pn = self.P_
+        if self.basis == "pbc":
+            self.reg_.step(idx, vals, v, r)
+            return
+        if self.basis == "pbt":
+            Rm = P @ Pn.T
+            self.reg_.transform(Rm)
+            r = Rm.T @ r
+        self.reg_.step(idx, vals, Pn @ v, r)
+
+    def _decision(self, X):
+        return self._decode(self.reg_.scores(X), self.P_)
+
+
+class DPP(CSDPP):
+    """Dynamic principal projection (DPP; Chu, Huang & Lin 2019, "Dynamic
+    principal projection for cost-sensitive online multi-label
+    classification", Machine Learning 108): CS-DPP with the Hamming cost,
+    i.e. online PCA of ``y / sqrt(K)``.
+
+    Parameters are those of :class:`CSDPP` without ``cost``.
+
+    Examples
+    --------
+    >>> import omlc
+    >>> from omlc.datasets import make_multilabel_stream
+    >>> X, Y = make_multilabel_stream(n_samples=300, n_features=100, n_labels=12, seed=0)
+    >>> omlc.DPP(code_dim=0.25, basis="pbc").fit(X, Y).predict(X[:5]).shape
+    (5, 12)
+    """
+
+    def __init__(self, code_dim=0.1, basis="pbt", lam=1.0, solver="auto", eta=None,
+                 fit_intercept=True, random_state=0):
+        self.code_dim = code_dim
+        self.basis = basis
+        self.lam = lam
+        self.solver = solver
+        self.eta = eta
+        self.fit_intercept = fit_intercept
+        self.random_state = random_state
+
+    def _cost(self):
+        return "hamming"
+
+
+# ----------------------------------------------------------------------------- baselines
+class OnlineBR(_OnlineLSR):
+    """Online binary relevance, O-BR of Chu, Huang & Lin (2019, "Dynamic
+    principal projection for cost-sensitive online multi-label
+    classification", Table 3): one online ridge regressor per label on ±1
+    targets (all sharing ``A^-1``), relevant iff the output is > 0.
+    ``random_state`` only seeds ``fit(..., shuffle=True)``'s row order.
+
+    Examples
+    --------
+    >>> import omlc
+    >>> from omlc.datasets import make_multilabel_stream
+    >>> X, Y = make_multilabel_stream(n_samples=300, n_features=100, n_labels=6, seed=0)
+    >>> omlc.OnlineBR().fit(X, Y).decision_function(X[:2]).shape
+    (2, 6)
+    """
+
+    def __init__(self, lam=1.0, solver="auto", eta=None, fit_intercept=True, random_state=0):
+        self.lam = lam
+        self.solver = solver
+        self.eta = eta
+        self.fit_intercept = fit_intercept
+        self.random_state = random_state
+
+    def _check_params(self):
+        self._check_common()
+
+    def _init_state(self, n_features, n_labels):
+        self.reg_ = self._make_regressor(n_features, n_labels)
+
+    def _row(self, idx, vals, y, out):
+        r = self.reg_.scores_row(idx, vals)
+        if out is not None:
+            out[:] = r
+        self.reg_.step(idx, vals, np.where(y, 1.0, -1.0), r)
+
+    def _decision(self, X):
+        return self.reg_.scores(X)
+
+
+class OnlineRandomProjection(_OnlineLSR):
+    """Online random projection, O-RAND of Chu, Huang & Lin (2019, "Dynamic
+    principal projection for cost-sensitive online multi-label
+    classification", Table 3): a static Gaussian encoding ``z = P_R y`` (y coded
+    ±1), online ridge onto z, decoding ``round(pinv(P_R) r(x))``.
+
+    Examples
+    --------
+    >>> import omlc
+    >>> from omlc.datasets import make_multilabel_stream
+    >>> X, Y = make_multilabel_stream(n_samples=300, n_features=100, n_labels=12, seed=0)
+    >>> omlc.OnlineRandomProjection(code_dim=4).fit(X, Y).predict(X[:3]).shape
+    (3, 12)
+    """
+
+    def __init__(self, code_dim=0.1, lam=1.0, solver="auto", eta=None, fit_intercept=True,
+                 random_state=0):
+        self.code_dim = code_dim
+        self.lam = lam
+        self.solver = solver
+        self.eta = eta
+        self.fit_intercept = fit_intercept
+        self.random_state = random_state
+
+    def _check_params(self):
+        _check_dim(self.code_dim)
+        self._check_common()
+
+    def _init_state(self, n_features, n_labels):
+        M = _resolve_dim(self.code_dim, n_labels)
+        self.code_dim_ = M
+        rng = check_random_state(self.random_state).spawn(1)[0]
+        self.encoder_ = rng.normal(size=(M, n_labels)) / math.sqrt(M)
+        self.decoder_ = np.linalg.pinv(self.encoder_)          # K x M
+        self.reg_ = self._make_regressor(n_features, M)
+
+    def _target(self, y):
+        return self.encoder_ @ np.where(y, 1.0, -1.0)
+
+    def _row(self, idx, vals, y, out):
+        r = self.reg_.scores_row(idx, vals)
+        if out is not None:
+            out[:] = self._decode(r[None, :])[0]
+        self.reg_.step(idx, vals, self._target(y), r)
+
+    def _decode(self, R):
+        return R @ self.decoder_.T
+
+    def _decision(self, X):
+        return self._decode(self.reg_.scores(X))
+
+
+def omp(A, z, s):
+    """Orthogonal matching pursuit: a vector with at most ``s`` nonzeros whose
+    image under ``A`` (M x K) approximates ``z`` (greedy, least-squares refit)."""
+    K = A.shape[1]
+    x = np.zeros(K)
+    if s < 1:
+        return x
+    res = z.copy()
+    support = []
+    norms = np.linalg.norm(A, axis=0)
+    norms[norms == 0] = 1.0
+    coef = np.zeros(0)
+    for _ in range(min(s, A.shape[0], K)):
+        c = np.abs(A.T @ res) / norms
+        c[support] = -1.0
+        j = int(np.argmax(c))
+        if c[j] <= 1e-12:
+            break
+        support.append(j)
+        coef = np.linalg.lstsq(A[:, support], z, rcond=None)[0]
+        res = z - A[:, support] @ coef
+    if support:
+        x[support] = coef
+    return x
+
+
+class OnlineCS(OnlineRandomProjection):
+    """Online compressed sensing, O-CS of Chu, Huang & Lin (2019, "Dynamic
+    principal projection for cost-sensitive online multi-label
+    classification", Table 3), after Hsu, Kakade, Langford & Zhang (2009):
+    a static Gaussian encoding of the 0/1 label vector, online ridge onto the
+    code, decoding by orthogonal matching pursuit with sparsity ``sparsity``
+    (None: the running mean label cardinality, rounded up) and a 0.5
+    threshold: the decision value is the recovered vector minus 0.5.
+
+    Examples
+    --------
+    >>> import omlc
+    >>> from omlc.datasets import make_multilabel_stream
+    >>> X, Y = make_multilabel_stream(n_samples=300, n_features=100, n_labels=12, seed=0)
+    >>> omlc.OnlineCS(code_dim=6).fit(X, Y).predict(X[:3]).shape
+    (3, 12)
+    """
+
+    def __init__(self, code_dim=0.1, sparsity=None, lam=1.0, solver="auto", eta=None,
+                 fit_intercept=True, random_state=0):
+        self.code_dim = code_dim
+        self.sparsity = sparsity
+        self.lam = lam
+        self.solver = solver
+        self.eta = eta
+        self.fit_intercept = fit_intercept
+        self.random_state = random_state
+
+    def _check_params(self):
+        s = self.sparsity
+        if s is not None and (isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 1):
+            raise ValueError(f"sparsity must be a positive int or None, got {s!r}")
+        super()._check_params()
+
+    def _init_state(self, n_features, n_labels):
+        super()._init_state(n_features, n_labels)
+        self.n_relevant_ = 0
+        self.n_coded_ = 0
+
+    def _target(self, y):
+        self.n_relevant_ += int(y.sum())
+        self.n_coded_ += 1
+        return self.encoder_ @ y.astype(np.float64)
+
+    def _sparsity(self):
+        if self.sparsity is not None:
+            return int(self.sparsity)
+        return max(1, math.ceil(self.n_relevant_ / self.n_coded_)) if self.n_coded_ else 1
+
+    def _decode(self, R):
+        s = self._sparsity()
+        out = np.empty((R.shape[0], self.n_labels_))
+        for i, r in enumerate(R):
+            out[i] = omp(self.encoder_, r, s)
+        return out - 0.5

@@ -1,0 +1,236 @@
+"""DPP / CS-DPP and the online LSDR baselines (Chu, Huang & Lin 2019), against
+dense references and hand-worked cases."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import omlc
+from omlc.learners import label_space as ls
+
+
+def problem(n=120, d=10, K=9, seed=0, density=0.5):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)) * (rng.random((n, d)) < density)
+    T = rng.normal(size=(d, K))
+    Y = (X @ T + 0.3 * rng.normal(size=(n, K)) > 0.5).astype(np.int32)
+    Y[3] = 0                                      # an empty label set
+    Y[4] = 1                                      # every label relevant
+    X[7] = 0                                      # an empty row
+    return sp.csr_matrix(X), sp.csr_matrix(Y)
+
+
+# --- eq. (14) -------------------------------------------------------------------
+@pytest.mark.parametrize("cost", ls.COSTS)
+def test_label_weights_equal_bruteforce_and_sum_to_the_cost(cost):
+    """O(K) counts == brute-force pseudo-predictions, and Lemma 4: the weights
+    of the mispredicted labels sum to the cost."""
+    rng = np.random.default_rng(1)
+    for K in (1, 2, 5, 13):
+        for _ in range(40):
+            y = rng.random(K) < rng.random()
+            yhat = rng.random(K) < rng.random()
+            d = ls.label_weights(cost, y, yhat)
+            np.testing.assert_allclose(d, ls.label_weights_bruteforce(cost, y, yhat), atol=1e-12)
+            c = ls.example_costs(cost, y, yhat)[0]
+            np.testing.assert_allclose(np.sum(d[y != yhat]), c, atol=1e-12)
+
+
+def test_label_weights_hand_worked_f1():
+    # y = (+,+,-), yhat = (-,+,+): TP=1, FN=1, FP=1 -> F1 loss 1 - 2/4 = 1/2.
+    # k=1: real = (+,+,+): TP2 FP1 -> 1-4/5 = 1/5; pred = (-,+,+): 1/2 -> delta 3/10
+    # k=2: real = (+,+,+) 1/5; pred = (+,-,+): TP1 FN1 FP1 -> 1/2 -> 3/10
+    # k=3: real = (+,+,-) 0; pred = (+,+,+) 1/5 -> 1/5
+    d = ls.label_weights("f1", [1, 1, 0], [0, 1, 1])
+    np.testing.assert_allclose(d, [0.3, 0.3, 0.2])
+    assert ls.example_costs("f1", [1, 1, 0], [0, 1, 1])[0] == 0.5
+
+
+def test_callable_cost_matches_named():
+    def f1(y, yhat):
+        tp = np.sum(y & yhat)
+        den = np.sum(y) + np.sum(yhat)
+        return 0.0 if den == 0 else 1 - 2 * tp / den
+    rng = np.random.default_rng(2)
+    y, yhat = rng.random(8) < 0.4, rng.random(8) < 0.4
+    np.testing.assert_allclose(ls.label_weights(f1, y, yhat), ls.label_weights("f1", y, yhat))
+
+
+def test_costs_match_definitions():
+    y = np.array([1, 0, 1, 0, 0], bool)
+    yhat = np.array([1, 1, 0, 0, 0], bool)
+    c = {n: ls.example_costs(n, y, yhat)[0] for n in ls.COSTS}
+    assert c["hamming"] == pytest.approx(2 / 5)
+    assert c["f1"] == pytest.approx(1 - 2 / 4)
+    assert c["accuracy"] == pytest.approx(1 - 1 / 3)
+    # pairs (pos, neg): (0,1) tie +,+ 1/2; (0,3),(0,4) ok; (2,1) wrong; (2,3),(2,4) ties -,- 1/2
+    assert c["rank"] == pytest.approx((0.5 + 1 + 0.5 + 0.5) / 6)
+    for n in ls.COSTS:
+        assert ls.example_costs(n, y, y)[0] == 0.0
+        assert ls.example_costs(n, np.zeros(4, bool), np.zeros(4, bool))[0] == 0.0
+
+
+# --- capped MSG and the sampling step ---------------------------------------------
+def test_capped_msg_invariants_and_lemma2():
+    rng = np.random.default_rng(3)
+    K, M = 12, 4
+    Q, s = ls.CappedMSG.init(K, M, rng)
+    for t in range(1, 60):
+        v = rng.normal(size=K) / np.sqrt(K)
+        Q, s = ls.CappedMSG.step(Q, s, 2 / np.sqrt(t) * M / K, v, M)
+        np.testing.assert_allclose(Q @ Q.T, np.eye(M + 1), atol=1e-10)
+        assert np.all(s >= -1e-12) and np.all(s <= 1 + 1e-12)
+        assert s.sum() == pytest.approx(M)
+    # Lemma 2: E[P^T P] = Q^T diag(sigma) Q, exactly over the sampling distribution
+    p = np.clip(1 - s, 0, None)
+    p /= p.sum()
+    E = sum(pi * np.delete(Q, i, 0).T @ np.delete(Q, i, 0) for i, pi in enumerate(p))
+    np.testing.assert_allclose(E, Q.T @ np.diag(s) @ Q, atol=1e-10)
+    counts = np.bincount([ls.CappedMSG.sample(s, rng) for _ in range(20000)], minlength=M + 1)
+    np.testing.assert_allclose(counts / 20000, p, atol=0.02)
+
+
+def test_capped_msg_equals_dense_projected_update():
+    """One step on U = Q^T diag(s) Q equals the dense eigen-update of U + eta v v^T
+    followed by the rank cap and the trace projection."""
+    rng = np.random.default_rng(4)
+    K, M = 8, 3
+    Q, s = ls.CappedMSG.init(K, M, rng)
+    v = rng.normal(size=K)
+    Qn, sn = ls.CappedMSG.step(Q, s, 0.3, v, M)
+    U = Q.T @ np.diag(s) @ Q + 0.3 * np.outer(v, v)
+    lam, V = np.linalg.eigh(U)
+    lam, V = lam[::-1][:M + 1], V[:, ::-1][:, :M + 1]
+    lo, hi = -10.0, 10.0
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if np.clip(lam + mid, 0, 1).sum() < M else (lo, mid)
+    sig = np.clip(lam + lo, 0, 1)
+    np.testing.assert_allclose(Qn.T @ np.diag(sn) @ Qn, V @ np.diag(sig) @ V.T, atol=1e-9)
+
+
+# --- the regressors -----------------------------------------------------------------
+def test_pbc_equals_ridge_retrained_on_corrected_targets():
+    """PBC's prediction at every t is ridge regression on (x_i, P_t C_i y_i)
+    for all i < t — all past targets re-expressed in the current basis (eq. 6)
+    — decoded by P_t^T."""
+    X, Y = problem()
+    Xd = np.hstack([X.toarray(), np.ones((X.shape[0], 1))])     # the intercept
+    for cost in ("hamming", "f1"):
+        # H is the ridge solution on the C_i y_i targets (C_i from the model's own predictions)
+        m2 = omlc.CSDPP(cost=cost, code_dim=3, basis="pbc", random_state=5)
+        D = m2.predict_then_learn(X[:60], Y[:60])
+        Yb = Y[:60].toarray().astype(bool)
+        Tv = np.array([np.sqrt(ls.label_weights(cost, y, d > 0)) * np.where(y, 1.0, -1.0)
+                       for y, d in zip(Yb, D)])
+        A = Xd[:60].T @ Xd[:60] + np.eye(Xd.shape[1])
+        H = np.linalg.solve(A, Xd[:60].T @ Tv)
+        np.testing.assert_allclose(m2.reg_.W, H, atol=1e-9)
+        P = m2.P_
+        W_pbc = H @ P.T                                   # eq. 6: ridge on P_t C_i y_i
+        np.testing.assert_allclose(m2.decision_function(X[60:70]),
+                                   (Xd[60:70] @ W_pbc) @ P, atol=1e-9)
+        retrained = np.linalg.solve(A, Xd[:60].T @ (Tv @ P.T))
+        np.testing.assert_allclose(W_pbc, retrained, atol=1e-9)
+
+
+def test_pbt_with_fixed_basis_is_online_ridge_on_codes():
+    """With M >= K the projection is fixed (P = I): PBT, PBC and none all reduce
+    to exact online ridge on the scaled labels, i.e. O-BR up to the scale."""
+    X, Y = problem(K=4)
+    Xd = np.hstack([X.toarray(), np.ones((X.shape[0], 1))])
+    T = (2.0 * Y.toarray() - 1) / 2.0                  # y / sqrt(K), K = 4
+    ref = np.linalg.solve(Xd.T @ Xd + np.eye(Xd.shape[1]), Xd.T @ T)
+    for basis in ls.BASES:
+        m = omlc.DPP(code_dim=4, basis=basis).fit(X, Y)
+        np.testing.assert_allclose(m.reg_.W, ref, atol=1e-9)
+    br = omlc.OnlineBR().fit(X, Y)
+    np.testing.assert_allclose(br.reg_.W, 2 * ref, atol=1e-9)
+
+
+def test_pbt_transform_is_least_squares_basis_change():
+    """Eq. (12): W' = W P_t P_{t+1}^T minimises ||W' P_{t+1} - W P_t||_F; check
+    the model applied it by replaying one step by hand."""
+    X, Y = problem()
+    m = omlc.DPP(code_dim=3, basis="pbt", random_state=1).fit(X[:30], Y[:30])
+    W0, P0, Ainv0 = m.reg_.W.copy(), m.P_.copy(), m.reg_.Ainv.copy()
+    m.partial_fit(X[30:31], Y[30:31])
+    P1 = m.P_
+    Wp = W0 @ P0 @ P1.T
+    x = np.append(X[30].toarray().ravel(), 1.0)
+    y = (2.0 * Y[30].toarray().ravel() - 1) / np.sqrt(Y.shape[1])
+    g = Ainv0 @ x
+    W1 = Wp - np.outer(g, Wp.T @ x - P1 @ y) / (1 + x @ g)
+    np.testing.assert_allclose(m.reg_.W, W1, atol=1e-10)
+    lst = np.linalg.lstsq(P1.T, (W0 @ P0).T, rcond=None)[0].T
+    np.testing.assert_allclose(Wp, lst, atol=1e-10)
+
+
+def test_csdpp_hamming_is_dpp_bit_for_bit():
+    X, Y = problem()
+    for basis in ls.BASES:
+        a = omlc.DPP(code_dim=0.3, basis=basis, random_state=7).predict_then_learn(X, Y)
+        b = omlc.CSDPP(cost="hamming", code_dim=0.3, basis=basis,
+                       random_state=7).predict_then_learn(X, Y)
+        np.testing.assert_array_equal(a, b)
+
+
+def test_code_dim_fraction_rounding():
+    assert ls._resolve_dim(0.1, 14) == 1
+    assert ls._resolve_dim(0.25, 6) == 2          # 1.5 rounds half up
+    assert ls._resolve_dim(0.1, 45) == 5
+    assert ls._resolve_dim(0.01, 6) == 1
+    assert ls._resolve_dim(50, 6) == 6
+
+
+def test_random_projection_and_cs_decoding():
+    rng = np.random.default_rng(0)
+    m = omlc.OnlineRandomProjection(code_dim=5)
+    X, Y = problem(K=8)
+    m.fit(X, Y)
+    y = np.where(rng.random(8) < 0.5, 1.0, -1.0)
+    z = m.encoder_ @ y
+    np.testing.assert_allclose(m.decoder_ @ z, m.encoder_.T @ np.linalg.solve(
+        m.encoder_ @ m.encoder_.T, z), atol=1e-10)
+    # OMP recovers an exactly sparse vector from a Gaussian code
+    A = rng.normal(size=(20, 40))
+    x = np.zeros(40)
+    x[[3, 17]] = 1.0
+    np.testing.assert_allclose(ls.omp(A, A @ x, 2), x, atol=1e-10)
+
+
+def test_sparse_solvers_learn_and_run_on_the_linear_core():
+    X, Y = problem(n=400, d=12, K=6, seed=3)
+    def late(solver, basis):
+        m = omlc.DPP(code_dim=3, basis=basis, solver=solver, eta=0.1, random_state=0)
+        D = m.predict_then_learn(X, Y)
+        assert m.solver_ == solver and np.isfinite(D).all()
+        return ls.example_costs("hamming", Y[200:].toarray(), D[200:] > 0).mean()
+    for basis in ("pbc", "pbt"):
+        exact = late("ridge", basis)
+        for solver in ("sgd", "adagrad"):
+            # the gradient variants track the exact ridge, and beat drift-neglecting "none"
+            assert abs(late(solver, basis) - exact) < 0.05
+            assert late(solver, basis) < late(solver, "none") - 0.1
+    # one SGD step on the core equals the hand-written gradient step
+    m = omlc.OnlineBR(solver="sgd", eta=0.5).partial_fit(X[:1], Y[:1])
+    x = np.append(X[0].toarray().ravel(), 1.0)
+    np.testing.assert_allclose(m.reg_.W, 0.5 * np.outer(x, 2.0 * Y[0].toarray().ravel() - 1),
+                               atol=1e-12)
+
+
+def test_auto_solver_cut_off():
+    X = sp.random(5, ls.RIDGE_MAX_FEATURES, density=0.01, format="csr", random_state=0)
+    Y = sp.csr_matrix(np.eye(5, 4, dtype=np.int32))
+    assert omlc.OnlineBR().fit(X, Y).solver_ == "adagrad"
+    assert omlc.OnlineBR(fit_intercept=False).fit(X, Y).solver_ == "ridge"
+
+
+def test_same_seed_same_numbers_and_bad_params():
+    X, Y = problem()
+    a = omlc.CSDPP(cost="rank", code_dim=3, random_state=11).predict_then_learn(X, Y)
+    b = omlc.CSDPP(cost="rank", code_dim=3, random_state=11).predict_then_learn(X, Y)
+    np.testing.assert_array_equal(a, b)
+    for bad in (dict(cost="nope"), dict(code_dim=0), dict(code_dim=1.5), dict(basis="x"),
+                dict(solver="x"), dict(lam=-1)):
+        with pytest.raises(ValueError):
+            omlc.CSDPP(**bad).fit(X, Y)
