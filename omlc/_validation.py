@@ -122,6 +122,10 @@ def _as_csr(X, name):
         return X
     if isinstance(X, (np.ndarray, list, tuple)):
         return _dense_to_csr(X, name)
+    if hasattr(X, "__array__") and not isinstance(X, (str, bytes)):
+        # pandas DataFrames and other array-likes (a River mini-batch, a
+        # scikit-learn pipeline's output) convert through NumPy.
+        return _dense_to_csr(np.asarray(X), name)
     raise TypeError(f"{name}: expected a SciPy sparse matrix or an array, got {type(X).__name__}")
 
 
@@ -188,15 +192,16 @@ def csr_arrays(M):
             np.ascontiguousarray(data))
 
 
-def check_X(X, n_features=None, name="X"):
+def check_X(X, n_features=None, name="X", owner="the model"):
     """Return ``X`` as a canonical CSR matrix with float64 or float32 values,
-    or raise ``ValueError``/``TypeError``."""
+    or raise ``ValueError``/``TypeError``. ``owner`` names the model in the
+    feature-count message (scikit-learn's wording)."""
     X = _as_csr(X, name)
     if X.shape[1] > INT32_MAX:
         raise ValueError(f"{name}: {X.shape[1]} columns do not fit int32 indices")
     if n_features is not None and X.shape[1] != n_features:
-        raise ValueError(f"{name} has {X.shape[1]} features, but the model was built "
-                         f"for {n_features}")
+        raise ValueError(f"{name} has {X.shape[1]} features, but {owner} is expecting "
+                         f"{n_features} features as input")
     if X.dtype not in (np.float64, np.float32):
         X = X.astype(np.float64)
     X = _int32_indices(X, name, "column")

@@ -52,6 +52,12 @@ class BaseLearner:
         return state
 
     def __setstate__(self, state):
+        # A model loaded from a read-only memory map (joblib hands large
+        # arrays to worker processes that way; ``joblib.load(mmap_mode="r")``)
+        # gets private writeable copies: the kernels update state in place.
+        for k, v in state.items():
+            if isinstance(v, np.ndarray) and not v.flags.writeable:
+                state[k] = np.array(v)
         self.__dict__.update(state)
         self._lock = threading.RLock()
 
@@ -116,9 +122,11 @@ class BaseLearner:
         # before every learning call, so an invalid one never reaches a kernel.
         self._check_params()
         first = not self.is_fitted
-        X = check_X(X, None if first else self.n_features_in_)
+        X = check_X(X, None if first else self.n_features_in_, owner=type(self).__name__)
         if Y is None:
-            raise ValueError("Y (the label sets) is required to learn")
+            # (the second half is scikit-learn's wording, which its checks expect)
+            raise ValueError(f"Y (the label sets) is required to learn: {type(self).__name__} "
+                             "requires y to be passed, but the target y is None")
         if not first:
             if n_labels is not None and n_labels != self.n_labels_:
                 raise ValueError(f"n_labels={n_labels} but the model has {self.n_labels_} labels")
@@ -183,13 +191,64 @@ class BaseLearner:
         """Dense ``(n_samples, n_labels)`` scores; positive means predicted relevant."""
         with self._lock:
             self._check_fitted()
-            X = check_X(X, self.n_features_in_)
+            X = check_X(X, self.n_features_in_, owner=type(self).__name__)
             return self._decision(X)
 
     def predict(self, X):
         """Predicted label sets as a CSR 0/1 indicator."""
         D = self.decision_function(X)
         return sp.csr_matrix((D > 0).astype(np.int32))
+
+    def score(self, X, y):
+        """Micro-averaged F1 of ``predict(X)`` against the label sets ``y``
+        (named ``y`` as scikit-learn passes it by keyword).
+
+        Micro-F1 (``2 |Y ∩ P| / (|Y| + |P|)`` over all rows and labels) rather
+        than scikit-learn's classifier default, subset accuracy: the papers
+        report it, and subset accuracy is near zero on data sets with many
+        labels, which makes it a poor model-selection signal. An empty truth
+        and an empty prediction score 0.0, as ``sklearn.metrics.f1_score(...,
+        average="micro", zero_division=0)``. This is what ``GridSearchCV``
+        and ``cross_val_score`` optimise when no ``scoring`` is given.
+        """
+        P = self.predict(X)
+        Y = check_Y(y, P.shape[0], P.shape[1])
+        tp = Y.multiply(P).count_nonzero()
+        denom = Y.nnz + P.nnz
+        return float(2.0 * tp / denom) if denom else 0.0
+
+    # --- scikit-learn interoperability (scikit-learn itself is optional) ---
+    @property
+    def classes_(self):
+        """Label column ids ``0..n_labels-1`` (scikit-learn's scorers read a
+        classifier's ``classes_``; for a multi-label indicator target they are
+        the columns, as for scikit-learn's own multi-label classifiers)."""
+        self._check_fitted()
+        return np.arange(self.n_labels_)
+
+    # Is a classifier for scikit-learn's model selection (scorers call
+    # ``predict``; ``check_cv`` picks plain KFold for multi-label targets).
+    _estimator_type = "classifier"
+
+    def __sklearn_tags__(self):
+        """scikit-learn >= 1.6 tags: a multi-label classifier on sparse or dense
+        2-D input whose target is a required 2-D label indicator (it cannot
+        learn a 1-D single-output ``y``)."""
+        from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
+        return Tags(
+            estimator_type="classifier",
+            target_tags=TargetTags(required=True, one_d_labels=False, two_d_labels=True,
+                                   positive_only=False, multi_output=True, single_output=False),
+            classifier_tags=ClassifierTags(poor_score=True, multi_class=False, multi_label=True),
+            input_tags=InputTags(two_d_array=True, sparse=True, allow_nan=False),
+            requires_fit=True, non_deterministic=False,
+        )
+
+    def _more_tags(self):
+        """The same facts for scikit-learn < 1.6."""
+        return {"multilabel": True, "multioutput": True, "multioutput_only": True,
+                "requires_y": True, "X_types": ["2darray", "sparse"], "poor_score": True,
+                "allow_nan": False, "binary_only": False}
 
     # --- to implement -----------------------------------------------------
     def _check_params(self):
