@@ -19,7 +19,8 @@ import scipy.sparse as sp
 
 from omlc._core.linear import decide, learn
 from omlc._core.rowstream import RowStream
-from omlc._validation import check_random_state, check_X, check_Y, csr_arrays
+from omlc._validation import (check_random_state, check_row, check_row_labels, check_X, check_Y,
+                              csr_arrays)
 from omlc.exceptions import NotFittedError
 
 
@@ -194,6 +195,41 @@ class BaseLearner:
             X = check_X(X, self.n_features_in_, owner=type(self).__name__)
             return self._decision(X)
 
+    # --- one row at a time (River, streaming services) ---------------------
+    def partial_fit_row(self, indices, values, labels):
+        """One online step on one sparse row given as arrays: column ids
+        ``indices`` with their ``values``, and the row's relevant label ids
+        ``labels``. Equal to ``partial_fit`` on the same row as a 1-row CSR
+        matrix, with the same checks (:func:`omlc._validation.check_row`), but
+        without SciPy matrices on the way: the cheap path for a single row.
+        The model must have learned before (its first ``partial_fit`` fixes
+        the feature and label counts)."""
+        with self._lock:
+            self._check_fitted()
+            self._check_params()
+            xp, xi, xv = check_row(indices, values, self.n_features_in_)
+            yp, yi = check_row_labels(labels, self.n_labels_)
+            self._learn_row(xp, xi, xv, yp, yi, None)
+            self.n_samples_seen_ += 1
+        return self
+
+    def decision_row(self, indices, values):
+        """Decision values ``(n_labels,)`` of one sparse row given as arrays
+        (the single-row path of ``decision_function``)."""
+        with self._lock:
+            self._check_fitted()
+            xp, xi, xv = check_row(indices, values, self.n_features_in_)
+            return self._decision_row(xp, xi, xv)
+
+    def _learn_row(self, xp, xi, xv, yp, yi, out):
+        # Any learner: its own _learn on 1-row matrices built from the checked arrays.
+        self._learn(_one_row(xp, xi, xv, self.n_features_in_),
+                    _one_row(yp, yi, np.ones(yi.shape[0], np.int32), self.n_labels_),
+                    None, out)
+
+    def _decision_row(self, xp, xi, xv):
+        return self._decision(_one_row(xp, xi, xv, self.n_features_in_))[0]
+
     def predict(self, X):
         """Predicted label sets as a CSR 0/1 indicator."""
         D = self.decision_function(X)
@@ -308,6 +344,27 @@ class LinearLearner(BaseLearner):
         decide(self._optimizer(), self._stream(X), out, self._loss().n_extra)
         return out
 
+    def _stream_only(self):
+        # A subclass that keeps LinearLearner's _learn/_decision reads X and Y
+        # through a RowStream only, so one row's arrays can go straight in.
+        cls = type(self)
+        return cls._learn is LinearLearner._learn and cls._decision is LinearLearner._decision
+
+    def _learn_row(self, xp, xi, xv, yp, yi, out):
+        if not self._stream_only():
+            return super()._learn_row(xp, xi, xv, yp, yi, out)
+        learn(self._optimizer(), self._loss(),
+              RowStream(xp, xi, xv, self.n_features_in_, yp, yi, self.n_labels_),
+              self._steps(), out)
+
+    def _decision_row(self, xp, xi, xv):
+        if not self._stream_only():
+            return super()._decision_row(xp, xi, xv)
+        out = np.empty((1, self.n_labels_), dtype=np.float64)
+        decide(self._optimizer(), RowStream(xp, xi, xv, self.n_features_in_), out,
+               self._loss().n_extra)
+        return out[0]
+
     @property
     def coef_(self):
         """Weights as ``(n_labels[+1], n_features)``, scikit-learn's orientation (a view)."""
@@ -321,6 +378,10 @@ class LinearLearner(BaseLearner):
         if self._intercept:
             return self.W_[self.n_features_in_]
         return np.zeros(self.W_.shape[1], dtype=self.W_.dtype)
+
+
+def _one_row(indptr, indices, data, n_cols):
+    return sp.csr_matrix((data, indices, indptr), shape=(1, n_cols))
 
 
 def weight_dtype(dtype):
