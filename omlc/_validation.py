@@ -249,18 +249,27 @@ def check_row(indices, values, n_features, name="x"):
 
 def check_row_labels(labels, n_labels, name="y"):
     """One row's label ids (any order, repeats allowed) as the ``(indptr,
-    indices)`` of a one-row label set, checked against ``n_labels``."""
+    indices)`` of a one-row label set, checked against ``n_labels`` (sorted
+    unique int32 ids pass with one compiled check and no copy)."""
     labels = np.asarray(labels)
     if labels.ndim != 1:
         raise ValueError(f"{name}: label ids must be 1-D, got shape {labels.shape}")
-    if labels.size and labels.dtype.kind not in "iu":
-        raise ValueError(f"{name}: label ids must be integers, got dtype {labels.dtype}")
-    if labels.size and (int(labels.max()) >= n_labels or int(labels.min()) < 0):
-        bad = labels[(labels >= n_labels) | (labels < 0)][0]
-        raise ValueError(f"{name}: label {int(bad)} is out of range [0, {n_labels})")
-    labels = np.unique(labels).astype(np.int32)
+    if labels.dtype != np.int32:
+        if labels.size and labels.dtype.kind not in "iu":
+            raise ValueError(f"{name}: label ids must be integers, got dtype {labels.dtype}")
+        if labels.size and (int(labels.max()) >= n_labels or int(labels.min()) < 0):
+            bad = labels[(labels >= n_labels) | (labels < 0)][0]
+            raise ValueError(f"{name}: label {int(bad)} is out of range [0, {n_labels})")
+        labels = labels.astype(np.int32)
+    labels = np.ascontiguousarray(labels)
     indptr = np.array((0, labels.shape[0]), dtype=np.int64)
     code, row, pos = check_csr(indptr, labels, None, n_labels)
+    if code in (3, 4):
+        labels = np.unique(labels)
+        indptr = np.array((0, labels.shape[0]), dtype=np.int64)
+        code, row, pos = check_csr(indptr, labels, None, n_labels)
+    if code == 2:
+        raise ValueError(f"{name}: label {int(labels[pos])} is out of range [0, {n_labels})")
     if code:
         _raise_csr_problem(code, row, pos, labels, name, n_labels, "label")
     return indptr, labels

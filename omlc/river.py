@@ -150,13 +150,15 @@ class RiverMultiLabel(_Base):
         return i
 
     def _column(self, name):
-        """``(column, sign)`` of a feature name, or None (vocabulary full)."""
+        """A feature name's column as one int: ``col`` for sign +1, ``~col``
+        (negative) for sign -1; None when the vocabulary is full."""
         if len(self._cols) >= _CACHE_LIMIT and self.features == "hash":
             self._cols.clear()
         if self.features == "hash":
-            e = feature_column(name, self.n_features)
+            col, sign = feature_column(name, self.n_features)
+            e = col if sign > 0 else ~col
         elif len(self._cols) < self.n_features:
-            e = (len(self._cols), 1.0)
+            e = len(self._cols)
         else:
             self.n_dropped_features_ += 1
             return None
@@ -167,6 +169,22 @@ class RiverMultiLabel(_Base):
         """Column ids (sorted, with duplicates from hash collisions left for the
         row check to sum) and values of one row."""
         cols = self._cols
+        try:
+            # Common case: every name seen before, numeric values.
+            signed = np.array([cols[k] for k in x], dtype=np.int64)
+            val = np.array(list(x.values()), dtype=np.float64)
+        except (KeyError, ValueError, TypeError):
+            return self._arrays_slow(x)
+        neg = signed < 0
+        idx = np.where(neg, ~signed, signed).astype(np.int32)
+        val[neg] *= -1.0
+        if idx.shape[0] > 1:
+            order = np.argsort(idx, kind="stable")
+            idx, val = idx[order], val[order]
+        return idx, val
+
+    def _arrays_slow(self, x):
+        cols = self._cols
         idx, val = [], []
         for k, v in x.items():
             if isinstance(v, str):
@@ -176,8 +194,12 @@ class RiverMultiLabel(_Base):
                 e = self._column(k)
                 if e is None:
                     continue
-            idx.append(e[0])
-            val.append(e[1] * v)
+            if e < 0:
+                idx.append(~e)
+                val.append(-v)
+            else:
+                idx.append(e)
+                val.append(v)
         idx = np.array(idx, dtype=np.int32)
         val = np.array(val, dtype=np.float64)
         if idx.shape[0] > 1:
@@ -191,7 +213,7 @@ class RiverMultiLabel(_Base):
             for k in y:  # every label named gets a column, relevant or not
                 if k not in ids:
                     self._label_id(k)
-        return np.array([ids[k] for k, v in y.items() if v], dtype=np.int32)
+        return np.array(sorted([ids[k] for k, v in y.items() if v]), dtype=np.int32)
 
     # --- River API ------------------------------------------------------------------
     def learn_one(self, x, y):
@@ -240,10 +262,12 @@ class RiverMultiLabel(_Base):
         else:
             cols, signs, keep = [], [], []
             for j, name in enumerate(names):
-                e = self._cols.get(name) or self._column(name)
+                e = self._cols.get(name)
+                if e is None:
+                    e = self._column(name)
                 if e is not None:
-                    cols.append(e[0])
-                    signs.append(e[1])
+                    cols.append(~e if e < 0 else e)
+                    signs.append(-1.0 if e < 0 else 1.0)
                     keep.append(j)
             V = np.asarray(values[:, keep], dtype=np.float64) * np.asarray(signs)
             M = sp.csr_matrix(sp.coo_matrix(

@@ -57,7 +57,7 @@ def test_vocabulary_mode_and_strings():
     m = RiverMultiLabel(omlc.FALT(eta=1.0), n_features=3, features="vocabulary", max_labels=2)
     m.learn_one({"colour": "red", "size": 2.0}, {"a": True})
     m.learn_one({"colour": "blue", "weight": 1.0}, {"a": False})
-    assert m._cols == {"colour=red": (0, 1.0), "size": (1, 1.0), "colour=blue": (2, 1.0)}
+    assert m._cols == {"colour=red": 0, "size": 1, "colour=blue": 2}
     assert m.n_dropped_features_ == 1
     with pytest.raises(ValueError, match="features"):
         RiverMultiLabel(omlc.FALT(), features="words")

@@ -384,9 +384,19 @@ def _one_row(indptr, indices, data, n_cols):
     return sp.csr_matrix((data, indices, indptr), shape=(1, n_cols))
 
 
+_WEIGHT_DTYPES = {k: np.dtype(k) for k in (np.float64, np.float32, "float64", "float32")}
+_WEIGHT_DTYPES.update({np.dtype(np.float64): np.dtype(np.float64),
+                       np.dtype(np.float32): np.dtype(np.float32)})
+
+
 def weight_dtype(dtype):
     """``numpy.float64`` or ``numpy.float32`` from a dtype-like (also a name such
     as ``"float32"``, as the command line passes it)."""
+    try:
+        # The common values without np.dtype(): every learning call checks this.
+        return _WEIGHT_DTYPES[dtype]
+    except (KeyError, TypeError):
+        pass
     try:
         dt = np.dtype(dtype)
     except TypeError:
