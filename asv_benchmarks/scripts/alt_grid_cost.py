@@ -35,13 +35,17 @@ def main(argv=None):
     X, Y = evaluate._xy(train)
     grid = alt.PAPER_GRIDS[args.algorithm]
     n_cells = len(alt._grid_combos(grid)) * alt.SEARCH_FOLDS["paper"]
+    # The cost-driving axes at their ends and middle: the step size decides
+    # how long margins stay violated, M how many repetitions a violated row
+    # may take; the other parameters at the middle of their range.
     sample = []
-    for M in grid.get("M", [None]):
-        params = {k: v[len(v) // 2] for k, v in grid.items()}
-        params.update({k: getattr(args, k) for k in ("eta", "delta") if k in grid})
-        if M is not None:
-            params["M"] = M
-        sample.append(params)
+    base = {k: v[len(v) // 2] for k, v in grid.items()}
+    base.update({k: getattr(args, k) for k in ("delta",) if k in grid})
+    axes = [k for k in ("eta", "M") if k in grid] or [sorted(grid)[0]]
+    ends = {k: sorted({grid[k][0], base[k] if k != "eta" else args.eta, grid[k][-1]})
+            for k in axes}
+    for combo in itertools.product(*(ends[k] for k in axes)):
+        sample.append(dict(base, **dict(zip(axes, combo))))
     tasks = evaluate._fold_tasks(alt.make_learner(args.algorithm, sample[0], Y.shape[1], X.shape[0]),
                                  X, Y, alt.SEARCH_FOLDS["paper"], 0, alt.METRICS, 8192,
                                  alt.CONVENTIONS)
