@@ -122,6 +122,10 @@ def _as_csr(X, name):
         return X
     if isinstance(X, (np.ndarray, list, tuple)):
         return _dense_to_csr(X, name)
+    if hasattr(X, "__array__") and not isinstance(X, (str, bytes)):
+        # pandas DataFrames and other array-likes (a River mini-batch, a
+        # scikit-learn pipeline's output) convert through NumPy.
+        return _dense_to_csr(np.asarray(X), name)
     raise TypeError(f"{name}: expected a SciPy sparse matrix or an array, got {type(X).__name__}")
 
 
@@ -188,19 +192,87 @@ def csr_arrays(M):
             np.ascontiguousarray(data))
 
 
-def check_X(X, n_features=None, name="X"):
+def check_X(X, n_features=None, name="X", owner="the model"):
     """Return ``X`` as a canonical CSR matrix with float64 or float32 values,
-    or raise ``ValueError``/``TypeError``."""
+    or raise ``ValueError``/``TypeError``. ``owner`` names the model in the
+    feature-count message (scikit-learn's wording)."""
     X = _as_csr(X, name)
     if X.shape[1] > INT32_MAX:
         raise ValueError(f"{name}: {X.shape[1]} columns do not fit int32 indices")
     if n_features is not None and X.shape[1] != n_features:
-        raise ValueError(f"{name} has {X.shape[1]} features, but the model was built "
-                         f"for {n_features}")
+        raise ValueError(f"{name} has {X.shape[1]} features, but {owner} is expecting "
+                         f"{n_features} features as input")
     if X.dtype not in (np.float64, np.float32):
         X = X.astype(np.float64)
     X = _int32_indices(X, name, "column")
     return _canonical(X, name, X.shape[1], np.ascontiguousarray(X.data), "column")[0]
+
+
+def check_row(indices, values, n_features, name="x"):
+    """One sparse row given as column ids and values: the checks of
+    :func:`check_X` (integer ids in ``[0, n_features)``, real finite values;
+    unsorted or duplicate ids are canonicalised on a copy, duplicates summed)
+    without building a SciPy matrix -- the single-row fast path of
+    ``partial_fit_row``. Returns ``(indptr, indices, data)`` as
+    :func:`csr_arrays` does (int64, int32, float64 or float32)."""
+    indices = np.asarray(indices)
+    values = np.asarray(values)
+    if indices.ndim != 1 or values.ndim != 1 or indices.shape[0] != values.shape[0]:
+        raise ValueError(f"{name}: indices and values must be 1-D and of equal length, got "
+                         f"shapes {indices.shape} and {values.shape}")
+    if indices.dtype != np.int32:
+        if indices.size and indices.dtype.kind not in "iu":
+            raise ValueError(f"{name}: indices must hold integers, got dtype {indices.dtype}")
+        if indices.size and (int(indices.max()) >= n_features or int(indices.min()) < 0):
+            bad = int(np.flatnonzero((indices >= n_features) | (indices < 0))[0])
+            raise ValueError(f"{name}: column index out of range (column {int(indices[bad])}, "
+                             f"expected 0 <= column < {n_features})")
+        indices = indices.astype(np.int32)
+    if values.dtype != np.float64 and values.dtype != np.float32:
+        _check_dtype(values.dtype, name)
+        values = values.astype(np.float64)
+    indices = np.ascontiguousarray(indices)
+    values = np.ascontiguousarray(values)
+    indptr = np.array((0, indices.shape[0]), dtype=np.int64)
+    code, row, pos = check_csr(indptr, indices, values, n_features)
+    if code in (3, 4):
+        uniq, inv = np.unique(indices, return_inverse=True)
+        summed = np.zeros(uniq.shape[0], dtype=values.dtype)
+        np.add.at(summed, inv, values)
+        indices, values = uniq.astype(np.int32), summed
+        indptr = np.array((0, indices.shape[0]), dtype=np.int64)
+        code, row, pos = check_csr(indptr, indices, values, n_features)
+    if code:
+        _raise_csr_problem(code, row, pos, indices, name, n_features, "column")
+    return indptr, indices, values
+
+
+def check_row_labels(labels, n_labels, name="y"):
+    """One row's label ids (any order, repeats allowed) as the ``(indptr,
+    indices)`` of a one-row label set, checked against ``n_labels`` (sorted
+    unique int32 ids pass with one compiled check and no copy)."""
+    labels = np.asarray(labels)
+    if labels.ndim != 1:
+        raise ValueError(f"{name}: label ids must be 1-D, got shape {labels.shape}")
+    if labels.dtype != np.int32:
+        if labels.size and labels.dtype.kind not in "iu":
+            raise ValueError(f"{name}: label ids must be integers, got dtype {labels.dtype}")
+        if labels.size and (int(labels.max()) >= n_labels or int(labels.min()) < 0):
+            bad = labels[(labels >= n_labels) | (labels < 0)][0]
+            raise ValueError(f"{name}: label {int(bad)} is out of range [0, {n_labels})")
+        labels = labels.astype(np.int32)
+    labels = np.ascontiguousarray(labels)
+    indptr = np.array((0, labels.shape[0]), dtype=np.int64)
+    code, row, pos = check_csr(indptr, labels, None, n_labels)
+    if code in (3, 4):
+        labels = np.unique(labels)
+        indptr = np.array((0, labels.shape[0]), dtype=np.int64)
+        code, row, pos = check_csr(indptr, labels, None, n_labels)
+    if code == 2:
+        raise ValueError(f"{name}: label {int(labels[pos])} is out of range [0, {n_labels})")
+    if code:
+        _raise_csr_problem(code, row, pos, labels, name, n_labels, "label")
+    return indptr, labels
 
 
 def check_Y(Y, n_samples=None, n_labels=None, name="Y"):

@@ -12,6 +12,13 @@
 
 Metrics are accumulated block by block (``omlc.metrics.MetricAccumulator``),
 so memory is O(block), whatever the stream's length.
+
+``n_jobs``: :func:`train_then_test`, :func:`cross_validate` and
+:func:`grid_search` run their independent runs / folds / grid cells side by
+side (joblib threads by default, ``prefer="processes"`` for processes, or any
+joblib backend such as Dask through ``joblib.parallel_config``; see
+``omlc._parallel``). Every run's seed is fixed before anything runs, so the
+results equal ``n_jobs=1``'s exactly.
 """
 import itertools
 import math
@@ -22,6 +29,7 @@ from typing import Dict, List
 import numpy as np
 import scipy.sparse as sp
 
+from omlc._parallel import run_tasks
 from omlc._progress import Progress
 from omlc._validation import check_X, check_Y, iter_blocks, row_block
 from omlc.io.cache import release_rows
@@ -179,28 +187,44 @@ class TrainTestResult:
         return {m: float(np.std([r[m] for r in self.runs], ddof=ddof)) for m in self.runs[0]}
 
 
+def _train_test_run(learner, seed, Xtr, Ytr, Xte, Yte, metrics, block_size,
+                    update_during_test, conventions):
+    model = _with_seed(learner, seed)
+    t0 = time.perf_counter()
+    model.fit(Xtr, Ytr, shuffle=True)
+    t1 = time.perf_counter()
+    res = score(model, (Xte, Yte), metrics=metrics, block_size=block_size,
+                learn=update_during_test, conventions=conventions)
+    return res, t1 - t0, time.perf_counter() - t1
+
+
 def train_then_test(learner, train, test, *, n_runs=20, random_state=None,
                     metrics=DEFAULT_METRICS, update_during_test=False, block_size=8192,
-                    progress=None, desc=None, conventions=None):
+                    progress=None, desc=None, conventions=None, n_jobs=1, prefer="threads"):
     """The thresholding paper's protocol: per run, one online pass over a
     shuffled copy of ``train`` (permutation seeded from ``random_state``), then
-    the frozen model scores ``test``. Returns a :class:`TrainTestResult`."""
+    the frozen model scores ``test``. Returns a :class:`TrainTestResult`.
+
+    ``n_jobs`` runs go side by side (see the module notes); the results do not
+    depend on it."""
     Xtr, Ytr = _xy(train)
     Xte, Yte = _xy(test, Ytr.shape[1])
-    runs, t_train, t_test = [], [], []
+    seeds = _run_seeds(random_state, n_runs)
+    args = (Xtr, Ytr, Xte, Yte, metrics, block_size, update_during_test, conventions)
     with Progress(n_runs * (Xtr.shape[0] + Xte.shape[0]), desc or _learner_name(learner),
                   enabled=progress) as bar:
-        for seed in _run_seeds(random_state, n_runs):
-            model = _with_seed(learner, seed)
-            t0 = time.perf_counter()
-            model.fit(Xtr, Ytr, shuffle=True)
-            t1 = time.perf_counter()
-            runs.append(score(model, (Xte, Yte), metrics=metrics, block_size=block_size,
-                              learn=update_during_test, conventions=conventions))
-            t_train.append(t1 - t0)
-            t_test.append(time.perf_counter() - t1)
-            bar.update(Xtr.shape[0] + Xte.shape[0])
-    return TrainTestResult(_learner_name(learner), runs, t_train, t_test, learner.get_params())
+        if n_jobs == 1:
+            out = []
+            for seed in seeds:
+                out.append(_train_test_run(learner, seed, *args))
+                bar.update(Xtr.shape[0] + Xte.shape[0])
+        else:
+            out = run_tasks(_train_test_run, [(learner, seed) + args for seed in seeds],
+                            n_jobs=n_jobs, prefer=prefer)
+            bar.update(n_runs * (Xtr.shape[0] + Xte.shape[0]))
+    runs = [r for r, _, _ in out]
+    return TrainTestResult(_learner_name(learner), runs, [t for _, t, _ in out],
+                           [t for _, _, t in out], learner.get_params())
 
 
 def kfold_indices(n, n_folds, random_state=None):
@@ -213,20 +237,28 @@ def kfold_indices(n, n_folds, random_state=None):
             for k in range(n_folds)]
 
 
+def _fold_run(learner, seed, X, Y, tr, te, metrics, block_size, conventions):
+    model = _with_seed(learner, seed)
+    model.fit(X[tr], Y[tr], shuffle=True, n_labels=Y.shape[1])
+    return score(model, (X[te], Y[te]), metrics=metrics, block_size=block_size,
+                 conventions=conventions)
+
+
+def _fold_tasks(learner, X, Y, n_folds, random_state, metrics, block_size, conventions):
+    seeds = _run_seeds(random_state, n_folds)
+    return [(learner, seed, X, Y, tr, te, metrics, block_size, conventions)
+            for (tr, te), seed in zip(kfold_indices(X.shape[0], n_folds, random_state), seeds)]
+
+
 def cross_validate(learner, data, *, n_folds=10, random_state=None, metrics=DEFAULT_METRICS,
-                   block_size=8192, conventions=None):
+                   block_size=8192, conventions=None, n_jobs=1, prefer="threads"):
     """k-fold CV, one online pass (shuffled, seeded) over the training folds.
 
-    Returns the list of per-fold metric dicts."""
+    Returns the list of per-fold metric dicts. ``n_jobs`` folds go side by
+    side; the results do not depend on it."""
     X, Y = _xy(data)
-    out = []
-    seeds = _run_seeds(random_state, n_folds)
-    for (tr, te), seed in zip(kfold_indices(X.shape[0], n_folds, random_state), seeds):
-        model = _with_seed(learner, seed)
-        model.fit(X[tr], Y[tr], shuffle=True, n_labels=Y.shape[1])
-        out.append(score(model, (X[te], Y[te]), metrics=metrics, block_size=block_size,
-                         conventions=conventions))
-    return out
+    tasks = _fold_tasks(learner, X, Y, n_folds, random_state, metrics, block_size, conventions)
+    return run_tasks(_fold_run, tasks, n_jobs=n_jobs, prefer=prefer)
 
 
 def majority_better(challenger, incumbent, metrics):
@@ -252,12 +284,15 @@ class GridSearchResult:
 
 def grid_search(learner, param_grid, data, *, n_folds=10, random_state=None,
                 metrics=DEFAULT_METRICS, rule="majority", block_size=8192, progress=None,
-                conventions=None):
+                conventions=None, n_jobs=1, prefer="threads"):
     """Search ``param_grid`` (dict of name -> list of values) by k-fold CV.
 
     ``rule="majority"`` applies :func:`majority_better` while scanning the grid
     in order (the paper's rule is not transitive, so the scan order is part of
     the definition); otherwise ``rule`` names one metric to optimise.
+    ``n_jobs``: every (setting, fold) cell is an independent task; the cells
+    run side by side and the scan happens afterwards, in grid order, so the
+    result does not depend on ``n_jobs``.
     """
     names = sorted(param_grid)
     combos = [dict(zip(names, vals)) for vals in itertools.product(*(param_grid[k] for k in names))]
@@ -265,13 +300,25 @@ def grid_search(learner, param_grid, data, *, n_folds=10, random_state=None,
         raise ValueError("param_grid is empty")
     if rule != "majority" and rule not in metrics:
         raise ValueError(f"rule must be 'majority' or one of the metrics {list(metrics)}")
+    X, Y = _xy(data)
     table = []
     best = None
     with Progress(len(combos), "grid search", enabled=progress) as bar:
-        for params in combos:
-            folds = cross_validate(clone(learner, **params), data, n_folds=n_folds,
-                                   random_state=random_state, metrics=metrics, block_size=block_size,
-                                   conventions=conventions)
+        if n_jobs == 1:
+            per_combo = []
+            for params in combos:
+                per_combo.append([_fold_run(*t) for t in _fold_tasks(
+                    clone(learner, **params), X, Y, n_folds, random_state, metrics, block_size,
+                    conventions)])
+                bar.update(1)
+        else:
+            tasks = [t for params in combos for t in _fold_tasks(
+                clone(learner, **params), X, Y, n_folds, random_state, metrics, block_size,
+                conventions)]
+            flat = run_tasks(_fold_run, tasks, n_jobs=n_jobs, prefer=prefer)
+            per_combo = [flat[i * n_folds:(i + 1) * n_folds] for i in range(len(combos))]
+            bar.update(len(combos))
+        for params, folds in zip(combos, per_combo):
             mean = {m: float(np.mean([f[m] for f in folds])) for m in metrics}
             table.append((params, mean))
             if best is None:
@@ -283,5 +330,4 @@ def grid_search(learner, param_grid, data, *, n_folds=10, random_state=None,
                 a, b = mean[rule], best[1][rule]
                 if (a > b) if bigger_is_better(rule) else (a < b):
                     best = (params, mean)
-            bar.update(1)
     return GridSearchResult(best[0], best[1], table)

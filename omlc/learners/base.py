@@ -19,7 +19,8 @@ import scipy.sparse as sp
 
 from omlc._core.linear import decide, learn
 from omlc._core.rowstream import RowStream
-from omlc._validation import check_random_state, check_X, check_Y, csr_arrays
+from omlc._validation import (check_random_state, check_row, check_row_labels, check_X, check_Y,
+                              csr_arrays)
 from omlc.exceptions import NotFittedError
 
 
@@ -52,6 +53,12 @@ class BaseLearner:
         return state
 
     def __setstate__(self, state):
+        # A model loaded from a read-only memory map (joblib hands large
+        # arrays to worker processes that way; ``joblib.load(mmap_mode="r")``)
+        # gets private writeable copies: the kernels update state in place.
+        for k, v in state.items():
+            if isinstance(v, np.ndarray) and not v.flags.writeable:
+                state[k] = np.array(v)
         self.__dict__.update(state)
         self._lock = threading.RLock()
 
@@ -116,9 +123,11 @@ class BaseLearner:
         # before every learning call, so an invalid one never reaches a kernel.
         self._check_params()
         first = not self.is_fitted
-        X = check_X(X, None if first else self.n_features_in_)
+        X = check_X(X, None if first else self.n_features_in_, owner=type(self).__name__)
         if Y is None:
-            raise ValueError("Y (the label sets) is required to learn")
+            # (the second half is scikit-learn's wording, which its checks expect)
+            raise ValueError(f"Y (the label sets) is required to learn: {type(self).__name__} "
+                             "requires y to be passed, but the target y is None")
         if not first:
             if n_labels is not None and n_labels != self.n_labels_:
                 raise ValueError(f"n_labels={n_labels} but the model has {self.n_labels_} labels")
@@ -183,13 +192,99 @@ class BaseLearner:
         """Dense ``(n_samples, n_labels)`` scores; positive means predicted relevant."""
         with self._lock:
             self._check_fitted()
-            X = check_X(X, self.n_features_in_)
+            X = check_X(X, self.n_features_in_, owner=type(self).__name__)
             return self._decision(X)
+
+    # --- one row at a time (River, streaming services) ---------------------
+    def partial_fit_row(self, indices, values, labels):
+        """One online step on one sparse row given as arrays: column ids
+        ``indices`` with their ``values``, and the row's relevant label ids
+        ``labels``. Equal to ``partial_fit`` on the same row as a 1-row CSR
+        matrix, with the same checks (:func:`omlc._validation.check_row`), but
+        without SciPy matrices on the way: the cheap path for a single row.
+        The model must have learned before (its first ``partial_fit`` fixes
+        the feature and label counts)."""
+        with self._lock:
+            self._check_fitted()
+            self._check_params()
+            xp, xi, xv = check_row(indices, values, self.n_features_in_)
+            yp, yi = check_row_labels(labels, self.n_labels_)
+            self._learn_row(xp, xi, xv, yp, yi, None)
+            self.n_samples_seen_ += 1
+        return self
+
+    def decision_row(self, indices, values):
+        """Decision values ``(n_labels,)`` of one sparse row given as arrays
+        (the single-row path of ``decision_function``)."""
+        with self._lock:
+            self._check_fitted()
+            xp, xi, xv = check_row(indices, values, self.n_features_in_)
+            return self._decision_row(xp, xi, xv)
+
+    def _learn_row(self, xp, xi, xv, yp, yi, out):
+        # Any learner: its own _learn on 1-row matrices built from the checked arrays.
+        self._learn(_one_row(xp, xi, xv, self.n_features_in_),
+                    _one_row(yp, yi, np.ones(yi.shape[0], np.int32), self.n_labels_),
+                    None, out)
+
+    def _decision_row(self, xp, xi, xv):
+        return self._decision(_one_row(xp, xi, xv, self.n_features_in_))[0]
 
     def predict(self, X):
         """Predicted label sets as a CSR 0/1 indicator."""
         D = self.decision_function(X)
         return sp.csr_matrix((D > 0).astype(np.int32))
+
+    def score(self, X, y):
+        """Micro-averaged F1 of ``predict(X)`` against the label sets ``y``
+        (named ``y`` as scikit-learn passes it by keyword).
+
+        Micro-F1 (``2 |Y ∩ P| / (|Y| + |P|)`` over all rows and labels) rather
+        than scikit-learn's classifier default, subset accuracy: the papers
+        report it, and subset accuracy is near zero on data sets with many
+        labels, which makes it a poor model-selection signal. An empty truth
+        and an empty prediction score 0.0, as ``sklearn.metrics.f1_score(...,
+        average="micro", zero_division=0)``. This is what ``GridSearchCV``
+        and ``cross_val_score`` optimise when no ``scoring`` is given.
+        """
+        P = self.predict(X)
+        Y = check_Y(y, P.shape[0], P.shape[1])
+        tp = Y.multiply(P).count_nonzero()
+        denom = Y.nnz + P.nnz
+        return float(2.0 * tp / denom) if denom else 0.0
+
+    # --- scikit-learn interoperability (scikit-learn itself is optional) ---
+    @property
+    def classes_(self):
+        """Label column ids ``0..n_labels-1`` (scikit-learn's scorers read a
+        classifier's ``classes_``; for a multi-label indicator target they are
+        the columns, as for scikit-learn's own multi-label classifiers)."""
+        self._check_fitted()
+        return np.arange(self.n_labels_)
+
+    # Is a classifier for scikit-learn's model selection (scorers call
+    # ``predict``; ``check_cv`` picks plain KFold for multi-label targets).
+    _estimator_type = "classifier"
+
+    def __sklearn_tags__(self):
+        """scikit-learn >= 1.6 tags: a multi-label classifier on sparse or dense
+        2-D input whose target is a required 2-D label indicator (it cannot
+        learn a 1-D single-output ``y``)."""
+        from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
+        return Tags(
+            estimator_type="classifier",
+            target_tags=TargetTags(required=True, one_d_labels=False, two_d_labels=True,
+                                   positive_only=False, multi_output=True, single_output=False),
+            classifier_tags=ClassifierTags(poor_score=True, multi_class=False, multi_label=True),
+            input_tags=InputTags(two_d_array=True, sparse=True, allow_nan=False),
+            requires_fit=True, non_deterministic=False,
+        )
+
+    def _more_tags(self):
+        """The same facts for scikit-learn < 1.6."""
+        return {"multilabel": True, "multioutput": True, "multioutput_only": True,
+                "requires_y": True, "X_types": ["2darray", "sparse"], "poor_score": True,
+                "allow_nan": False, "binary_only": False}
 
     # --- to implement -----------------------------------------------------
     def _check_params(self):
@@ -249,6 +344,27 @@ class LinearLearner(BaseLearner):
         decide(self._optimizer(), self._stream(X), out, self._loss().n_extra)
         return out
 
+    def _stream_only(self):
+        # A subclass that keeps LinearLearner's _learn/_decision reads X and Y
+        # through a RowStream only, so one row's arrays can go straight in.
+        cls = type(self)
+        return cls._learn is LinearLearner._learn and cls._decision is LinearLearner._decision
+
+    def _learn_row(self, xp, xi, xv, yp, yi, out):
+        if not self._stream_only():
+            return super()._learn_row(xp, xi, xv, yp, yi, out)
+        learn(self._optimizer(), self._loss(),
+              RowStream(xp, xi, xv, self.n_features_in_, yp, yi, self.n_labels_),
+              self._steps(), out)
+
+    def _decision_row(self, xp, xi, xv):
+        if not self._stream_only():
+            return super()._decision_row(xp, xi, xv)
+        out = np.empty((1, self.n_labels_), dtype=np.float64)
+        decide(self._optimizer(), RowStream(xp, xi, xv, self.n_features_in_), out,
+               self._loss().n_extra)
+        return out[0]
+
     @property
     def coef_(self):
         """Weights as ``(n_labels[+1], n_features)``, scikit-learn's orientation (a view)."""
@@ -264,9 +380,23 @@ class LinearLearner(BaseLearner):
         return np.zeros(self.W_.shape[1], dtype=self.W_.dtype)
 
 
+def _one_row(indptr, indices, data, n_cols):
+    return sp.csr_matrix((data, indices, indptr), shape=(1, n_cols))
+
+
+_WEIGHT_DTYPES = {k: np.dtype(k) for k in (np.float64, np.float32, "float64", "float32")}
+_WEIGHT_DTYPES.update({np.dtype(np.float64): np.dtype(np.float64),
+                       np.dtype(np.float32): np.dtype(np.float32)})
+
+
 def weight_dtype(dtype):
     """``numpy.float64`` or ``numpy.float32`` from a dtype-like (also a name such
     as ``"float32"``, as the command line passes it)."""
+    try:
+        # The common values without np.dtype(): every learning call checks this.
+        return _WEIGHT_DTYPES[dtype]
+    except (KeyError, TypeError):
+        pass
     try:
         dt = np.dtype(dtype)
     except TypeError:

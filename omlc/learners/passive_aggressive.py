@@ -94,6 +94,11 @@ class PassiveAggressiveBR(LinearLearner):
             from omlc.learners import kernel
             kernel.init_support(self, n_features, n_labels)
 
+    def _stream_only(self):
+        # The linear kernel is LinearLearner's own path (single rows go
+        # straight into the compiled driver); the kernels need matrices.
+        return self.kernel == "linear"
+
     def _learn(self, X, Y, order, out):
         if self.kernel != "linear":
             from omlc.learners import kernel

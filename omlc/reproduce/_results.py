@@ -63,3 +63,14 @@ def duration(seconds):
     if seconds < 5400:
         return f"{seconds / 60:.0f} min"
     return f"{seconds / 3600:.1f} h"
+
+
+def add_parallel_arguments(parser):
+    """``--jobs N`` and ``--prefer threads|processes`` (rows do not depend on
+    them, so they are not part of a results file's settings)."""
+    parser.add_argument("--jobs", type=int, default=1, metavar="N",
+                        help="independent folds / grid cells / runs side by side (joblib; -1 = all "
+                             "CPUs); the numbers do not depend on it")
+    parser.add_argument("--prefer", choices=("threads", "processes"), default="threads",
+                        help="with --jobs: threads (default; the compiled loops release the GIL "
+                             "and the data is shared) or processes")

@@ -62,6 +62,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from omlc import evaluate
+from omlc._parallel import run_tasks
+from omlc.reproduce._results import add_parallel_arguments
 
 METRICS = evaluate.ALT_METRICS
 METRIC_HEADERS = ("Psn", "Rcal", "F1", "MacroF1", "MicroF1", "Hl", "Rl")
@@ -379,32 +381,39 @@ def _grid_combos(grid):
     return combos
 
 
-def search_params(algorithm, train, *, mode="cheap", random_state=0, n_folds=None, progress=None):
+def search_params(algorithm, train, *, mode="cheap", random_state=0, n_folds=None, progress=None,
+                  n_jobs=1, prefer="threads"):
     """Majority-rule k-fold CV on ``train`` over the paper's or the cheap grid.
 
     Returns ``(best paper-notation params, info dict)``. M values that round
-    to the same step count are tried once.
+    to the same step count are tried once. ``n_jobs``: the (setting, fold)
+    cells run side by side; the scan in grid order happens afterwards, so the
+    choice does not depend on ``n_jobs``.
     """
     grid = (PAPER_GRIDS if mode == "paper" else CHEAP_GRIDS)[algorithm]
     n_folds = n_folds or SEARCH_FOLDS[mode]
     n_train, n_labels = train[1].shape
     t0 = time.perf_counter()
-    best = None
     seen = set()
-    n_tried = 0
+    settings = []
     for params in _grid_combos(grid):
         learner = make_learner(algorithm, params, n_labels, n_train)
         key = repr(sorted(learner.get_params().items()))
         if key in seen:
             continue
         seen.add(key)
-        n_tried += 1
-        folds = evaluate.cross_validate(learner, train, n_folds=n_folds, random_state=random_state,
-                                        metrics=METRICS, conventions=CONVENTIONS)
+        settings.append((params, learner))
+    X, Y = evaluate._xy(train)
+    tasks = [t for _, learner in settings for t in evaluate._fold_tasks(
+        learner, X, Y, n_folds, random_state, METRICS, 8192, CONVENTIONS)]
+    flat = run_tasks(evaluate._fold_run, tasks, n_jobs=n_jobs, prefer=prefer)
+    best = None
+    for i, (params, _) in enumerate(settings):
+        folds = flat[i * n_folds:(i + 1) * n_folds]
         mean = {m: float(np.mean([f[m] for f in folds])) for m in METRICS}
         if best is None or evaluate.majority_better(mean, best[1], METRICS):
             best = (params, mean)
-    info = dict(mode=mode, folds=n_folds, settings=n_tried,
+    info = dict(mode=mode, folds=n_folds, settings=len(settings),
                 seconds=time.perf_counter() - t0, cv_scores={m: 100 * v for m, v in best[1].items()})
     return best[0], info
 
@@ -547,7 +556,7 @@ def expected_seconds(dataset, algorithm, search="cheap", n_runs=20, scale="none"
 
 
 def run(datasets=None, learners=None, n_runs=20, search="paper", random_state=0, progress=None,
-        scale="none", n_folds=None, done=None, on_row=None):
+        scale="none", n_folds=None, done=None, on_row=None, n_jobs=1, prefer="threads"):
     """Run the reproduction; one dict per (data set, algorithm).
 
     ``datasets``: names of ``DATASETS`` (default all). ``learners``: algorithm
@@ -557,6 +566,8 @@ def run(datasets=None, learners=None, n_runs=20, search="paper", random_state=0,
     ``done``: ``{(dataset, algorithm): row}`` already computed with the same
     settings (e.g. from :func:`load_results`); they are returned, not rerun.
     ``on_row``: called with each row as soon as it is final, in order.
+    ``n_jobs``/``prefer``: search cells and runs side by side (joblib threads
+    by default, processes on request); the rows do not depend on them.
 
     Row keys: dataset, paper_dataset, algorithm, status ("ok", "missing data",
     "not run"), comparable, note, params (paper notation), mean/std (in %),
@@ -607,14 +618,15 @@ def run(datasets=None, learners=None, n_runs=20, search="paper", random_state=0,
             mode = "cheap" if search == "fixed" else search
             _say(progress, f"{name} {algorithm}: {mode} search")
             params, info = search_params(algorithm, train, mode=mode, random_state=random_state,
-                                         n_folds=n_folds)
+                                         n_folds=n_folds, n_jobs=n_jobs, prefer=prefer)
             if search == "fixed":
                 info["mode"] = "cheap (no fixed values for this case)"
         learner = make_learner(algorithm, params, n_labels, n_train)
         _say(progress, f"{name} {algorithm}: {n_runs} runs with {format_params(params, n_labels)}")
         res = evaluate.train_then_test(learner, train, test, n_runs=n_runs,
                                        random_state=random_state, metrics=METRICS,
-                                       conventions=CONVENTIONS, progress=False)
+                                       conventions=CONVENTIONS, progress=False,
+                                       n_jobs=n_jobs, prefer=prefer)
         row = _empty_row(name, algorithm, "ok", spec["note"])
         row.update(params=params, n_labels=n_labels, n_runs=n_runs, search=info, scaling=scaling,
                    mean={m: 100 * v for m, v in res.mean.items()},
@@ -820,6 +832,7 @@ def main(argv=None):
     p.add_argument("--fresh", action="store_true",
                    help="recompute every row (ignore rows already in the results file)")
     p.add_argument("--quiet", action="store_true", help="no progress messages")
+    add_parallel_arguments(p)
     args = p.parse_args(argv)
     split = lambda s: [x.strip() for x in s.split(",") if x.strip()] if s else None
     datasets, learners = split(args.datasets), split(args.learners)
@@ -861,7 +874,8 @@ def main(argv=None):
     try:
         rows = run(datasets=datasets, learners=learners, n_runs=args.runs, search=args.search,
                    random_state=args.seed, progress=not args.quiet, scale=args.scale,
-                   n_folds=args.folds, done=done, on_row=on_row)
+                   n_folds=args.folds, done=done, on_row=on_row, n_jobs=args.jobs,
+                   prefer=args.prefer)
     except KeyboardInterrupt:
         if printer is not None:
             printer.close()

@@ -48,7 +48,9 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from omlc.reproduce._results import append_row, duration, jsonable, load_rows, say
+from omlc._parallel import effective_n_jobs, run_tasks
+from omlc.reproduce._results import (add_parallel_arguments, append_row, duration, jsonable,
+                                     load_rows, say)
 
 ALGORITHMS = ("Batch", "SGD", "MMP", "ANSGD")
 PAPER_DATASETS = ("corel5K", "rcv1v2", "bibtex", "tmc2007", "mediamill", "bookmark")
@@ -182,33 +184,59 @@ def settings_key(search, n_folds, steps, seed):
     return dict(version=1, search=search, folds=int(n_folds), steps=int(steps), seed=int(seed))
 
 
+def _fold(X, Y, test):
+    mask = np.ones(X.shape[0], dtype=bool)
+    mask[test] = False
+    return X[mask], Y[mask], X[test], Y[test]
+
+
+def _choose_on_fold(X, Y, test, seed, alpha, progress):
+    Xtr, Ytr, _, _ = _fold(X, Y, test)
+    return choose_lambda(Xtr, Ytr, seed, alpha, progress)[0]
+
+
+def _fold_cell(algorithm, lam, alpha, seed, k, steps, X, Y, test, clock):
+    Xtr, Ytr, Xte, Yte = _fold(X, Y, test)
+    model = make_learner(algorithm, lam, alpha, seed + k)
+    t0 = clock()
+    train(model, Xtr, Ytr, steps, np.random.default_rng([seed, k]))
+    return auc(model, Xte, Yte), clock() - t0
+
+
 def run_dataset(name, search="cheap", n_folds=N_FOLDS, steps=STEPS, seed=0, progress=None,
-                algorithms=ALGORITHMS):
-    """The rows of one data set: ``{algorithm: row}``."""
+                algorithms=ALGORITHMS, n_jobs=1, prefer="threads"):
+    """The rows of one data set: ``{algorithm: row}``.
+
+    ``n_jobs``: the lambda searches of ``search="paper"`` (one per fold) and
+    the (fold, algorithm) cells run side by side; every cell's seed is fixed
+    by its fold, so the rows do not depend on ``n_jobs`` (the seconds are
+    then each cell's own thread CPU time rather than the process's)."""
     X, Y = load_full(name)
     alpha = smoothing_for(Y)
     folds = fold_indices(X.shape[0], n_folds, seed)
+    serial = effective_n_jobs(n_jobs) == 1
+    if search == "fixed" and name in FIXED_LAMBDA:
+        lams = [FIXED_LAMBDA[name]] * n_folds
+    elif search == "paper":
+        say(progress, f"{name}: choosing lambda on each of {n_folds} folds ({search} search)")
+        lams = run_tasks(_choose_on_fold,
+                         [(X, Y, test, seed + k, alpha, progress if serial else None)
+                          for k, test in enumerate(folds)], n_jobs=n_jobs, prefer=prefer)
+    else:
+        say(progress, f"{name}: choosing lambda on fold 1 ({search} search)")
+        lams = [_choose_on_fold(X, Y, folds[0], seed, alpha, progress)] * n_folds
+    clock = time.process_time if serial else time.thread_time
+    cells = [(a, lams[k], alpha, seed, k, steps, X, Y, test, clock)
+             for k, test in enumerate(folds) for a in algorithms]
+    out = run_tasks(_fold_cell, cells, n_jobs=n_jobs, prefer=prefer)
     results = {a: [] for a in algorithms}
     seconds = {a: 0.0 for a in algorithms}
-    lams = []
-    for k, test in enumerate(folds):
-        mask = np.ones(X.shape[0], dtype=bool)
-        mask[test] = False
-        Xtr, Ytr, Xte, Yte = X[mask], Y[mask], X[test], Y[test]
-        if search == "fixed" and name in FIXED_LAMBDA:
-            lam = FIXED_LAMBDA[name]
-        elif search == "paper" or k == 0:
-            say(progress, f"{name}: choosing lambda on fold {k + 1} ({search} search)")
-            lam, _ = choose_lambda(Xtr, Ytr, seed + k, alpha, progress)
-        lams.append(lam)
-        for algorithm in algorithms:
-            model = make_learner(algorithm, lam, alpha, seed + k)
-            t0 = time.process_time()
-            train(model, Xtr, Ytr, steps, np.random.default_rng([seed, k]))
-            seconds[algorithm] += time.process_time() - t0
-            results[algorithm].append(auc(model, Xte, Yte))
-        say(progress, f"{name}: fold {k + 1}/{n_folds} done (lambda {lam:.0e}): "
-                      + ", ".join(f"{a} {results[a][-1]:.4f}" for a in algorithms))
+    for (a, *_), (value, sec) in zip(cells, out):
+        results[a].append(value)
+        seconds[a] += sec
+    for k in range(n_folds):
+        say(progress, f"{name}: fold {k + 1}/{n_folds} (lambda {lams[k]:.0e}): "
+                      + ", ".join(f"{a} {results[a][k]:.4f}" for a in algorithms))
     note = DATASETS[name]["note"]
     lam = lams[0] if len(set(lams)) == 1 else None
     if lam is None:
@@ -218,7 +246,7 @@ def run_dataset(name, search="cheap", n_folds=N_FOLDS, steps=STEPS, seed=0, prog
 
 
 def run(datasets=None, search="cheap", n_folds=N_FOLDS, steps=STEPS, seed=0, progress=None,
-        results_path=None, on_row=None, fresh=False):
+        results_path=None, on_row=None, fresh=False, n_jobs=1, prefer="threads"):
     """Every row of the table, in the paper's order; finished data sets are
     appended to ``results_path`` and reused on a rerun with the same settings."""
     settings = settings_key(search, n_folds, steps, seed)
@@ -240,7 +268,8 @@ def run(datasets=None, search="cheap", n_folds=N_FOLDS, steps=STEPS, seed=0, pro
             if all((name, a) in done for a in ALGORITHMS):
                 computed = {a: done[(name, a)] for a in ALGORITHMS}
             else:
-                computed = run_dataset(name, search, n_folds, steps, seed, progress)
+                computed = run_dataset(name, search, n_folds, steps, seed, progress,
+                                       n_jobs=n_jobs, prefer=prefer)
                 if results_path is not None:
                     for a in ALGORITHMS:
                         append_row(results_path, settings, computed[a])
@@ -420,6 +449,7 @@ def main(argv=None):
                         "cache directory)")
     p.add_argument("--fresh", action="store_true", help="recompute every row")
     p.add_argument("--quiet", action="store_true", help="no progress messages")
+    add_parallel_arguments(p)
     args = p.parse_args(argv)
     datasets = [x.strip() for x in args.datasets.split(",")] if args.datasets else None
     for d in datasets or ():
@@ -448,7 +478,8 @@ def main(argv=None):
     t0 = time.perf_counter()
     print(HEAD, flush=True)
     rows = run(datasets, args.search, args.folds, args.steps, args.seed, progress, results,
-               on_row=lambda r: print(format_row(r), flush=True), fresh=args.fresh)
+               on_row=lambda r: print(format_row(r), flush=True), fresh=args.fresh,
+               n_jobs=args.jobs, prefer=args.prefer)
     claims = check_claims(rows)
     print()
     for c, ok, d in claims:

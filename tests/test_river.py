@@ -1,0 +1,97 @@
+"""omlc.river: any omlc learner as a River multi-label classifier."""
+import zlib
+
+import numpy as np
+import pytest
+
+river = pytest.importorskip("river")
+
+import omlc  # noqa: E402
+from conftest import shared_file  # noqa: E402
+from learner_cases import all_learners  # noqa: E402
+from omlc.learners.base import clone  # noqa: E402
+from omlc.river import RiverMultiLabel, feature_column  # noqa: E402
+
+
+def toy_stream(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n):
+        k = int(rng.integers(3))
+        x = {f"w{k}": 1.0, f"noise{int(rng.integers(20))}": float(rng.random())}
+        out.append((x, {"a": k == 0, "b": k == 1, "c": k == 2}))
+    return out
+
+
+def test_hashing_is_documented_crc32():
+    h = zlib.crc32(b"word")
+    assert feature_column("word", 1000) == (h % 1000, -1.0 if h >> 31 else 1.0)
+    assert feature_column(7, 10) == feature_column("7", 10)
+
+
+@pytest.mark.parametrize("est", all_learners(), ids=repr)
+def test_every_learner_streams(est):
+    m = RiverMultiLabel(clone(est), n_features=256, max_labels=4)
+    for x, y in toy_stream(120):
+        m.learn_one(x, y)
+    p = m.predict_one({"w0": 1.0})
+    assert set(p) == {"a", "b", "c"} and all(isinstance(v, bool) for v in p.values())
+
+
+def test_learns_and_new_labels_mid_stream():
+    m = RiverMultiLabel(omlc.FALT(eta=1.0), n_features=2 ** 10, max_labels=8)
+    assert m.predict_one({"w0": 1.0}) == {}
+    for x, y in toy_stream():
+        m.learn_one(x, y)
+    assert m.predict_one({"w0": 1.0}) == {"a": True, "b": False, "c": False}
+    assert m.predict_one({"w2": 1.0}) == {"a": False, "b": False, "c": True}
+    for _ in range(30):
+        m.learn_one({"w9": 1.0}, {"d": True})
+    assert m.label_names_ == ["a", "b", "c", "d"]
+    assert m.predict_one({"w9": 1.0})["d"] is True
+    with pytest.raises(ValueError, match="max_labels"):
+        RiverMultiLabel(omlc.FALT(), max_labels=2).learn_one({"x": 1.0}, {"p": 1, "q": 1, "r": 1})
+
+
+def test_vocabulary_mode_and_strings():
+    m = RiverMultiLabel(omlc.FALT(eta=1.0), n_features=3, features="vocabulary", max_labels=2)
+    m.learn_one({"colour": "red", "size": 2.0}, {"a": True})
+    m.learn_one({"colour": "blue", "weight": 1.0}, {"a": False})
+    assert m._cols == {"colour=red": 0, "size": 1, "colour=blue": 2}
+    assert m.n_dropped_features_ == 1
+    with pytest.raises(ValueError, match="features"):
+        RiverMultiLabel(omlc.FALT(), features="words")
+
+
+def test_learn_many_equals_learn_one():
+    pd = pytest.importorskip("pandas")
+    rows = toy_stream(200)
+    names = sorted({k for x, _ in rows for k in x})
+    Xdf = pd.DataFrame([{k: x.get(k, 0.0) for k in names} for x, _ in rows])
+    Ydf = pd.DataFrame([y for _, y in rows])
+    a = RiverMultiLabel(omlc.FALT(eta=0.5), n_features=2 ** 10, max_labels=4)
+    b = clone(a.learner)
+    b = RiverMultiLabel(b, n_features=2 ** 10, max_labels=4)
+    for x, y in rows:
+        a.learn_one({k: x.get(k, 0.0) for k in names}, y)
+    b.learn_many(Xdf, Ydf)
+    np.testing.assert_allclose(a.model_.W_, b.model_.W_, rtol=1e-12, atol=1e-12)
+    P = b.predict_many(Xdf.iloc[:5])
+    assert list(P.columns) == ["a", "b", "c"]
+    assert P.iloc[0].to_dict() == b.predict_one({k: rows[0][0].get(k, 0.0) for k in names})
+
+
+def test_progressive_val_score_on_yeast():
+    shared_file("yeast/yeast-train.arff")
+    from river import evaluate, metrics
+    ds = omlc.load("yeast", split="train")
+    X, Y = ds.X.tocsr(), ds.Y.tocsr()
+    stream = []
+    for i in range(600):
+        x = {f"f{j}": float(v) for j, v in zip(X[i].indices, X[i].data)}
+        rel = set(Y[i].indices.tolist())
+        stream.append((x, {f"L{k}": k in rel for k in range(Y.shape[1])}))
+    model = RiverMultiLabel(omlc.FALT(eta=0.25), n_features=2 ** 10, max_labels=14)
+    metric = metrics.multioutput.MicroAverage(metrics.F1())
+    evaluate.progressive_val_score(stream, model, metric)
+    assert metric.get() > 0.45  # labelling everything empty scores 0
