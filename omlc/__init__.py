@@ -22,6 +22,9 @@ _EXPORTS = {
     "ELMOMLL": "omlc.learners",
     "RankSVM": "omlc.learners",
     "MMP": "omlc.learners",
+    "AdaOLMR": "omlc.learners",
+    "OnlineBMR": "omlc.learners",
+    "HoeffdingTree": "omlc.learners",
     "clone": "omlc.learners.base",
 }
 _SUBMODULES = {"datasets", "learners", "metrics", "evaluate", "io", "plot", "preprocessing",

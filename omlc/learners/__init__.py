@@ -1,10 +1,15 @@
 """Online multi-label learners, one module per family."""
 from omlc.learners.base import BaseLearner, LinearLearner, clone
+from omlc.learners.boosting import (AdaOLMR, OnlineBMR, OracleWeakLearners, SoftmaxWeakLearners,
+                                    TreeWeakLearners, WeakLearners)
 from omlc.learners.elm import ELMOMLL, OSMLELM
+from omlc.learners.hoeffding_tree import HoeffdingTree
 from omlc.learners.kernel import KernelFALT
 from omlc.learners.passive_aggressive import PassiveAggressiveBR
 from omlc.learners.ranking import MMP, RankSVM
 from omlc.learners.thresholding import FALT, SALT
 
 __all__ = ["BaseLearner", "LinearLearner", "clone", "FALT", "SALT", "PassiveAggressiveBR",
-           "KernelFALT", "OSMLELM", "ELMOMLL", "RankSVM", "MMP"]
+           "KernelFALT", "OSMLELM", "ELMOMLL", "RankSVM", "MMP",
+           "AdaOLMR", "OnlineBMR", "HoeffdingTree", "WeakLearners", "TreeWeakLearners",
+           "SoftmaxWeakLearners", "OracleWeakLearners"]

@@ -55,6 +55,12 @@ _ENTRIES = {
                               "Rank-SVM by AdaGrad with lazy exact L2"),
     "mmp": _Entry("omlc.learners.ranking", "MMP", {},
                   "multi-class multi-label perceptron (Crammer & Singer 2003)"),
+    "adaolmr": _Entry("omlc.learners.boosting", "AdaOLMR", {},
+                      "Ada.OLMR: adaptive online boosting of Hoeffding trees for label "
+                      "ranking (Jung & Tewari 2018)"),
+    "onlinebmr": _Entry("omlc.learners.boosting", "OnlineBMR", {},
+                        "OnlineBMR: online boost-by-majority for label ranking, exact "
+                        "potentials (Jung & Tewari 2018)"),
 }
 
 
