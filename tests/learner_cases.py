@@ -48,4 +48,10 @@ def all_learners():
         learners.RankSVM(solver="adagrad", lam=1e-4, eta=0.3, random_state=0),
         learners.RankSVM(lam=1e-4, threshold=0.0, random_state=0),
         learners.MMP(random_state=0),
+        learners.AdaOLMR(n_estimators=20, n_features_per_tree=40, random_state=0,
+                         weak_learner=learners.TreeWeakLearners(max_leaves=4)),
+        learners.OnlineBMR(gamma=0.1, n_estimators=20, n_features_per_tree=40, random_state=0,
+                           weak_learner=learners.TreeWeakLearners(max_leaves=4)),
+        learners.AdaOLMR(n_estimators=10, n_features_per_tree=None, weak_learner="softmax",
+                         random_state=0),
     ]

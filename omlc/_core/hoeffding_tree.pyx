@@ -75,8 +75,8 @@ cdef class HTree:
     cdef public double grace, delta, tau, min_frac
     cdef public int n_nodes, n_leaves
     cdef public object sub_, feat_, thr_, left_, right_, slot_, depth_
-    cdef public object clsw_, stats_, seen_, last_, scratch_
-    cdef int32_t[::1] sub, feat, left, right, slot, depth
+    cdef public object clsw_, stats_, seen_, last_, scratch_, active_
+    cdef int32_t[::1] active, sub, feat, left, right, slot, depth
     cdef double[::1] thr, seen, last, scratch
     cdef double[:, ::1] clsw
     cdef double[:, :, :, ::1] stats
@@ -100,13 +100,17 @@ cdef class HTree:
         else:
             self.n_nodes = 1
             self.n_leaves = 1
-            self._alloc_nodes(4)
-            self._alloc_leaves(1)
+            # A capped tree takes its whole room at once, so its memory stays
+            # flat while it grows.
+            cap = max_leaves if 0 < max_leaves <= 64 else 1
+            self._alloc_nodes(2 * cap)
+            self._alloc_leaves(cap)
             self._reset_leaf(0, None)
             self.feat_[0] = -1
             self.slot_[0] = 0
             self.depth_[0] = 0
         self.scratch_ = np.zeros(4 * n_classes, dtype=np.float64)
+        self.active_ = np.zeros(n_classes, dtype=np.int32)
         self._bind()
 
     def __reduce__(self):
@@ -128,6 +132,7 @@ cdef class HTree:
         self.seen = self.seen_
         self.last = self.last_
         self.scratch = self.scratch_
+        self.active = self.active_
 
     cdef _alloc_nodes(self, int cap):
         self.feat_ = _grow(self.feat_, cap, np.int32, -1)
@@ -140,7 +145,8 @@ cdef class HTree:
     cdef _alloc_leaves(self, int cap):
         k, a = self.n_classes, self.n_attrs
         clsw = np.zeros((cap, k), dtype=np.float64)
-        stats = np.zeros((cap, a, k, NF), dtype=np.float64)
+        stats = np.empty((cap, a, k, NF), dtype=np.float64)
+        stats.fill(0.0)  # touch the pages now (np.zeros would map them lazily)
         seen = np.zeros(cap, dtype=np.float64)
         last = np.zeros(cap, dtype=np.float64)
         if self.clsw_ is not None:
@@ -231,47 +237,49 @@ cdef class HTree:
             return -1
         return n
 
-    cdef double _split_merit(self, int s, int j, double v, double pre_h, double* lw,
-                             double* rw) noexcept nogil:
+    cdef double _split_merit(self, int s, int j, double v, double pre_h, const int32_t* act,
+                             int na, double* lw, double* rw) noexcept nogil:
         """Information gain of ``x[sub[j]] <= v`` at leaf slot ``s``; fills the
-        per-class left/right weights; -inf if fewer than two branches get
-        ``min_frac`` of the weight."""
-        cdef int c, k = self.n_classes
+        left/right weights of the classes ``act[0..na)`` (the classes the
+        leaf's estimators have seen) in that order; -inf if fewer than two
+        branches get ``min_frac`` of the weight."""
+        cdef int c, q
         cdef double tl = 0.0, tr = 0.0, std, ws
         cdef const double* e
-        for c in range(k):
+        for q in range(na):
+            c = act[q]
             e = &self.stats[s, j, c, 0]
             ws = e[F_W]
-            lw[c] = 0.0
-            rw[c] = 0.0
-            if ws <= 0:
-                continue
+            lw[q] = 0.0
+            rw[q] = 0.0
             if v < e[F_MIN]:
-                rw[c] = ws
+                rw[q] = ws
             elif v >= e[F_MAX]:
-                lw[c] = ws
+                lw[q] = ws
             else:
                 std = sqrt(e[F_M2] / (ws - 1.0)) if ws > 1.0 else 0.0
                 if std > 0:
-                    lw[c] = 0.5 * erfc(-(v - e[F_MEAN]) / (std * 1.4142135623730951)) * ws
+                    lw[q] = 0.5 * erfc(-(v - e[F_MEAN]) / (std * 1.4142135623730951)) * ws
                 elif v >= e[F_MEAN]:
-                    lw[c] = ws
-                rw[c] = ws - lw[c]
-            tl += lw[c]
-            tr += rw[c]
+                    lw[q] = ws
+                rw[q] = ws - lw[q]
+            tl += lw[q]
+            tr += rw[q]
         cdef double tot = tl + tr
         if tot <= 0 or tl <= self.min_frac * tot or tr <= self.min_frac * tot:
             return -INFINITY
-        return pre_h - (tl / tot) * _entropy(lw, k) - (tr / tot) * _entropy(rw, k)
+        return pre_h - (tl / tot) * _entropy(lw, na) - (tr / tot) * _entropy(rw, na)
 
     cdef int _best_split(self, int n, double* out_thr) noexcept nogil:
         """The attribute (local index) to split leaf node ``n`` on, or -1."""
         cdef int s = self.slot[n]
         cdef int k = self.n_classes
-        cdef int c, j, b, nseen = 0
+        cdef int c, j, b, q, nseen = 0
         cdef double* pre = &self.clsw[s, 0]
         cdef double* lw = &self.scratch[0]
         cdef double* rw = &self.scratch[k]
+        cdef int32_t* act = &self.active[0]
+        cdef int na = 0
         cdef double pre_h = _entropy(pre, k)
         cdef double lo, hi, v, m, att_best, att_thr
         cdef double best = 0.0, second = -INFINITY, best_thr = 0.0
@@ -279,23 +287,27 @@ cdef class HTree:
         for c in range(k):
             if pre[c] > 0:
                 nseen += 1
+            # Every update touches all attributes of its class: attribute 0 tells.
+            if self.stats[s, 0, c, F_W] > 0:
+                act[na] = c
+                na += 1
         # The "no split" candidate (gain 0) takes part as in MOA.
         for j in range(self.n_attrs):
             lo = INFINITY
             hi = -INFINITY
-            for c in range(k):
-                if self.stats[s, j, c, F_W] > 0:
-                    if self.stats[s, j, c, F_MIN] < lo:
-                        lo = self.stats[s, j, c, F_MIN]
-                    if self.stats[s, j, c, F_MAX] > hi:
-                        hi = self.stats[s, j, c, F_MAX]
+            for q in range(na):
+                c = act[q]
+                if self.stats[s, j, c, F_MIN] < lo:
+                    lo = self.stats[s, j, c, F_MIN]
+                if self.stats[s, j, c, F_MAX] > hi:
+                    hi = self.stats[s, j, c, F_MAX]
             if not (lo < hi):
                 continue
             att_best = -INFINITY
             att_thr = 0.0
             for b in range(self.n_bins):
                 v = lo + (hi - lo) * (b + 1) / (self.n_bins + 1)
-                m = self._split_merit(s, j, v, pre_h, lw, rw)
+                m = self._split_merit(s, j, v, pre_h, act, na, lw, rw)
                 if m > att_best:
                     att_best = m
                     att_thr = v
@@ -322,10 +334,18 @@ cdef class HTree:
         cdef int k = self.n_classes
         cdef int s = self.slot[n]
         cdef int a, b, s2, d
-        lw = np.empty(k)
-        rw = np.empty(k)
-        self._split_merit(s, j, thr, 0.0, <double*>cnp.PyArray_DATA(lw),
-                          <double*>cnp.PyArray_DATA(rw))
+        cdef int q, na = 0
+        cdef int32_t* act = &self.active[0]
+        for q in range(k):
+            if self.stats[s, 0, q, F_W] > 0:
+                act[na] = q
+                na += 1
+        self._split_merit(s, j, thr, 0.0, act, na, &self.scratch[0], &self.scratch[k])
+        lw = np.zeros(k)
+        rw = np.zeros(k)
+        for q in range(na):
+            lw[act[q]] = self.scratch[q]
+            rw[act[q]] = self.scratch[k + q]
         if self.n_nodes + 2 > self.feat_.shape[0]:
             self._alloc_nodes(2 * self.feat_.shape[0])
         if self.n_leaves + 1 > self.clsw_.shape[0]:
