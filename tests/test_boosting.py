@@ -63,20 +63,21 @@ def test_walk_pmf_is_the_pairwise_difference(gamma, n_rel, k):
     x = np.array([-3.7, -1.0, 0.0, 0.25, 2.0, 5.5])
     for m in (0, 7, N - 1):
         for loss, g in (("hinge", lambda z: np.maximum(1 + z, 0)),
+                        ("hinge-nomargin", lambda z: np.maximum(z, 0)),
                         ("rank", lambda z: (z > 0) + 0.5 * (z == 0))):
             direct = [(P[m] * g(xi + vals)).sum() for xi in x]
             np.testing.assert_allclose(expected_pair_loss((P, T0, T1), np.full(x.shape, m), x, loss),
                                        direct, atol=1e-12)
 
 
-@pytest.mark.parametrize("loss", ["hinge", "rank"])
+@pytest.mark.parametrize("loss", ["hinge", "rank", "hinge-nomargin"])
 def test_exact_potential_costs_match_monte_carlo(loss):
     rng = np.random.default_rng(1)
     N, k, gamma = 8, 6, 0.1
     rel, irr = _split(k, [1, 4])
     S = np.vstack([np.zeros(k), np.cumsum(rng.random((N - 1, k)), axis=0)])
-    if loss == "rank":
-        S = np.round(S * 2)  # integer scores: ties matter
+    if loss != "hinge":
+        S = np.round(S * 2)  # integer scores: ties and kinks matter
     u = np.full(k, (1 - gamma * 2) / k)
     u[rel] += gamma
     exact = bmr_costs_exact(S, rel, irr, walk_tables(N, k, 2, gamma), loss)

@@ -277,10 +277,11 @@ def expected_pair_loss(tables, m, x, loss):
     P, T0, T1 = tables
     N = P.shape[0]
     last = 2 * N + 1
-    if loss == "hinge":
-        # g(z) = (1 + z)_+: sum over d >= -(1 + x) of (1 + x + d) p(d).
-        idx = np.clip(np.ceil(-(1.0 + x)).astype(np.int64) + N, 0, last)
-        return (1.0 + x) * T0[m, idx] + T1[m, idx]
+    if loss in ("hinge", "hinge-nomargin"):
+        # g(z) = (mu + z)_+: sum over d >= -(mu + x) of (mu + x + d) p(d).
+        y = x + (1.0 if loss == "hinge" else 0.0)
+        idx = np.clip(np.ceil(-y).astype(np.int64) + N, 0, last)
+        return y * T0[m, idx] + T1[m, idx]
     # rank: g(z) = 1(z > 0) + 1/2 1(z = 0), z = x + d.
     y = -x
     yi = np.rint(y)
@@ -294,6 +295,8 @@ def expected_pair_loss(tables, m, x, loss):
 def _pair_loss(z, loss):
     if loss == "hinge":
         return np.maximum(1.0 + z, 0.0)
+    if loss == "hinge-nomargin":
+        return np.maximum(z, 0.0)
     return (z > 0) + 0.5 * (z == 0)
 
 
@@ -526,10 +529,11 @@ class OnlineBMR(_Booster):
         The assumed edge; capped per row at ``1/|Y|``.
     n_estimators : int, default=100
     n_features_per_tree : int or None, default=20
-    loss : {"hinge", "rank"}, default="hinge"
+    loss : {"hinge", "rank", "hinge-nomargin"}, default="hinge"
         Loss of the potentials: hinge with margin (the paper's choice for
-        learners that output distributions) or rank loss (single-label
-        learners, Corollary 3).
+        learners that output distributions), rank loss (single-label
+        learners, Corollary 3), or the authors' code's hinge without the
+        margin, ``(s[r] - s[l])_+`` (for comparison).
     potentials : {"exact", "mc"}, default="exact"
     mc_samples : int, default=100
         Draws per cost vector for ``potentials="mc"`` (the authors' M).
@@ -564,8 +568,8 @@ class OnlineBMR(_Booster):
         g = positive_float("gamma", self.gamma)
         if g > 1:
             raise ValueError(f"gamma must be in (0, 1], got {self.gamma!r}")
-        if self.loss not in ("hinge", "rank"):
-            raise ValueError(f"loss must be 'hinge' or 'rank', got {self.loss!r}")
+        if self.loss not in ("hinge", "rank", "hinge-nomargin"):
+            raise ValueError(f"loss must be 'hinge', 'rank' or 'hinge-nomargin', got {self.loss!r}")
         if self.potentials not in ("exact", "mc"):
             raise ValueError(f"potentials must be 'exact' or 'mc', got {self.potentials!r}")
         M = self.mc_samples

@@ -62,23 +62,31 @@ def load_split(name):
     return tr.X.tocsr(), tr.Y.tocsr(), te.X.tocsr(), te.Y.tocsr()
 
 
-def make_model(algorithm, gamma, seed, n_estimators=N_ESTIMATORS, n_features=N_FEATURES):
+# OnlineBMR's potentials: ours (exact, hinge with the paper's margin) or the
+# authors' code's (Monte Carlo with M = 100 draws, hinge without margin).
+BMR_VARIANTS = {"exact": {}, "authors": {"potentials": "mc", "mc_samples": 100,
+                                         "loss": "hinge-nomargin"}}
+
+
+def make_model(algorithm, gamma, seed, n_estimators=N_ESTIMATORS, n_features=N_FEATURES,
+               bmr_variant="exact"):
     from omlc.learners.registry import make_learner
     params = dict(n_estimators=n_estimators, n_features_per_tree=n_features, random_state=seed)
     if algorithm == "bmr":
         params["gamma"] = gamma
+        params.update(BMR_VARIANTS[bmr_variant])
     return make_learner("adaolmr" if algorithm == "ada" else "onlinebmr", **params)
 
 
 def one_run(data, algorithm, gamma, seed, n_estimators=N_ESTIMATORS, n_features=N_FEATURES,
-            n_test=None):
+            n_test=None, bmr_variant="exact"):
     """Rank loss (empty rows as 0, and without them) and CPU seconds of one run."""
     from omlc.metrics import ranking_loss
     Xtr, Ytr, Xte, Yte = data
     if n_test is not None:
         Xte, Yte = Xte[:n_test], Yte[:n_test]
     t0 = time.process_time()
-    model = make_model(algorithm, gamma, seed, n_estimators, n_features)
+    model = make_model(algorithm, gamma, seed, n_estimators, n_features, bmr_variant)
     model.partial_fit(Xtr, Ytr)
     # Decision values are the followed expert's scores shifted per row: the
     # rank loss is the scores' rank loss.
@@ -101,16 +109,20 @@ def cells(name, algorithms=("ada", "bmr"), n_seeds=None):
     return out
 
 
-def settings_key(n_estimators, n_features):
-    return {"paper": "boosting", "n_estimators": n_estimators, "n_features": n_features,
-            "version": 1}
+def settings_key(n_estimators, n_features, bmr_variant="exact"):
+    key = {"paper": "boosting", "n_estimators": n_estimators, "n_features": n_features,
+           "version": 1}
+    if bmr_variant != "exact":
+        key["bmr_variant"] = bmr_variant
+    return key
 
 
 def run(datasets=None, algorithms=("ada", "bmr"), n_seeds=None, progress=None, results_path=None,
-        on_row=None, fresh=False, n_estimators=N_ESTIMATORS, n_features=N_FEATURES):
+        on_row=None, fresh=False, n_estimators=N_ESTIMATORS, n_features=N_FEATURES,
+        bmr_variant="exact"):
     """Per-seed runs of every cell, appended to ``results_path`` as they finish
     (a rerun reuses them); returns the aggregated rows."""
-    settings = settings_key(n_estimators, n_features)
+    settings = settings_key(n_estimators, n_features, bmr_variant)
     key = lambda r: (r["dataset"], r["algorithm"], r["gamma"], r["seed"])  # noqa: E731
     done = {} if fresh or results_path is None else load_rows(results_path, settings, key)
     rows = []
@@ -124,7 +136,8 @@ def run(datasets=None, algorithms=("ada", "bmr"), n_seeds=None, progress=None, r
                     if data is None:
                         data = load_split(name)
                     r = dict(dataset=name, algorithm=algorithm, gamma=gamma, seed=seed,
-                             **one_run(data, algorithm, gamma, seed, n_estimators, n_features))
+                             **one_run(data, algorithm, gamma, seed, n_estimators, n_features,
+                                     bmr_variant=bmr_variant))
                     if results_path is not None:
                         append_row(results_path, settings, r)
                     done[k] = r
@@ -232,6 +245,9 @@ def main(argv=None):
                    help=f"runs per cell (default {N_SEEDS}; BMR on m-reduced 10)")
     p.add_argument("--n-estimators", type=int, default=N_ESTIMATORS)
     p.add_argument("--n-features", type=int, default=N_FEATURES)
+    p.add_argument("--bmr-potentials", choices=tuple(BMR_VARIANTS), default="exact",
+                   help="OnlineBMR's potentials: exact with the paper's hinge margin (default) or "
+                        "the authors' code's (Monte Carlo, M = 100, hinge without margin)")
     p.add_argument("--out", default=None, metavar="FILE.md", help="also write a markdown report")
     p.add_argument("--results", default=None, metavar="FILE.jsonl")
     p.add_argument("--fresh", action="store_true")
@@ -256,7 +272,8 @@ def main(argv=None):
     print(HEAD, flush=True)
     rows = run(datasets, algorithms, args.seeds, progress, results,
                on_row=lambda r: print(format_row(r), flush=True), fresh=args.fresh,
-               n_estimators=args.n_estimators, n_features=args.n_features)
+               n_estimators=args.n_estimators, n_features=args.n_features,
+               bmr_variant=args.bmr_potentials)
     print("\nBeside Table 3 (best γ for BMR):\n" + format_side_by_side(rows))
     claims = check_targets(rows)
     for c, ok, d in claims:
