@@ -124,6 +124,10 @@ def test_hoeffding_tree_classifier():
     a = HoeffdingTree(grace_period=1e9).partial_fit(X[:10], np.zeros(10, int), n_classes=2,
                                                     sample_weight=np.full(10, 2.0))
     np.testing.assert_allclose(a.predict_proba(X[:1]), [[21 / 22, 1 / 22]])
+    pre = HoeffdingTree(grace_period=50, delta=1e-4).predict_then_learn(X[:3000], y[:3000],
+                                                                       n_classes=4)
+    np.testing.assert_array_equal(pre[0], np.full(4, 0.25))
+    assert (pre[2000:].argmax(axis=1) == y[2000:3000]).mean() > 0.9
     sub = HoeffdingTree(n_features=2, random_state=0).partial_fit(X[:100], y[:100])
     assert sub.tree_.sub_.shape == (2,)
     with pytest.raises(ValueError):

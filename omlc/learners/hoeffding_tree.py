@@ -119,6 +119,14 @@ class HoeffdingTree:
     def partial_fit(self, X, y, sample_weight=None, *, n_classes=None):
         """Learn rows in order. Classes are integers ``0..n_classes-1``;
         ``n_classes`` (fixed on the first call) defaults to ``max(y) + 1``."""
+        self._learn(X, y, sample_weight, n_classes, None)
+        return self
+
+    def predict_then_learn(self, X, y, sample_weight=None, *, n_classes=None):
+        """Prequential step: each row's class distribution before it is learned."""
+        return self._learn(X, y, sample_weight, n_classes, True)
+
+    def _learn(self, X, y, sample_weight, n_classes, prequential):
         from omlc._core.hoeffding_tree import HTree
         with self._lock:
             self._check_params()
@@ -145,9 +153,12 @@ class HoeffdingTree:
                                    -1 if self.max_depth is None else int(self.max_depth))
             if y.size and y.max() >= self.n_classes_:
                 raise ValueError(f"class {int(y.max())} out of range: the tree has {self.n_classes_} classes")
-            for x, c, wi in zip(dense_rows(X), y, w):
+            out = np.empty((X.shape[0], self.n_classes_)) if prequential else None
+            for i, (x, c, wi) in enumerate(zip(dense_rows(X), y, w)):
+                if out is not None:
+                    self.tree_.predict_into(x, out[i])
                 self.tree_.learn(x, int(c), float(wi))
-        return self
+        return out
 
     def predict_proba(self, X):
         with self._lock:
