@@ -461,7 +461,8 @@ class AdaOLMR(_Booster):
     --------
     >>> import omlc
     >>> from omlc.datasets import make_multilabel_stream
-    >>> X, Y = make_multilabel_stream(n_samples=600, n_features=30, n_labels=5, seed=0)
+    >>> X, Y = make_multilabel_stream(n_samples=600, n_features=30, n_labels=5,
+    ...                                nnz_per_row=10, seed=0)
     >>> model = omlc.AdaOLMR(n_estimators=10, n_features_per_tree=10, random_state=0)
     >>> model.partial_fit(X[:500], Y[:500]).scores(X[500:]).shape
     (100, 5)
@@ -544,7 +545,8 @@ class OnlineBMR(_Booster):
     --------
     >>> import omlc
     >>> from omlc.datasets import make_multilabel_stream
-    >>> X, Y = make_multilabel_stream(n_samples=600, n_features=30, n_labels=5, seed=0)
+    >>> X, Y = make_multilabel_stream(n_samples=600, n_features=30, n_labels=5,
+    ...                                nnz_per_row=10, seed=0)
     >>> model = omlc.OnlineBMR(gamma=0.1, n_estimators=10, n_features_per_tree=10, random_state=0)
     >>> model.partial_fit(X[:500], Y[:500]).scores(X[500:]).shape
     (100, 5)
