@@ -227,3 +227,21 @@ def test_invalid_parameters():
                 dict(mc_samples=0)):
         with pytest.raises(ValueError):
             omlc.OnlineBMR(**bad).validate_params()
+
+
+def test_cost_ranges_of_the_analysis():
+    # |f'| = |c^{i+1} . h^i| <= 1 for distributions h (Ada.OLMR); hinge
+    # potential costs spread at most 2 (Table 1's w^{i*}).
+    rng = np.random.default_rng(5)
+    N, k = 20, 9
+    rel, irr = _split(k, [0, 3, 7])
+    tables = walk_tables(N, k, 3, 0.05)
+    for _ in range(20):
+        H = rng.dirichlet(np.ones(k), size=N)
+        alpha = rng.uniform(-2, 2, size=N)
+        S = np.vstack([np.zeros(k), np.cumsum(alpha[:, None] * H, axis=0)])
+        C = logistic_gradients(S, rel, irr)
+        assert np.all(np.abs(np.einsum("ik,ik->i", C[1:], H)) <= 1)
+        Cb = bmr_costs_exact(np.vstack([np.zeros(k), np.cumsum(H, axis=0)])[:N], rel, irr,
+                             tables, "hinge")
+        assert np.all(Cb.max(axis=1) - Cb.min(axis=1) <= 2 + 1e-12)

@@ -1,4 +1,4 @@
-# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+# cython: language_level=3
 """An incremental Hoeffding tree (VFDT) for weighted multi-class examples.
 
 Domingos & Hulten, "Mining high-speed data streams" (KDD 2000), in the form of
