@@ -88,7 +88,10 @@ class ReferenceTree:
         tot = tl + tr
         if tot <= 0 or tl <= self.min_frac * tot or tr <= self.min_frac * tot:
             return -math.inf
-        return entropy(n.clsw) - tl / tot * entropy(lw) - tr / tot * entropy(rw)
+        # Branch entropies as T H = T log T - sum w log w (the kernel's form).
+        def tht(w, t):
+            return t * math.log(t) - sum(x * math.log(x) for x in w if x > 0)
+        return entropy(n.clsw) - (tht(lw, tl) + tht(rw, tr)) / (tot * math.log(2))
 
     def learn(self, x, c, w):
         if w <= 0:

@@ -237,38 +237,63 @@ cdef class HTree:
             return -1
         return n
 
+    cdef void _prepare_attr(self, int s, int j, const int32_t* act, int na) noexcept nogil:
+        """Cache 1/(std sqrt 2) of attribute ``j``'s estimators (0: no spread)."""
+        cdef int q
+        cdef double ws, var
+        cdef const double* e
+        cdef double* isd = &self.scratch[3 * self.n_classes]
+        for q in range(na):
+            e = &self.stats[s, j, act[q], 0]
+            ws = e[F_W]
+            var = e[F_M2] / (ws - 1.0) if ws > 1.0 else 0.0
+            isd[q] = 1.0 / (sqrt(var) * 1.4142135623730951) if var > 0 else 0.0
+
     cdef double _split_merit(self, int s, int j, double v, double pre_h, const int32_t* act,
                              int na, double* lw, double* rw) noexcept nogil:
         """Information gain of ``x[sub[j]] <= v`` at leaf slot ``s``; fills the
         left/right weights of the classes ``act[0..na)`` (the classes the
         leaf's estimators have seen) in that order; -inf if fewer than two
-        branches get ``min_frac`` of the weight."""
-        cdef int c, q
-        cdef double tl = 0.0, tr = 0.0, std, ws
+        branches get ``min_frac`` of the weight. Needs ``_prepare_attr(j)``;
+        a branch's entropy is ``log2 T - sum w log2 w / T``, with the
+        ``w log w`` of a class that goes whole to one side cached."""
+        cdef int c, q, k = self.n_classes
+        cdef const double* wlnw = &self.scratch[2 * k]
+        cdef const double* isd = &self.scratch[3 * k]
+        cdef double tl = 0.0, tr = 0.0, sl = 0.0, sr = 0.0, ws, x
         cdef const double* e
         for q in range(na):
             c = act[q]
             e = &self.stats[s, j, c, 0]
             ws = e[F_W]
-            lw[q] = 0.0
-            rw[q] = 0.0
             if v < e[F_MIN]:
+                lw[q] = 0.0
                 rw[q] = ws
+                sr += wlnw[q]
             elif v >= e[F_MAX]:
                 lw[q] = ws
+                rw[q] = 0.0
+                sl += wlnw[q]
             else:
-                std = sqrt(e[F_M2] / (ws - 1.0)) if ws > 1.0 else 0.0
-                if std > 0:
-                    lw[q] = 0.5 * erfc(-(v - e[F_MEAN]) / (std * 1.4142135623730951)) * ws
+                if isd[q] > 0:
+                    x = 0.5 * erfc(-(v - e[F_MEAN]) * isd[q]) * ws
                 elif v >= e[F_MEAN]:
-                    lw[q] = ws
-                rw[q] = ws - lw[q]
+                    x = ws
+                else:
+                    x = 0.0
+                lw[q] = x
+                rw[q] = ws - x
+                if x > 0:
+                    sl += x * log(x)
+                if ws - x > 0:
+                    sr += (ws - x) * log(ws - x)
             tl += lw[q]
             tr += rw[q]
         cdef double tot = tl + tr
         if tot <= 0 or tl <= self.min_frac * tot or tr <= self.min_frac * tot:
             return -INFINITY
-        return pre_h - (tl / tot) * _entropy(lw, na) - (tr / tot) * _entropy(rw, na)
+        # (tl/tot) H_left + (tr/tot) H_right, in bits.
+        return pre_h - ((tl * log(tl) - sl) + (tr * log(tr) - sr)) / (tot * 0.6931471805599453)
 
     cdef int _best_split(self, int n, double* out_thr) noexcept nogil:
         """The attribute (local index) to split leaf node ``n`` on, or -1."""
@@ -284,12 +309,15 @@ cdef class HTree:
         cdef double lo, hi, v, m, att_best, att_thr
         cdef double best = 0.0, second = -INFINITY, best_thr = 0.0
         cdef int best_j = -1
+        cdef double* wlnw = &self.scratch[2 * k]
         for c in range(k):
             if pre[c] > 0:
                 nseen += 1
-            # Every update touches all attributes of its class: attribute 0 tells.
+            # Every update touches all attributes of its class with the same
+            # weight: attribute 0 tells which classes are seen, and their weight.
             if self.stats[s, 0, c, F_W] > 0:
                 act[na] = c
+                wlnw[na] = self.stats[s, 0, c, F_W] * log(self.stats[s, 0, c, F_W])
                 na += 1
         # The "no split" candidate (gain 0) takes part as in MOA.
         for j in range(self.n_attrs):
@@ -305,6 +333,7 @@ cdef class HTree:
                 continue
             att_best = -INFINITY
             att_thr = 0.0
+            self._prepare_attr(s, j, act, na)
             for b in range(self.n_bins):
                 v = lo + (hi - lo) * (b + 1) / (self.n_bins + 1)
                 m = self._split_merit(s, j, v, pre_h, act, na, lw, rw)
@@ -340,6 +369,9 @@ cdef class HTree:
             if self.stats[s, 0, q, F_W] > 0:
                 act[na] = q
                 na += 1
+        for q in range(na):
+            self.scratch[2 * k + q] = 0.0  # only the weights are used here
+        self._prepare_attr(s, j, act, na)
         self._split_merit(s, j, thr, 0.0, act, na, &self.scratch[0], &self.scratch[k])
         lw = np.zeros(k)
         rw = np.zeros(k)
