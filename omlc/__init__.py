@@ -27,6 +27,9 @@ _EXPORTS = {
     "OnlineBR": "omlc.learners",
     "OnlineCS": "omlc.learners",
     "OnlineRandomProjection": "omlc.learners",
+    "AdaOLMR": "omlc.learners",
+    "OnlineBMR": "omlc.learners",
+    "HoeffdingTree": "omlc.learners",
     "clone": "omlc.learners.base",
 }
 _SUBMODULES = {"datasets", "learners", "metrics", "evaluate", "io", "plot", "preprocessing",

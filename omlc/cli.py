@@ -589,13 +589,13 @@ def _dispatch(argv):
     if args.command == "reproduce":
         import importlib
         if not args.paper.isidentifier():
-            raise UsageError(f"no reproduction for {args.paper!r} (available: alt, ansgd, csdpp)")
+            raise UsageError(f"no reproduction for {args.paper!r} (available: alt, ansgd, boosting, csdpp)")
         try:
             module = importlib.import_module(f"omlc.reproduce.{args.paper}")
         except ModuleNotFoundError as exc:
             if exc.name != f"omlc.reproduce.{args.paper}":
                 raise
-            raise UsageError(f"no reproduction for {args.paper!r} (available: alt, ansgd, csdpp)") from None
+            raise UsageError(f"no reproduction for {args.paper!r} (available: alt, ansgd, boosting, csdpp)") from None
         return module.main(args.rest)
     if args.command == "cache" and args.action == "verify":
         from omlc.io.cache import format_verification, verify_cache

@@ -23,6 +23,9 @@ def planted_problem(n=1500, d=120, L=8, seed=0, density=0.08):
     return X.tocsr(), sp.csr_matrix(Y)
 
 
+SMALL_TREES = learners.TreeWeakLearners(max_leaves=4, grace_period=(40.0, 80.0))
+
+
 def all_learners():
     """One or more small-data configurations of every learner class (a test
     checks that every class of the learner registry appears here)."""
@@ -58,4 +61,12 @@ def all_learners():
         learners.OnlineBR(),
         learners.OnlineCS(code_dim=6),
         learners.OnlineRandomProjection(code_dim=6),
+        # Capped trees (a Hoeffding tree's memory grows with its leaves by
+        # design), checked for splits less often than the paper's (CI time).
+        learners.AdaOLMR(n_estimators=10, n_features_per_tree=40, random_state=0,
+                         weak_learner=SMALL_TREES),
+        learners.OnlineBMR(gamma=0.1, n_estimators=10, n_features_per_tree=40, random_state=0,
+                           weak_learner=SMALL_TREES),
+        learners.AdaOLMR(n_estimators=3, n_features_per_tree=None, weak_learner="softmax",
+                         random_state=0),
     ]

@@ -19,7 +19,8 @@ def test_every_registered_class_once():
                             learners.KernelFALT, learners.OSMLELM, learners.ELMOMLL,
                             learners.RankSVM, learners.MMP, learners.DPP, learners.CSDPP,
                             learners.OnlineBR, learners.OnlineCS,
-                            learners.OnlineRandomProjection}
+                            learners.OnlineRandomProjection, learners.AdaOLMR,
+                            learners.OnlineBMR}
     assert all(issubclass(c, BaseLearner) for c in classes)
     # Every public learner class of the package is reachable by name.
     public = {getattr(learners, n) for n in learners.__all__
@@ -42,7 +43,7 @@ def test_names_defaults_and_class_names():
     assert registry.make_learner("pa-br", C=0.5).get_params()["C"] == 0.5
     assert type(registry.make_learner("KernelFALT")) is learners.KernelFALT
     assert type(registry.make_learner("pa_br")) is learners.PassiveAggressiveBR
-    with pytest.raises(ValueError, match="unknown learner 'nope'; known: csdpp, dpp, elmomll, falt"):
+    with pytest.raises(ValueError, match="unknown learner 'nope'; known: adaolmr, csdpp, dpp, elmomll, falt"):
         registry.make_learner("nope")
 
 

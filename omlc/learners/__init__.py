@@ -1,6 +1,9 @@
 """Online multi-label learners, one module per family."""
 from omlc.learners.base import BaseLearner, LinearLearner, clone
+from omlc.learners.boosting import (AdaOLMR, OnlineBMR, OracleWeakLearners, SoftmaxWeakLearners,
+                                    TreeWeakLearners, WeakLearners)
 from omlc.learners.elm import ELMOMLL, OSMLELM
+from omlc.learners.hoeffding_tree import HoeffdingTree
 from omlc.learners.kernel import KernelFALT
 from omlc.learners.label_space import CSDPP, DPP, OnlineBR, OnlineCS, OnlineRandomProjection
 from omlc.learners.passive_aggressive import PassiveAggressiveBR
@@ -9,4 +12,6 @@ from omlc.learners.thresholding import FALT, SALT
 
 __all__ = ["BaseLearner", "LinearLearner", "clone", "FALT", "SALT", "PassiveAggressiveBR",
            "KernelFALT", "OSMLELM", "ELMOMLL", "RankSVM", "MMP",
-           "DPP", "CSDPP", "OnlineBR", "OnlineCS", "OnlineRandomProjection"]
+           "DPP", "CSDPP", "OnlineBR", "OnlineCS", "OnlineRandomProjection",
+           "AdaOLMR", "OnlineBMR", "HoeffdingTree", "WeakLearners", "TreeWeakLearners",
+           "SoftmaxWeakLearners", "OracleWeakLearners"]

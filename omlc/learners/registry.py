@@ -67,6 +67,12 @@ _ENTRIES = {
                   "online compressed sensing, random code + OMP decoding (O-CS of Chu et al. 2019)"),
     "orand": _Entry("omlc.learners.label_space", "OnlineRandomProjection", {},
                     "online random projection, pseudo-inverse decoding (O-RAND of Chu et al. 2019)"),
+    "adaolmr": _Entry("omlc.learners.boosting", "AdaOLMR", {},
+                      "Ada.OLMR: adaptive online boosting of Hoeffding trees for label "
+                      "ranking (Jung & Tewari 2018)"),
+    "onlinebmr": _Entry("omlc.learners.boosting", "OnlineBMR", {},
+                        "OnlineBMR: online boost-by-majority for label ranking, exact "
+                        "potentials (Jung & Tewari 2018)"),
 }
 
 

@@ -1,0 +1,447 @@
+# cython: language_level=3
+"""An incremental Hoeffding tree (VFDT) for weighted multi-class examples.
+
+Domingos & Hulten, "Mining high-speed data streams" (KDD 2000), in the form of
+MOA/Weka's ``HoeffdingTree`` that Jung & Tewari's boosting code uses:
+
+- numeric attributes only; each leaf keeps, per (attribute, class), a weighted
+  Gaussian estimator (weight, mean, sum of squared deviations, min, max);
+- candidate binary splits ``x[f] <= v`` at ``n_bins`` points evenly inside the
+  attribute's observed range; the class weight left of ``v`` is estimated as
+  ``Phi((v - mean) / std) * weight`` (all of it when ``v`` is at or above the
+  class's max, none below its min);
+- information gain, with MOA's rule that a split must send at least
+  ``min_frac`` of the weight down two branches; its range is
+  ``log2(max(2, classes seen at the leaf))``;
+- a leaf is checked once the weight it has seen since the last check reaches
+  ``grace``; it splits if the best attribute's gain beats the second best (or
+  the "no split" candidate, gain 0) by more than the Hoeffding bound
+  ``sqrt(R^2 ln(1/delta) / (2 n))`` over the leaf's total weight ``n``, or if
+  the bound is below ``tau`` (a tie); "no split" winning means no split;
+- new leaves start from the split's class weights (for prediction) and empty
+  estimators;
+- a leaf predicts ``(1 + W_c) / (K + sum W)`` over all K classes.
+
+The tree only sees the attributes ``sub`` (global feature indices; a boosted
+tree gets a fixed random subset). Its state is NumPy arrays owned by the
+object (nodes, leaf class weights, leaf estimators), grown by doubling; the
+object pickles exactly. The loops run without the GIL.
+"""
+import numpy as np
+cimport numpy as cnp
+from libc.math cimport INFINITY, erfc, log, log2, sqrt
+from libc.stdint cimport int32_t
+
+cnp.import_array()
+
+# Per (leaf, attribute, class) estimator fields.
+cdef enum:
+    F_W = 0
+    F_MEAN = 1
+    F_M2 = 2
+    F_MIN = 3
+    F_MAX = 4
+    NF = 5
+
+
+def _grow(old, int cap, dtype, fill):
+    new = np.full(cap, fill, dtype=dtype)
+    if old is not None:
+        new[:old.shape[0]] = old
+    return new
+
+
+cdef inline double _entropy(const double* w, int k) noexcept nogil:
+    cdef double tot = 0.0, h = 0.0
+    cdef int c
+    for c in range(k):
+        if w[c] > 0:
+            tot += w[c]
+    if tot <= 0:
+        return 0.0
+    for c in range(k):
+        if w[c] > 0:
+            h -= w[c] * log2(w[c] / tot)
+    return h / tot
+
+
+cdef class HTree:
+    """One Hoeffding tree over ``n_classes`` classes and the features ``sub``.
+
+    ``learn(x, c, w)`` and ``predict_into(x, out)`` take a dense row ``x`` of
+    all features (the tree reads ``x[sub]``).
+    """
+    cdef public int n_classes, n_attrs, n_bins, max_depth, max_leaves
+    cdef public double grace, delta, tau, min_frac
+    cdef public int n_nodes, n_leaves
+    cdef public object sub_, feat_, thr_, left_, right_, slot_, depth_
+    cdef public object clsw_, stats_, seen_, last_, scratch_, active_
+    cdef int32_t[::1] active, sub, feat, left, right, slot, depth
+    cdef double[::1] thr, seen, last, scratch
+    cdef double[:, ::1] clsw
+    cdef double[:, :, :, ::1] stats
+
+    def __init__(self, int n_classes, sub, double grace=200.0, double delta=1e-7,
+                 double tau=0.05, int n_bins=10, int max_depth=-1, int max_leaves=-1,
+                 double min_frac=0.01, _state=None):
+        self.n_classes = n_classes
+        self.sub_ = np.ascontiguousarray(sub, dtype=np.int32)
+        self.n_attrs = self.sub_.shape[0]
+        self.grace = grace
+        self.delta = delta
+        self.tau = tau
+        self.n_bins = n_bins
+        self.max_depth = max_depth
+        self.max_leaves = max_leaves
+        self.min_frac = min_frac
+        if _state is not None:
+            (self.n_nodes, self.n_leaves, self.feat_, self.thr_, self.left_, self.right_,
+             self.slot_, self.depth_, self.clsw_, self.stats_, self.seen_, self.last_) = _state
+        else:
+            self.n_nodes = 1
+            self.n_leaves = 1
+            # A capped tree takes its whole room at once, so its memory stays
+            # flat while it grows.
+            cap = max_leaves if 0 < max_leaves <= 64 else 1
+            self._alloc_nodes(2 * cap)
+            self._alloc_leaves(cap)
+            self._reset_leaf(0, None)
+            self.feat_[0] = -1
+            self.slot_[0] = 0
+            self.depth_[0] = 0
+        self.scratch_ = np.zeros(4 * n_classes, dtype=np.float64)
+        self.active_ = np.zeros(n_classes, dtype=np.int32)
+        self._bind()
+
+    def __reduce__(self):
+        state = (self.n_nodes, self.n_leaves, self.feat_, self.thr_, self.left_, self.right_,
+                 self.slot_, self.depth_, self.clsw_, self.stats_, self.seen_, self.last_)
+        return (HTree, (self.n_classes, self.sub_, self.grace, self.delta, self.tau, self.n_bins,
+                        self.max_depth, self.max_leaves, self.min_frac, state))
+
+    cdef void _bind(self):
+        self.sub = self.sub_
+        self.feat = self.feat_
+        self.thr = self.thr_
+        self.left = self.left_
+        self.right = self.right_
+        self.slot = self.slot_
+        self.depth = self.depth_
+        self.clsw = self.clsw_
+        self.stats = self.stats_
+        self.seen = self.seen_
+        self.last = self.last_
+        self.scratch = self.scratch_
+        self.active = self.active_
+
+    cdef _alloc_nodes(self, int cap):
+        self.feat_ = _grow(self.feat_, cap, np.int32, -1)
+        self.thr_ = _grow(self.thr_, cap, np.float64, 0.0)
+        self.left_ = _grow(self.left_, cap, np.int32, -1)
+        self.right_ = _grow(self.right_, cap, np.int32, -1)
+        self.slot_ = _grow(self.slot_, cap, np.int32, -1)
+        self.depth_ = _grow(self.depth_, cap, np.int32, 0)
+
+    cdef _alloc_leaves(self, int cap):
+        k, a = self.n_classes, self.n_attrs
+        clsw = np.zeros((cap, k), dtype=np.float64)
+        stats = np.empty((cap, a, k, NF), dtype=np.float64)
+        stats.fill(0.0)  # touch the pages now (np.zeros would map them lazily)
+        seen = np.zeros(cap, dtype=np.float64)
+        last = np.zeros(cap, dtype=np.float64)
+        if self.clsw_ is not None:
+            n = self.clsw_.shape[0]
+            clsw[:n] = self.clsw_
+            stats[:n] = self.stats_
+            seen[:n] = self.seen_
+            last[:n] = self.last_
+        self.clsw_, self.stats_, self.seen_, self.last_ = clsw, stats, seen, last
+
+    cdef _reset_leaf(self, int s, init):
+        st = self.stats_[s]
+        st[:, :, F_W] = 0.0
+        st[:, :, F_MEAN] = 0.0
+        st[:, :, F_M2] = 0.0
+        st[:, :, F_MIN] = np.inf
+        st[:, :, F_MAX] = -np.inf
+        if init is None:
+            self.clsw_[s] = 0.0
+        else:
+            self.clsw_[s] = init
+        total = float(self.clsw_[s].sum())
+        self.seen_[s] = total
+        self.last_[s] = total
+
+    # --- traversal and prediction ------------------------------------------------
+    cdef inline int _leaf_node(self, const double* x) noexcept nogil:
+        cdef int n = 0
+        while self.feat[n] >= 0:
+            if x[self.feat[n]] <= self.thr[n]:
+                n = self.left[n]
+            else:
+                n = self.right[n]
+        return n
+
+    cdef void _predict(self, const double* x, double* out) noexcept nogil:
+        cdef int s = self.slot[self._leaf_node(x)]
+        cdef int c, k = self.n_classes
+        cdef double tot = k
+        for c in range(k):
+            tot += self.clsw[s, c]
+        for c in range(k):
+            out[c] = (1.0 + self.clsw[s, c]) / tot
+
+    def predict_into(self, const double[::1] x, double[::1] out):
+        """Write the leaf's smoothed class distribution for dense row ``x``."""
+        with nogil:
+            self._predict(&x[0], &out[0])
+
+    def apply(self, const double[::1] x):
+        """Index of the leaf node ``x`` reaches."""
+        return self._leaf_node(&x[0])
+
+    # --- learning ----------------------------------------------------------------
+    cdef int _update(self, const double* x, int c, double w) noexcept nogil:
+        """Add (x, c, w) at its leaf; return the leaf node if it is due for a
+        split check, else -1."""
+        cdef int n = self._leaf_node(x)
+        cdef int s = self.slot[n]
+        cdef int j
+        cdef double v, ws, m0
+        cdef double* e
+        self.clsw[s, c] += w
+        self.seen[s] += w
+        for j in range(self.n_attrs):
+            v = x[self.sub[j]]
+            e = &self.stats[s, j, c, 0]
+            ws = e[F_W]
+            if ws > 0:
+                ws = ws + w
+                m0 = e[F_MEAN]
+                e[F_MEAN] = m0 + w * (v - m0) / ws
+                e[F_M2] += w * (v - m0) * (v - e[F_MEAN])
+                e[F_W] = ws
+            else:
+                e[F_MEAN] = v
+                e[F_W] = w
+            if v < e[F_MIN]:
+                e[F_MIN] = v
+            if v > e[F_MAX]:
+                e[F_MAX] = v
+        if self.seen[s] - self.last[s] < self.grace:
+            return -1
+        self.last[s] = self.seen[s]
+        if self.max_depth >= 0 and self.depth[n] >= self.max_depth:
+            return -1
+        if self.max_leaves > 0 and self.n_leaves >= self.max_leaves:
+            return -1
+        return n
+
+    cdef void _prepare_attr(self, int s, int j, const int32_t* act, int na) noexcept nogil:
+        """Cache 1/(std sqrt 2) of attribute ``j``'s estimators (0: no spread)."""
+        cdef int q
+        cdef double ws, var
+        cdef const double* e
+        cdef double* isd = &self.scratch[3 * self.n_classes]
+        for q in range(na):
+            e = &self.stats[s, j, act[q], 0]
+            ws = e[F_W]
+            var = e[F_M2] / (ws - 1.0) if ws > 1.0 else 0.0
+            isd[q] = 1.0 / (sqrt(var) * 1.4142135623730951) if var > 0 else 0.0
+
+    cdef double _split_merit(self, int s, int j, double v, double pre_h, const int32_t* act,
+                             int na, double* lw, double* rw) noexcept nogil:
+        """Information gain of ``x[sub[j]] <= v`` at leaf slot ``s``; fills the
+        left/right weights of the classes ``act[0..na)`` (the classes the
+        leaf's estimators have seen) in that order; -inf if fewer than two
+        branches get ``min_frac`` of the weight. Needs ``_prepare_attr(j)``;
+        a branch's entropy is ``log2 T - sum w log2 w / T``, with the
+        ``w log w`` of a class that goes whole to one side cached."""
+        cdef int c, q, k = self.n_classes
+        cdef const double* wlnw = &self.scratch[2 * k]
+        cdef const double* isd = &self.scratch[3 * k]
+        cdef double tl = 0.0, tr = 0.0, sl = 0.0, sr = 0.0, ws, x
+        cdef const double* e
+        for q in range(na):
+            c = act[q]
+            e = &self.stats[s, j, c, 0]
+            ws = e[F_W]
+            if v < e[F_MIN]:
+                lw[q] = 0.0
+                rw[q] = ws
+                sr += wlnw[q]
+            elif v >= e[F_MAX]:
+                lw[q] = ws
+                rw[q] = 0.0
+                sl += wlnw[q]
+            else:
+                if isd[q] > 0:
+                    x = 0.5 * erfc(-(v - e[F_MEAN]) * isd[q]) * ws
+                elif v >= e[F_MEAN]:
+                    x = ws
+                else:
+                    x = 0.0
+                lw[q] = x
+                rw[q] = ws - x
+                if x > 0:
+                    sl += x * log(x)
+                if ws - x > 0:
+                    sr += (ws - x) * log(ws - x)
+            tl += lw[q]
+            tr += rw[q]
+        cdef double tot = tl + tr
+        if tot <= 0 or tl <= self.min_frac * tot or tr <= self.min_frac * tot:
+            return -INFINITY
+        # (tl/tot) H_left + (tr/tot) H_right, in bits.
+        return pre_h - ((tl * log(tl) - sl) + (tr * log(tr) - sr)) / (tot * 0.6931471805599453)
+
+    cdef int _best_split(self, int n, double* out_thr) noexcept nogil:
+        """The attribute (local index) to split leaf node ``n`` on, or -1."""
+        cdef int s = self.slot[n]
+        cdef int k = self.n_classes
+        cdef int c, j, b, q, nseen = 0
+        cdef double* pre = &self.clsw[s, 0]
+        cdef double* lw = &self.scratch[0]
+        cdef double* rw = &self.scratch[k]
+        cdef int32_t* act = &self.active[0]
+        cdef int na = 0
+        cdef double pre_h = _entropy(pre, k)
+        cdef double lo, hi, v, m, att_best, att_thr
+        cdef double best = 0.0, second = -INFINITY, best_thr = 0.0
+        cdef int best_j = -1
+        cdef double* wlnw = &self.scratch[2 * k]
+        for c in range(k):
+            if pre[c] > 0:
+                nseen += 1
+            # Every update touches all attributes of its class with the same
+            # weight: attribute 0 tells which classes are seen, and their weight.
+            if self.stats[s, 0, c, F_W] > 0:
+                act[na] = c
+                wlnw[na] = self.stats[s, 0, c, F_W] * log(self.stats[s, 0, c, F_W])
+                na += 1
+        # The "no split" candidate (gain 0) takes part as in MOA.
+        for j in range(self.n_attrs):
+            lo = INFINITY
+            hi = -INFINITY
+            for q in range(na):
+                c = act[q]
+                if self.stats[s, j, c, F_MIN] < lo:
+                    lo = self.stats[s, j, c, F_MIN]
+                if self.stats[s, j, c, F_MAX] > hi:
+                    hi = self.stats[s, j, c, F_MAX]
+            if not (lo < hi):
+                continue
+            att_best = -INFINITY
+            att_thr = 0.0
+            self._prepare_attr(s, j, act, na)
+            for b in range(self.n_bins):
+                v = lo + (hi - lo) * (b + 1) / (self.n_bins + 1)
+                m = self._split_merit(s, j, v, pre_h, act, na, lw, rw)
+                if m > att_best:
+                    att_best = m
+                    att_thr = v
+            if att_best == -INFINITY:
+                continue
+            if att_best > best:
+                second = best
+                best = att_best
+                best_j = j
+                best_thr = att_thr
+            elif att_best > second:
+                second = att_best
+        if best_j < 0:
+            return -1
+        cdef double R = log2(nseen if nseen > 2 else 2)
+        cdef double tot = self.seen[s]
+        cdef double hb = sqrt(R * R * log(1.0 / self.delta) / (2.0 * tot))
+        if best - second > hb or hb < self.tau:
+            out_thr[0] = best_thr
+            return best_j
+        return -1
+
+    cdef _split(self, int n, int j, double thr):
+        cdef int k = self.n_classes
+        cdef int s = self.slot[n]
+        cdef int a, b, s2, d
+        cdef int q, na = 0
+        cdef int32_t* act = &self.active[0]
+        for q in range(k):
+            if self.stats[s, 0, q, F_W] > 0:
+                act[na] = q
+                na += 1
+        for q in range(na):
+            self.scratch[2 * k + q] = 0.0  # only the weights are used here
+        self._prepare_attr(s, j, act, na)
+        self._split_merit(s, j, thr, 0.0, act, na, &self.scratch[0], &self.scratch[k])
+        lw = np.zeros(k)
+        rw = np.zeros(k)
+        for q in range(na):
+            lw[act[q]] = self.scratch[q]
+            rw[act[q]] = self.scratch[k + q]
+        if self.n_nodes + 2 > self.feat_.shape[0]:
+            self._alloc_nodes(2 * self.feat_.shape[0])
+        if self.n_leaves + 1 > self.clsw_.shape[0]:
+            self._alloc_leaves(2 * self.clsw_.shape[0])
+        self._bind()
+        a, b = self.n_nodes, self.n_nodes + 1
+        self.n_nodes += 2
+        s2 = self.n_leaves
+        self.n_leaves += 1
+        d = self.depth[n] + 1
+        self.feat[n] = self.sub[j]
+        self.thr[n] = thr
+        self.left[n] = a
+        self.right[n] = b
+        self.slot[n] = -1
+        self.feat[a] = -1
+        self.slot[a] = s
+        self.depth[a] = d
+        self._reset_leaf(s, lw)
+        self.feat[b] = -1
+        self.slot[b] = s2
+        self.depth[b] = d
+        self._reset_leaf(s2, rw)
+
+    cdef void _learn_one(self, const double* x, int c, double w):
+        cdef int n, j
+        cdef double thr = 0.0
+        with nogil:
+            n = self._update(x, c, w)
+            j = -1
+            if n >= 0:
+                j = self._best_split(n, &thr)
+        if j >= 0:
+            self._split(n, j, thr)
+
+    def learn(self, const double[::1] x, int c, double w=1.0):
+        """Learn dense row ``x`` with class ``c`` and weight ``w`` (> 0; zero is a no-op)."""
+        if not (0 <= c < self.n_classes):
+            raise ValueError(f"class {c} out of range [0, {self.n_classes})")
+        if w > 0:
+            self._learn_one(&x[0], c, w)
+
+    @property
+    def depth_max(self):
+        return int(self.depth_[:self.n_nodes].max())
+
+
+def forest_predict(list trees, const double[::1] x, double[:, ::1] out):
+    """``out[i] = trees[i]``'s class distribution for dense row ``x``."""
+    cdef HTree t
+    cdef Py_ssize_t i
+    for i in range(len(trees)):
+        t = <HTree>trees[i]
+        with nogil:
+            t._predict(&x[0], &out[i, 0])
+
+
+def forest_learn(list trees, const double[::1] x, const int32_t[::1] labels,
+                 const double[:, ::1] weights):
+    """Tree ``i`` learns ``(x, labels[j])`` with weight ``weights[i, j]`` (> 0) for every j."""
+    cdef HTree t
+    cdef Py_ssize_t i, j
+    for i in range(len(trees)):
+        t = <HTree>trees[i]
+        for j in range(labels.shape[0]):
+            if weights[i, j] > 0:
+                t._learn_one(&x[0], labels[j], weights[i, j])

@@ -1,0 +1,609 @@
+"""Online boosting for multi-label ranking: OnlineBMR and Ada.OLMR.
+
+Paper: Y. H. Jung and A. Tewari, "Online Boosting Algorithms for Multi-label
+Ranking" (AISTATS 2018). Both boosters keep ``N`` weak learners, each of which
+outputs a distribution ``h^i`` over the labels; the experts are the partial
+sums ``s^j = sum_{i<=j} alpha^i h^i`` (Algorithm 1), and the booster feeds
+each weak learner every relevant label ``l`` of the row with importance
+weight ``max_j c^i[j] - c^i[l]`` for a cost vector ``c^i`` it computes from
+the revealed label set (Section 6).
+
+- :class:`OnlineBMR` (Algorithm 2, the "optimal" booster): ``alpha = 1``,
+  prediction ``s^N``, costs ``c^i[l] = phi^{N-i}(s^{i-1} + e_l)`` from the
+  potentials of eq. (1) (hinge loss with margin by default, or rank loss for
+  single-label weak learners). The potentials are computed *exactly*: for a
+  relevant ``l`` and irrelevant ``r`` the difference ``X_r - X_l`` of the
+  baseline's draws is a lazy random walk whose pmf depends only on
+  ``(k, |Y|, gamma, m)``; it is tabulated once per ``|Y|`` by convolution with
+  tail prefix sums, so each cost entry is O(1) (``potentials="exact"``). The
+  authors' Monte Carlo estimate (``potentials="mc"``, ``mc_samples`` draws)
+  is kept for comparison. The edge is capped per row,
+  ``gamma_t = min(gamma, 1/|Y_t|)``, so the baseline
+  ``u = (1 - gamma |Y|)/k + gamma 1_Y`` stays a distribution (the paper's
+  grid includes values for which it is not; ``n_gamma_capped_`` counts rows).
+- :class:`AdaOLMR` (Algorithm 3, adaptive): costs are the gradient of the
+  logistic surrogate at the previous expert (eq. 8), the weights ``alpha^i``
+  follow projected online gradient descent on ``[-2, 2]`` with step
+  ``1/sqrt(t)`` (``t`` counts every row from 1), and the prediction is the
+  expert drawn by Hedge (rate 1, weights ``exp(-rank loss)``, kept as logs so
+  long streams do not underflow). The draw for the next row is made right
+  after each update, so ``decision_function`` is repeatable and equals what
+  ``predict_then_learn`` returns.
+
+Rows with no relevant label or with every label relevant have no pair: the
+paper's losses are undefined there; as in the authors' code every loss and
+cost is 0, so no weak learner is updated and ``alpha``/Hedge do not move (the
+row still advances ``t``).
+
+Weak learners (``weak_learner``) are a pluggable bank of ``N`` learners with a
+predict-distribution / weighted-update interface (:class:`WeakLearners`):
+``"tree"`` (default; compiled Hoeffding trees with the authors' randomised
+parameters: split confidence and tie threshold log-uniform on [0.01, 0.9],
+grace period uniform on [5, 20], a per-tree weight constant uniform on
+[3, 10] multiplying the importance weights, and ``n_features_per_tree``
+random features), ``"softmax"`` (weighted online softmax regression on the
+same feature subsets), or an instance such as :class:`OracleWeakLearners`
+(the synthetic weak learner of the theory, for tests).
+
+A ranking is not a label set: ``decision_function`` returns the expert's
+scores minus the score of the (c+1)-th best label, so ``predict`` gives the
+``c`` best-scored labels, with ``c = top_k`` or, by default, the running mean
+number of relevant labels per row seen so far (rounded). Ties at the cut are
+not predicted. The raw scores are ``scores(X)``.
+"""
+import math
+import numbers
+
+import numpy as np
+
+from omlc._validation import check_random_state, check_X
+from omlc.learners.base import BaseLearner, positive_float
+from omlc.learners.hoeffding_tree import dense_rows
+
+
+# --- weak learners ---------------------------------------------------------------
+
+class WeakLearners:
+    """A bank of ``N`` weak learners (the pluggable interface).
+
+    ``setup(n_estimators, n_features, n_labels, n_features_per_tree, rng)`` is
+    called once; ``predict(x, H, labels=None)`` writes each learner's
+    distribution over the labels into row ``i`` of ``H`` for the dense row
+    ``x`` (``labels`` is given only while learning, for oracles);
+    ``update(x, labels, W)`` has learner ``i`` learn ``(x, labels[j])`` with
+    importance weight ``W[i, j] >= 0``.
+    """
+
+    def get_params(self, deep=True):
+        return dict(vars(self))
+
+    def __repr__(self):
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({args})"
+
+    def __eq__(self, other):
+        return type(self) is type(other) and self.get_params() == other.get_params()
+
+    def setup(self, n_estimators, n_features, n_labels, n_features_per_tree, rng):
+        raise NotImplementedError
+
+    def predict(self, x, H, labels=None):
+        raise NotImplementedError
+
+    def update(self, x, labels, W):
+        raise NotImplementedError
+
+
+def _subsets(rng, N, d, m):
+    m = d if m is None else min(int(m), d)
+    return np.stack([np.sort(rng.choice(d, m, replace=False)) for _ in range(N)]).astype(np.int32)
+
+
+def _loguniform(rng, lo, hi, n):
+    return np.exp(rng.uniform(math.log(lo), math.log(hi), n))
+
+
+class TreeWeakLearners(WeakLearners):
+    """Hoeffding trees (:class:`omlc._core.hoeffding_tree.HTree`) with the
+    authors' randomised per-tree parameters (ranges as ``(low, high)``).
+
+    ``max_leaves`` caps each tree (None: unbounded); a tree stops splitting at
+    the cap.
+    """
+
+    def __init__(self, delta=(0.01, 0.9), grace_period=(5.0, 20.0), tau=(0.01, 0.9),
+                 weight=(3.0, 10.0), n_bins=10, max_depth=None, max_leaves=None):
+        self.delta = delta
+        self.grace_period = grace_period
+        self.tau = tau
+        self.weight = weight
+        self.n_bins = n_bins
+        self.max_depth = max_depth
+        self.max_leaves = max_leaves
+
+    def setup(self, N, d, k, m, rng):
+        from omlc._core.hoeffding_tree import HTree
+        subs = _subsets(rng, N, d, m)
+        deltas = _loguniform(rng, *self.delta, N)
+        graces = rng.uniform(*self.grace_period, N)
+        taus = _loguniform(rng, *self.tau, N)
+        self.scale_ = rng.uniform(*self.weight, N)[:, None]
+        md = -1 if self.max_depth is None else int(self.max_depth)
+        ml = -1 if self.max_leaves is None else int(self.max_leaves)
+        self.trees_ = [HTree(k, subs[i], graces[i], deltas[i], taus[i], int(self.n_bins), md, ml)
+                       for i in range(N)]
+
+    def get_params(self, deep=True):
+        return {k: v for k, v in vars(self).items() if not k.endswith("_")}
+
+    def predict(self, x, H, labels=None):
+        from omlc._core.hoeffding_tree import forest_predict
+        forest_predict(self.trees_, x, H)
+
+    def update(self, x, labels, W):
+        from omlc._core.hoeffding_tree import forest_learn
+        forest_learn(self.trees_, x, labels, np.ascontiguousarray(W * self.scale_))
+
+
+class SoftmaxWeakLearners(WeakLearners):
+    """Weighted online softmax (multinomial logistic) regression per learner on
+    its random feature subset: step ``lr`` on ``w * (-log h[l])``; the cheap
+    alternative of the paper's Section 6 (not the paper's experiments)."""
+
+    def __init__(self, lr=0.1):
+        self.lr = lr
+
+    def get_params(self, deep=True):
+        return {k: v for k, v in vars(self).items() if not k.endswith("_")}
+
+    def setup(self, N, d, k, m, rng):
+        self.subs_ = _subsets(rng, N, d, m)
+        self.W_ = np.zeros((N, self.subs_.shape[1], k))
+        self.b_ = np.zeros((N, k))
+
+    def _proba(self, x):
+        Z = np.einsum("nm,nmk->nk", x[self.subs_], self.W_) + self.b_
+        Z -= Z.max(axis=1, keepdims=True)
+        np.exp(Z, out=Z)
+        Z /= Z.sum(axis=1, keepdims=True)
+        return Z
+
+    def predict(self, x, H, labels=None):
+        H[:] = self._proba(x)
+
+    def update(self, x, labels, W):
+        P = self._proba(x)
+        G = P * W.sum(axis=1)[:, None]
+        for j, lab in enumerate(labels):
+            G[:, lab] -= W[:, j]
+        xs = x[self.subs_]
+        self.W_ -= float(self.lr) * xs[:, :, None] * G[:, None, :]
+        self.b_ -= float(self.lr) * G
+
+
+class OracleWeakLearners(WeakLearners):
+    """The theory's weak learner (Section 4, Theorem 4's construction): while
+    learning, each of the N learners outputs ``e_l`` with ``l`` drawn from the
+    baseline ``u_edge^Y`` of the revealed row (edge capped at ``1/|Y|``);
+    it satisfies OnlineWLC with that edge. Without labels it outputs the
+    uniform distribution. For tests of the loss bounds only."""
+
+    def __init__(self, edge=0.3, seed=0):
+        self.edge = edge
+        self.seed = seed
+
+    def get_params(self, deep=True):
+        return {k: v for k, v in vars(self).items() if not k.endswith("_")}
+
+    def setup(self, N, d, k, m, rng):
+        self.rng_ = np.random.default_rng(self.seed)
+        self.k_ = k
+
+    def predict(self, x, H, labels=None):
+        k = self.k_
+        if labels is None or len(labels) == 0 or len(labels) == k:
+            H[:] = 1.0 / k
+            return
+        g = min(float(self.edge), 1.0 / len(labels))
+        u = np.full(k, (1 - g * len(labels)) / k)
+        u[labels] += g
+        draws = self.rng_.choice(k, size=H.shape[0], p=u / u.sum())
+        H[:] = 0.0
+        H[np.arange(H.shape[0]), draws] = 1.0
+
+    def update(self, x, labels, W):
+        pass
+
+
+def _make_weak_learners(spec):
+    import copy
+    if isinstance(spec, str):
+        if spec == "tree":
+            return TreeWeakLearners()
+        if spec == "softmax":
+            return SoftmaxWeakLearners()
+        raise ValueError(f"weak_learner must be 'tree', 'softmax' or a WeakLearners instance, got {spec!r}")
+    if isinstance(spec, WeakLearners):
+        return copy.deepcopy(spec)
+    raise ValueError(f"weak_learner must be 'tree', 'softmax' or a WeakLearners instance, got {spec!r}")
+
+
+# --- pairwise losses of one row --------------------------------------------------
+
+def rank_losses(S, rel, irr):
+    """Rank loss (ties 1/2) of every row of ``S`` for the label split (rel, irr)."""
+    D = S[:, rel][:, :, None] - S[:, irr][:, None, :]
+    return ((D < 0).sum(axis=(1, 2)) + 0.5 * (D == 0).sum(axis=(1, 2))) / (len(rel) * len(irr))
+
+
+def logistic_gradients(S, rel, irr):
+    """Gradient of the logistic surrogate (eq. 8) at every row of ``S``."""
+    D = S[:, rel][:, :, None] - S[:, irr][:, None, :]
+    sig = 0.5 * (1.0 - np.tanh(0.5 * D))  # 1 / (1 + exp(D)), overflow-free
+    w = 1.0 / (len(rel) * len(irr))
+    C = np.empty_like(S)
+    C[:, rel] = -w * sig.sum(axis=2)
+    C[:, irr] = w * sig.sum(axis=1)
+    return C
+
+
+def walk_tables(N, k, n_rel, gamma):
+    """pmf, tail mass and tail first moment of ``D_m = X_r - X_l`` for
+    m = 0..N-1 under ``u_gamma`` (steps +1 w.p. a, -1 w.p. a + gamma,
+    a = (1 - gamma |Y|)/k). Column ``d + N`` holds value d; a last zero column
+    serves d > N."""
+    a = (1.0 - gamma * n_rel) / k
+    up, down = a, a + gamma
+    stay = 1.0 - up - down
+    P = np.zeros((N, 2 * N + 2))
+    p = np.zeros(2 * N + 2)
+    p[N] = 1.0
+    for m in range(N):
+        P[m] = p
+        q = stay * p
+        q[1:-1] += up * p[:-2]
+        q[:-2] += down * p[1:-1]
+        p = q
+    vals = np.arange(-N, N + 2, dtype=np.float64)
+    T0 = np.cumsum(P[:, ::-1], axis=1)[:, ::-1].copy()
+    T1 = np.cumsum((P * vals)[:, ::-1], axis=1)[:, ::-1].copy()
+    T0[:, -1] = 0.0
+    T1[:, -1] = 0.0
+    return P, T0, T1
+
+
+def expected_pair_loss(tables, m, x, loss):
+    """``G_m(x) = E g(x + D_m)`` for arrays ``m`` (rows of the tables) and ``x``."""
+    P, T0, T1 = tables
+    N = P.shape[0]
+    last = 2 * N + 1
+    if loss in ("hinge", "hinge-nomargin"):
+        # g(z) = (mu + z)_+: sum over d >= -(mu + x) of (mu + x + d) p(d).
+        y = x + (1.0 if loss == "hinge" else 0.0)
+        idx = np.clip(np.ceil(-y).astype(np.int64) + N, 0, last)
+        return y * T0[m, idx] + T1[m, idx]
+    # rank: g(z) = 1(z > 0) + 1/2 1(z = 0), z = x + d.
+    y = -x
+    yi = np.rint(y)
+    exact = np.abs(y - yi) < 1e-9
+    above = np.where(exact, yi + 1, np.floor(y) + 1).astype(np.int64) + N
+    gt = T0[m, np.clip(above, 0, last)]
+    eq = np.where(exact, P[m, np.clip(yi.astype(np.int64) + N, 0, last)], 0.0)
+    return gt + 0.5 * eq
+
+
+def _pair_loss(z, loss):
+    if loss == "hinge":
+        return np.maximum(1.0 + z, 0.0)
+    if loss == "hinge-nomargin":
+        return np.maximum(z, 0.0)
+    return (z > 0) + 0.5 * (z == 0)
+
+
+def bmr_costs_exact(S, rel, irr, tables, loss):
+    """OnlineBMR's costs (eq. 2) for learners i = 1..N from the experts
+    ``S[0..N-1]`` (= s^0..s^{N-1}), up to a per-learner constant."""
+    N = S.shape[0]
+    m = (N - 1 - np.arange(N))[:, None, None]  # learner i = row + 1 looks N - i ahead
+    D = S[:, irr][:, None, :] - S[:, rel][:, :, None]  # s[r] - s[l], (N, p, q)
+    G0 = expected_pair_loss(tables, m, D, loss)
+    w = 1.0 / (len(rel) * len(irr))
+    C = np.empty_like(S)
+    C[:, rel] = w * (expected_pair_loss(tables, m, D - 1.0, loss) - G0).sum(axis=2)
+    C[:, irr] = w * (expected_pair_loss(tables, m, D + 1.0, loss) - G0).sum(axis=1)
+    return C
+
+
+def bmr_costs_mc(S, rel, irr, u, M, rng, loss):
+    """The authors' Monte Carlo estimate of the same costs (M multinomial draws
+    of the remaining N - i baseline labels per learner)."""
+    N, k = S.shape
+    w = 1.0 / (len(rel) * len(irr))
+    C = np.empty_like(S)
+    for i in range(N):
+        X = rng.multinomial(N - 1 - i, u, size=M).astype(np.float64)
+        B = S[i][None, :] + X
+        D = B[:, irr][:, None, :] - B[:, rel][:, :, None]  # (M, p, q)
+        G0 = _pair_loss(D, loss)
+        C[i, rel] = w * (_pair_loss(D - 1.0, loss) - G0).sum(axis=2).mean(axis=0)
+        C[i, irr] = w * (_pair_loss(D + 1.0, loss) - G0).sum(axis=1).mean(axis=0)
+    return C
+
+
+# --- the boosters ----------------------------------------------------------------
+
+def _cut(score, c):
+    """Decision values: ``score`` minus the (c+1)-th best score."""
+    k = score.shape[-1]
+    if c <= 0:
+        return score - score.max(axis=-1, keepdims=True)
+    if c >= k:
+        return score - score.min(axis=-1, keepdims=True) + 1.0
+    kth = -np.partition(-score, c, axis=-1)[..., c:c + 1]
+    return score - kth
+
+
+class _Booster(BaseLearner):
+
+    def _check_common(self):
+        n = self.n_estimators
+        if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
+            raise ValueError(f"n_estimators must be a positive integer, got {n!r}")
+        m = self.n_features_per_tree
+        if m is not None and (isinstance(m, bool) or not isinstance(m, numbers.Integral) or m < 1):
+            raise ValueError(f"n_features_per_tree must be None or a positive integer, got {m!r}")
+        t = self.top_k
+        if t is not None and (isinstance(t, bool) or not isinstance(t, numbers.Integral) or t < 0):
+            raise ValueError(f"top_k must be None or a non-negative integer, got {t!r}")
+        wl = self.weak_learner
+        if not (wl in ("tree", "softmax") if isinstance(wl, str) else isinstance(wl, WeakLearners)):
+            raise ValueError(f"weak_learner must be 'tree', 'softmax' or a WeakLearners instance, "
+                             f"got {wl!r}")
+        check_random_state(self.random_state) if not isinstance(
+            self.random_state, np.random.Generator) else None
+
+    def _init_state(self, n_features, n_labels):
+        rng = check_random_state(self.random_state)
+        if isinstance(self.random_state, np.random.Generator):
+            rng = np.random.default_rng(rng.integers(2 ** 63))
+        N = int(self.n_estimators)
+        self.weak_learners_ = _make_weak_learners(self.weak_learner)
+        self.weak_learners_.setup(N, n_features, n_labels, self.n_features_per_tree, rng)
+        self.rng_ = rng
+        self.t_ = 1
+        self.label_count_ = 0
+        self.n_degenerate_ = 0
+
+    def _n_cut(self):
+        if self.top_k is not None:
+            return int(self.top_k)
+        seen = getattr(self, "n_samples_seen_", 0) + self._pending
+        return int(math.floor(self.label_count_ / seen + 0.5)) if seen else 0
+
+    def _learn(self, X, Y, order, out):
+        N, k = int(self.n_estimators), self.n_labels_
+        H = np.empty((N, k))
+        S = np.zeros((N + 1, k))
+        rows = range(X.shape[0]) if order is None else order
+        Xc = X if order is None else X[np.asarray(order)]
+        self._pending = 0
+        try:
+            for pos, (i, x) in enumerate(zip(rows, dense_rows(Xc))):
+                rel = Y.indices[Y.indptr[i]:Y.indptr[i + 1]].astype(np.int32)
+                self.weak_learners_.predict(x, H, rel)
+                np.cumsum(self._alphas()[:, None] * H, axis=0, out=S[1:])
+                if out is not None:
+                    out[pos] = _cut(S[self._expert()], self._n_cut())
+                if 0 < len(rel) < k:
+                    irr = np.setdiff1d(np.arange(k, dtype=np.int32), rel, assume_unique=True)
+                    C = self._step(S, H, rel, irr)
+                    Wt = C.max(axis=1)[:, None] - C[:, rel]
+                    np.maximum(Wt, 0.0, out=Wt)
+                    self.weak_learners_.update(x, rel, Wt)
+                else:
+                    self.n_degenerate_ += 1
+                    self._skip()
+                self.t_ += 1
+                self.label_count_ += len(rel)
+                self._pending += 1
+        finally:
+            self._pending = 0
+
+    def _scores(self, X):
+        N, k = int(self.n_estimators), self.n_labels_
+        H = np.empty((N, k))
+        out = np.empty((X.shape[0], k))
+        e = self._expert()
+        a = self._alphas()[:e, None]
+        for i, x in enumerate(dense_rows(X)):
+            self.weak_learners_.predict(x, H)
+            out[i] = (a * H[:e]).sum(axis=0)
+        return out
+
+    def _decision(self, X):
+        self._pending = 0
+        return _cut(self._scores(X), self._n_cut())
+
+    def scores(self, X):
+        """The followed expert's label scores (higher ranks higher), dense ``(n, L)``."""
+        with self._lock:
+            self._check_fitted()
+            return self._scores(check_X(X, self.n_features_in_))
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        self._pending = 0
+
+
+class AdaOLMR(_Booster):
+    """Ada.OLMR: adaptive online boosting for multi-label ranking.
+
+    From Jung & Tewari (2018), "Online Boosting Algorithms for Multi-label
+    Ranking", Algorithm 3: logistic-loss cost vectors (eq. 8), expert weights
+    by projected online gradient descent on [-2, 2] with step 1/sqrt(t), the
+    prediction drawn by Hedge. See the module notes for the weak learners and
+    the label-set rule.
+
+    Parameters
+    ----------
+    n_estimators : int, default=100
+        Number of weak learners N.
+    n_features_per_tree : int or None, default=20
+        Random features each weak learner sees (None: all).
+    weak_learner : "tree", "softmax" or WeakLearners, default="tree"
+    top_k : int or None, default=None
+        Predict the ``top_k`` best-scored labels (None: the running mean
+        number of relevant labels).
+    random_state : int, Generator or None
+        Seeds the weak learners' parameters and subsets and the Hedge draws.
+
+    Examples
+    --------
+    >>> import omlc
+    >>> from omlc.datasets import make_multilabel_stream
+    >>> X, Y = make_multilabel_stream(n_samples=600, n_features=30, n_labels=5,
+    ...                                nnz_per_row=10, seed=0)
+    >>> model = omlc.AdaOLMR(n_estimators=10, n_features_per_tree=10, random_state=0)
+    >>> model.partial_fit(X[:500], Y[:500]).scores(X[500:]).shape
+    (100, 5)
+    """
+
+    def __init__(self, n_estimators=100, n_features_per_tree=20, weak_learner="tree", top_k=None,
+                 random_state=None):
+        self.n_estimators = n_estimators
+        self.n_features_per_tree = n_features_per_tree
+        self.weak_learner = weak_learner
+        self.top_k = top_k
+        self.random_state = random_state
+
+    def _check_params(self):
+        self._check_common()
+
+    def _init_state(self, n_features, n_labels):
+        super()._init_state(n_features, n_labels)
+        N = int(self.n_estimators)
+        self.alpha_ = np.zeros(N)
+        self.log_v_ = np.zeros(N)
+        self._draw()
+
+    def _alphas(self):
+        return self.alpha_
+
+    def _draw(self):
+        p = np.exp(self.log_v_ - self.log_v_.max())
+        c = np.cumsum(p)
+        self.expert_ = int(min(np.searchsorted(c, self.rng_.random() * c[-1], side="right"),
+                               len(c) - 1)) + 1
+
+    def _expert(self):
+        return self.expert_
+
+    def _step(self, S, H, rel, irr):
+        C = logistic_gradients(S, rel, irr)  # c^1..c^{N+1}
+        grad = np.einsum("ik,ik->i", C[1:], H)  # f_i'(alpha_i) = c^{i+1} . h^i
+        np.clip(self.alpha_ - grad / math.sqrt(self.t_), -2.0, 2.0, out=self.alpha_)
+        self.log_v_ -= rank_losses(S[1:], rel, irr)
+        self.log_v_ -= self.log_v_.max()
+        self._draw()
+        return C[:-1]
+
+    def _skip(self):
+        self._draw()
+
+    def expert_probabilities(self):
+        """Hedge's current distribution over the N experts."""
+        self._check_fitted()
+        p = np.exp(self.log_v_ - self.log_v_.max())
+        return p / p.sum()
+
+
+class OnlineBMR(_Booster):
+    """OnlineBMR: online boost-by-majority for multi-label ranking.
+
+    From Jung & Tewari (2018), "Online Boosting Algorithms for Multi-label
+    Ranking", Algorithm 2, with potentials (eq. 1) computed exactly (module
+    notes) or by the authors' Monte Carlo estimate.
+
+    Parameters
+    ----------
+    gamma : float, default=0.1
+        The assumed edge; capped per row at ``1/|Y|``.
+    n_estimators : int, default=100
+    n_features_per_tree : int or None, default=20
+    loss : {"hinge", "rank", "hinge-nomargin"}, default="hinge"
+        Loss of the potentials: hinge with margin (the paper's choice for
+        learners that output distributions), rank loss (single-label
+        learners, Corollary 3), or the authors' code's hinge without the
+        margin, ``(s[r] - s[l])_+`` (for comparison).
+    potentials : {"exact", "mc"}, default="exact"
+    mc_samples : int, default=100
+        Draws per cost vector for ``potentials="mc"`` (the authors' M).
+    weak_learner, top_k, random_state
+        As for :class:`AdaOLMR`.
+
+    Examples
+    --------
+    >>> import omlc
+    >>> from omlc.datasets import make_multilabel_stream
+    >>> X, Y = make_multilabel_stream(n_samples=600, n_features=30, n_labels=5,
+    ...                                nnz_per_row=10, seed=0)
+    >>> model = omlc.OnlineBMR(gamma=0.1, n_estimators=10, n_features_per_tree=10, random_state=0)
+    >>> model.partial_fit(X[:500], Y[:500]).scores(X[500:]).shape
+    (100, 5)
+    """
+
+    def __init__(self, gamma=0.1, n_estimators=100, n_features_per_tree=20, loss="hinge",
+                 potentials="exact", mc_samples=100, weak_learner="tree", top_k=None,
+                 random_state=None):
+        self.gamma = gamma
+        self.n_estimators = n_estimators
+        self.n_features_per_tree = n_features_per_tree
+        self.loss = loss
+        self.potentials = potentials
+        self.mc_samples = mc_samples
+        self.weak_learner = weak_learner
+        self.top_k = top_k
+        self.random_state = random_state
+
+    def _check_params(self):
+        self._check_common()
+        g = positive_float("gamma", self.gamma)
+        if g > 1:
+            raise ValueError(f"gamma must be in (0, 1], got {self.gamma!r}")
+        if self.loss not in ("hinge", "rank", "hinge-nomargin"):
+            raise ValueError(f"loss must be 'hinge', 'rank' or 'hinge-nomargin', got {self.loss!r}")
+        if self.potentials not in ("exact", "mc"):
+            raise ValueError(f"potentials must be 'exact' or 'mc', got {self.potentials!r}")
+        M = self.mc_samples
+        if isinstance(M, bool) or not isinstance(M, numbers.Integral) or M < 1:
+            raise ValueError(f"mc_samples must be a positive integer, got {M!r}")
+
+    def _init_state(self, n_features, n_labels):
+        super()._init_state(n_features, n_labels)
+        self.tables_ = {}
+        self.n_gamma_capped_ = 0
+
+    def _alphas(self):
+        return np.ones(int(self.n_estimators))
+
+    def _expert(self):
+        return int(self.n_estimators)
+
+    def _step(self, S, H, rel, irr):
+        N, k, p = int(self.n_estimators), self.n_labels_, len(rel)
+        g = float(self.gamma)
+        if g * p > 1.0:
+            g = 1.0 / p
+            self.n_gamma_capped_ += 1
+        if self.potentials == "mc":
+            u = np.full(k, (1.0 - g * p) / k)
+            u[rel] += g
+            return bmr_costs_mc(S[:N], rel, irr, u / u.sum(), int(self.mc_samples), self.rng_,
+                                self.loss)
+        tables = self.tables_.get(p)
+        if tables is None:
+            tables = self.tables_[p] = walk_tables(N, k, p, g)
+        return bmr_costs_exact(S[:N], rel, irr, tables, self.loss)
+
+    def _skip(self):
+        pass

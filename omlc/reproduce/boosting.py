@@ -1,0 +1,304 @@
+"""Reproduction of Table 3 of Jung & Tewari, "Online Boosting Algorithms for
+Multi-label Ranking" (AISTATS 2018).
+
+``omlc reproduce boosting`` runs Ada.OLMR and OnlineBMR (every gamma of the
+paper's grid) with the paper's protocol and prints the mean test rank loss and
+the seconds per run beside the published numbers:
+
+- N = 100 Hoeffding trees, each on 20 random features, with the authors'
+  randomised tree parameters (see :mod:`omlc.learners.boosting`);
+- one online pass over the training file in file order, then one pass over the
+  test file in which every row is predicted, scored, and then learned;
+- rank loss with ties counted 1/2, averaged over test rows; rows with no
+  relevant label count 0 and stay in the average (the authors' code); the
+  mean without them is reported too;
+- 20 seeds per cell (10 for OnlineBMR on m-reduced, as in the paper's
+  footnote); a seed draws the tree parameters, feature subsets, weight
+  constants and Hedge draws. The data are not shuffled;
+- OnlineBMR: gamma in {.2, .1, .01, .001} (emotions, scene, yeast) or
+  {.05, .01, .005, .001} (m-reduced); "best BMR" is the best mean of the four.
+  Exact potentials (hinge with margin), not the authors' Monte Carlo ones;
+- seconds per run: CPU time of one run (model construction, training pass and
+  test pass) on one core; the paper's seconds are its pure-Python code on a
+  2.27 GHz Xeon E7-4860.
+
+Full mediamill is not run (its BMR did not finish in the paper either; Ada.OLMR
+on it is a 43,907-row run that the issue does not ask for).
+"""
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from omlc.reproduce._results import append_row, duration, load_rows, say
+
+# Table 3: batch, Ada.OLMR (loss, s), best BMR (loss, s).
+PAPER_TABLE3 = {
+    "emotions": {"batch": 0.1699, "ada": (0.1600, 253), "bmr": (0.1654, 611)},
+    "scene": {"batch": 0.0720, "ada": (0.0881, 341), "bmr": (0.0743, 1488)},
+    "yeast": {"batch": 0.1820, "ada": (0.1874, 2675), "bmr": (0.1836, 9170)},
+    "mediamill": {"batch": 0.0665, "ada": (0.0508, 69565), "bmr": (None, None)},
+    "m-reduced": {"batch": None, "ada": (0.0632, 4148), "bmr": (0.0630, 288204)},
+}
+DATASETS = {  # our name -> (registry name, paper row, gamma grid)
+    "emotions": ("emotions", "emotions", (0.2, 0.1, 0.01, 0.001)),
+    "scene": ("scene", "scene", (0.2, 0.1, 0.01, 0.001)),
+    "yeast": ("yeast", "yeast", (0.2, 0.1, 0.01, 0.001)),
+    "mediamill_reduced": ("mediamill-reduced", "m-reduced", (0.05, 0.01, 0.005, 0.001)),
+}
+N_SEEDS = 20
+BMR_SEEDS = {"mediamill_reduced": 10}
+N_ESTIMATORS = 100
+N_FEATURES = 20
+TOLERANCE = 0.01
+
+
+def load_split(name):
+    from omlc.datasets import load
+    reg = DATASETS[name][0]
+    tr, te = load(reg, split="train"), load(reg, split="test")
+    return tr.X.tocsr(), tr.Y.tocsr(), te.X.tocsr(), te.Y.tocsr()
+
+
+# OnlineBMR's potentials: ours (exact, hinge with the paper's margin) or the
+# authors' code's (Monte Carlo with M = 100 draws, hinge without margin).
+BMR_VARIANTS = {"exact": {}, "authors": {"potentials": "mc", "mc_samples": 100,
+                                         "loss": "hinge-nomargin"}}
+
+
+def make_model(algorithm, gamma, seed, n_estimators=N_ESTIMATORS, n_features=N_FEATURES,
+               bmr_variant="exact"):
+    from omlc.learners.registry import make_learner
+    params = dict(n_estimators=n_estimators, n_features_per_tree=n_features, random_state=seed)
+    if algorithm == "bmr":
+        params["gamma"] = gamma
+        params.update(BMR_VARIANTS[bmr_variant])
+    return make_learner("adaolmr" if algorithm == "ada" else "onlinebmr", **params)
+
+
+def one_run(data, algorithm, gamma, seed, n_estimators=N_ESTIMATORS, n_features=N_FEATURES,
+            n_test=None, bmr_variant="exact"):
+    """Rank loss (empty rows as 0, and without them) and CPU seconds of one run."""
+    from omlc.metrics import ranking_loss
+    Xtr, Ytr, Xte, Yte = data
+    if n_test is not None:
+        Xte, Yte = Xte[:n_test], Yte[:n_test]
+    t0 = time.process_time()
+    model = make_model(algorithm, gamma, seed, n_estimators, n_features, bmr_variant)
+    model.partial_fit(Xtr, Ytr)
+    # Decision values are the followed expert's scores shifted per row: the
+    # rank loss is the scores' rank loss.
+    D = model.predict_then_learn(Xte, Yte)
+    seconds = time.process_time() - t0
+    loss = ranking_loss(Yte, D, ties="half", empty="zero")
+    loss_ex = ranking_loss(Yte, D, ties="half", empty="exclude")
+    return {"loss": float(loss), "loss_excl_empty": float(loss_ex), "seconds": seconds,
+            "gamma_capped": int(getattr(model, "n_gamma_capped_", 0))}
+
+
+def cells(name, algorithms=("ada", "bmr"), n_seeds=None, bmr_seeds_mreduced=None):
+    """``[(algorithm, gamma, seeds)]`` of one data set."""
+    out = []
+    if "ada" in algorithms:
+        out.append(("ada", None, n_seeds or N_SEEDS))
+    if "bmr" in algorithms:
+        seeds = n_seeds or BMR_SEEDS.get(name, N_SEEDS)
+        if name == "mediamill_reduced" and bmr_seeds_mreduced:
+            seeds = bmr_seeds_mreduced
+        for g in DATASETS[name][2]:
+            out.append(("bmr", g, seeds))
+    return out
+
+
+def settings_key(n_estimators, n_features, bmr_variant="exact"):
+    key = {"paper": "boosting", "n_estimators": n_estimators, "n_features": n_features,
+           "version": 1}
+    if bmr_variant != "exact":
+        key["bmr_variant"] = bmr_variant
+    return key
+
+
+def run(datasets=None, algorithms=("ada", "bmr"), n_seeds=None, progress=None, results_path=None,
+        on_row=None, fresh=False, n_estimators=N_ESTIMATORS, n_features=N_FEATURES,
+        bmr_variant="exact", bmr_seeds_mreduced=None):
+    """Per-seed runs of every cell, appended to ``results_path`` as they finish
+    (a rerun reuses them); returns the aggregated rows."""
+    settings = settings_key(n_estimators, n_features, bmr_variant)
+    key = lambda r: (r["dataset"], r["algorithm"], r["gamma"], r["seed"])  # noqa: E731
+    done = {} if fresh or results_path is None else load_rows(results_path, settings, key)
+    rows = []
+    for name in datasets or list(DATASETS):
+        data = None
+        for algorithm, gamma, seeds in cells(name, algorithms, n_seeds, bmr_seeds_mreduced):
+            runs = []
+            for seed in range(seeds):
+                k = (name, algorithm, gamma, seed)
+                if k not in done:
+                    if data is None:
+                        data = load_split(name)
+                    r = dict(dataset=name, algorithm=algorithm, gamma=gamma, seed=seed,
+                             **one_run(data, algorithm, gamma, seed, n_estimators, n_features,
+                                     bmr_variant=bmr_variant))
+                    if results_path is not None:
+                        append_row(results_path, settings, r)
+                    done[k] = r
+                    say(progress, f"{name} {algorithm} gamma={gamma} seed {seed}: "
+                                  f"{r['loss']:.4f} ({r['seconds']:.1f} s)")
+                runs.append(done[k])
+            row = aggregate(name, algorithm, gamma, runs)
+            rows.append(row)
+            if on_row:
+                on_row(row)
+    return rows
+
+
+def aggregate(name, algorithm, gamma, runs):
+    loss = np.array([r["loss"] for r in runs])
+    return {"dataset": name, "algorithm": algorithm, "gamma": gamma, "n_runs": len(runs),
+            "loss": float(loss.mean()), "loss_std": float(loss.std(ddof=1)) if len(runs) > 1 else 0.0,
+            "loss_excl_empty": float(np.mean([r["loss_excl_empty"] for r in runs])),
+            "seconds": float(np.mean([r["seconds"] for r in runs])),
+            "gamma_capped": int(np.mean([r["gamma_capped"] for r in runs]))}
+
+
+HEAD = ("| data set | algorithm | γ | runs | omlc rank loss (± sd) | paper | Δ | "
+        "omlc s/run | paper s/run | speed-up |\n"
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
+
+
+def format_row(r, paper=True):
+    ds = DATASETS[r["dataset"]][1]
+    p_loss, p_sec = PAPER_TABLE3[ds][r["algorithm"]] if paper else (None, None)
+    name = "Ada.OLMR" if r["algorithm"] == "ada" else "OnlineBMR"
+    g = "" if r["gamma"] is None else f"{r['gamma']:g}"
+    delta = f"{r['loss'] - p_loss:+.4f}" if p_loss is not None else ""
+    ps = f"{p_loss:.4f}" if p_loss is not None else "–"
+    sec = f"{p_sec:,}" if p_sec is not None else "–"
+    speed = f"{p_sec / r['seconds']:,.0f}×" if p_sec else ""
+    return (f"| {ds} | {name} | {g} | {r['n_runs']} | {r['loss']:.4f} ± {r['loss_std']:.4f} | {ps} | "
+            f"{delta} | {r['seconds']:.1f} | {sec} | {speed} |")
+
+
+def side_by_side(rows):
+    """Ada.OLMR and best BMR per data set beside Table 3 (best = lowest mean over gamma)."""
+    out = []
+    for name in DATASETS:
+        mine = [r for r in rows if r["dataset"] == name]
+        if not mine:
+            continue
+        for alg in ("ada", "bmr"):
+            cand = [r for r in mine if r["algorithm"] == alg]
+            if cand:
+                out.append(min(cand, key=lambda r: r["loss"]))
+    return out
+
+
+def format_side_by_side(rows):
+    lines = [HEAD]
+    lines += [format_row(r) for r in side_by_side(rows)]
+    return "\n".join(lines)
+
+
+def check_targets(rows, tolerance=TOLERANCE):
+    """``[(claim, holds, detail)]``: losses within tolerance, runtime 100× below."""
+    out = []
+    for r in side_by_side(rows):
+        ds = DATASETS[r["dataset"]][1]
+        p_loss, p_sec = PAPER_TABLE3[ds][r["algorithm"]]
+        name = f"{ds} {'Ada.OLMR' if r['algorithm'] == 'ada' else 'best BMR'}"
+        out.append((f"{name}: rank loss within ±{tolerance} of {p_loss}",
+                    abs(r["loss"] - p_loss) <= tolerance, f"{r['loss']:.4f}"))
+        out.append((f"{name}: at least 100× faster than {p_sec:,} s", r["seconds"] * 100 <= p_sec,
+                    f"{r['seconds']:.1f} s ({p_sec / r['seconds']:,.0f}×)"))
+    return out
+
+
+def markdown_report(rows, command, claims, elapsed):
+    lines = ["# Jung & Tewari (AISTATS 2018), Table 3: omlc beside the paper", "",
+             "Command (from the repository root, data in `$OMLC_DATA_DIR`):", "",
+             f"    {command}", "",
+             "Protocol: see `omlc/reproduce/boosting.py` (100 trees × 20 random features, "
+             "randomised tree parameters, train pass then test pass with updates, rank loss with "
+             "ties ½, empty label sets count 0, mean over seeds). Seconds are CPU seconds per "
+             "run on one core of this machine; the paper's are its pure-Python code.", "",
+             "## Ada.OLMR and best OnlineBMR beside Table 3", "", format_side_by_side(rows), "",
+             "## Every cell (all γ)", "", HEAD]
+    lines += [format_row(r) for r in rows]
+    lines += ["", "Rank loss with rows that have no relevant label excluded (m-reduced has 22 "
+              "of 500 such test rows):", ""]
+    lines += [f"- {DATASETS[r['dataset']][1]} {r['algorithm']} γ={r['gamma']}: "
+              f"{r['loss_excl_empty']:.4f}" for r in side_by_side(rows)]
+    lines += ["", "## Deviations from the paper's code", "",
+              "- OnlineBMR's potentials are exact (the pairwise random-walk pmf, tabulated once "
+              "per |Y|) with the paper's hinge margin `(1 + s[r] - s[l])_+`; the authors' code "
+              "estimates them by Monte Carlo (M = 100) with a hinge without margin "
+              "(`--bmr-potentials authors` runs that variant).",
+              "- γ is capped per row at 1/|Y| so the baseline stays a distribution (the paper's "
+              "grid breaks it on yeast for γ = .2 and .1); the γ column's runs count such rows.",
+              "- The best-of-four-γ BMR number is a selection over 4 means, as in the paper, so "
+              "it is biased low by the selection.",
+              "- Tree parameters, feature subsets, weight constants and Hedge draws come from "
+              "NumPy's seeded generator, not the authors' `np.random.seed(randint(1, 999))`; "
+              "per-seed numbers differ, means are comparable."]
+    lines += ["", "## Targets of the issue", ""]
+    lines += [f"- {'holds' if ok else 'FAILS'}: {c} -- {d}" for c, ok, d in claims]
+    total = sum(r["seconds"] * r["n_runs"] for r in rows)
+    lines += ["", f"CPU time of all runs together: {duration(total)} (this command's wall time: "
+              f"{duration(elapsed)}; finished runs are read back from the rows file).", ""]
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(
+        prog="omlc reproduce boosting",
+        description="Table 3 of Jung & Tewari (2018): Ada.OLMR and OnlineBMR rank loss and "
+                    "runtime beside the paper. Per-seed runs are appended to a JSON-lines file "
+                    "as they finish; a rerun reuses them.")
+    p.add_argument("--datasets", default=None, help="comma-separated: " + ",".join(DATASETS))
+    p.add_argument("--algorithms", default="ada,bmr", help="ada, bmr or both (default)")
+    p.add_argument("--seeds", type=int, default=None,
+                   help=f"runs per cell (default {N_SEEDS}; BMR on m-reduced 10)")
+    p.add_argument("--bmr-seeds-mreduced", type=int, default=None,
+                   help="runs per OnlineBMR cell on m-reduced (default 10, the paper's)")
+    p.add_argument("--n-estimators", type=int, default=N_ESTIMATORS)
+    p.add_argument("--n-features", type=int, default=N_FEATURES)
+    p.add_argument("--bmr-potentials", choices=tuple(BMR_VARIANTS), default="exact",
+                   help="OnlineBMR's potentials: exact with the paper's hinge margin (default) or "
+                        "the authors' code's (Monte Carlo, M = 100, hinge without margin)")
+    p.add_argument("--out", default=None, metavar="FILE.md", help="also write a markdown report")
+    p.add_argument("--results", default=None, metavar="FILE.jsonl")
+    p.add_argument("--fresh", action="store_true")
+    p.add_argument("--quiet", action="store_true")
+    args = p.parse_args(argv)
+    datasets = [x.strip() for x in args.datasets.split(",")] if args.datasets else None
+    for d in datasets or ():
+        if d not in DATASETS:
+            raise ValueError(f"unknown data set {d!r}; known: {', '.join(DATASETS)}")
+    algorithms = tuple(a.strip() for a in args.algorithms.split(","))
+    if not set(algorithms) <= {"ada", "bmr"}:
+        raise ValueError("--algorithms takes ada, bmr")
+    if args.results:
+        results = Path(args.results)
+    elif args.out:
+        results = Path(args.out).with_name(Path(args.out).stem + ".rows.jsonl")
+    else:
+        from omlc.io.cache import get_cache_dir
+        results = get_cache_dir() / "reproduce" / "boosting.jsonl"
+    progress = None if args.quiet else True
+    t0 = time.perf_counter()
+    print(HEAD, flush=True)
+    rows = run(datasets, algorithms, args.seeds, progress, results,
+               on_row=lambda r: print(format_row(r), flush=True), fresh=args.fresh,
+               n_estimators=args.n_estimators, n_features=args.n_features,
+               bmr_variant=args.bmr_potentials, bmr_seeds_mreduced=args.bmr_seeds_mreduced)
+    print("\nBeside Table 3 (best γ for BMR):\n" + format_side_by_side(rows))
+    claims = check_targets(rows)
+    for c, ok, d in claims:
+        print(f"{'holds' if ok else 'FAILS'}: {c} -- {d}")
+    if args.out:
+        command = "omlc reproduce boosting " + " ".join(argv if argv is not None else sys.argv[1:])
+        Path(args.out).write_text(markdown_report(rows, command.strip(), claims,
+                                                  time.perf_counter() - t0))
+    return 0

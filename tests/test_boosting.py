@@ -1,0 +1,247 @@
+"""Ada.OLMR and OnlineBMR (Jung & Tewari 2018): costs, exact potentials against
+Monte Carlo, the loss bounds with the theory's oracle weak learners, empty and
+full label sets, the label-set rule."""
+import math
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import omlc
+from omlc.learners import OracleWeakLearners, TreeWeakLearners
+from omlc.learners.boosting import (bmr_costs_exact, bmr_costs_mc, expected_pair_loss,
+                                    logistic_gradients, rank_losses, walk_tables)
+from omlc.metrics import ranking_loss
+
+
+def _split(k, rel):
+    rel = np.array(rel, dtype=np.int32)
+    return rel, np.setdiff1d(np.arange(k), rel).astype(np.int32)
+
+
+def _log_loss(s, rel, irr):
+    D = s[rel][:, None] - s[irr][None, :]
+    return np.log1p(np.exp(-D)).sum() / (len(rel) * len(irr))
+
+
+def test_logistic_costs_are_the_gradient():
+    rng = np.random.default_rng(0)
+    k = 7
+    rel, irr = _split(k, [1, 4, 5])
+    S = rng.normal(size=(4, k)) * 2
+    C = logistic_gradients(S, rel, irr)
+    np.testing.assert_allclose(C.sum(axis=1), 0, atol=1e-12)
+    eps = 1e-6
+    for s, c in zip(S, C):
+        fd = [(_log_loss(s + eps * e, rel, irr) - _log_loss(s - eps * e, rel, irr)) / (2 * eps)
+              for e in np.eye(k)]
+        np.testing.assert_allclose(c, fd, atol=1e-8)
+        assert (c[rel] <= 0).all() and (c[irr] >= 0).all()
+    # At s = 0: -1/(2|Y|) on relevant labels, 1/(2|Y^c|) on the others.
+    c0 = logistic_gradients(np.zeros((1, k)), rel, irr)[0]
+    np.testing.assert_allclose(c0[rel], -1 / 6)
+    np.testing.assert_allclose(c0[irr], 1 / 8)
+
+
+def test_rank_losses_count_ties_half():
+    S = np.array([[3.0, 1.0, 2.0, 2.0], [0.0, 0.0, 0.0, 0.0], [0.0, 5.0, 1.0, 1.0]])
+    rel, irr = _split(4, [0, 2])
+    # pairs (0,1),(0,3),(2,1),(2,3)
+    np.testing.assert_allclose(rank_losses(S, rel, irr), [0.125, 0.5, 0.875])
+
+
+@pytest.mark.parametrize("gamma,n_rel,k", [(0.1, 2, 6), (0.25, 4, 14), (0.01, 1, 101)])
+def test_walk_pmf_is_the_pairwise_difference(gamma, n_rel, k):
+    N = 30
+    P, T0, T1 = walk_tables(N, k, n_rel, gamma)
+    vals = np.arange(-N, N + 2)
+    np.testing.assert_allclose(P.sum(axis=1), 1, atol=1e-12)
+    np.testing.assert_allclose(P @ vals, -gamma * np.arange(N), atol=1e-10)
+    np.testing.assert_allclose(T0[:, 0], 1, atol=1e-12)
+    # G by the prefix sums equals the direct expectation.
+    x = np.array([-3.7, -1.0, 0.0, 0.25, 2.0, 5.5])
+    for m in (0, 7, N - 1):
+        for loss, g in (("hinge", lambda z: np.maximum(1 + z, 0)),
+                        ("hinge-nomargin", lambda z: np.maximum(z, 0)),
+                        ("rank", lambda z: (z > 0) + 0.5 * (z == 0))):
+            direct = [(P[m] * g(xi + vals)).sum() for xi in x]
+            np.testing.assert_allclose(expected_pair_loss((P, T0, T1), np.full(x.shape, m), x, loss),
+                                       direct, atol=1e-12)
+
+
+@pytest.mark.parametrize("loss", ["hinge", "rank", "hinge-nomargin"])
+def test_exact_potential_costs_match_monte_carlo(loss):
+    rng = np.random.default_rng(1)
+    N, k, gamma = 8, 6, 0.1
+    rel, irr = _split(k, [1, 4])
+    S = np.vstack([np.zeros(k), np.cumsum(rng.random((N - 1, k)), axis=0)])
+    if loss != "hinge":
+        S = np.round(S * 2)  # integer scores: ties and kinks matter
+    u = np.full(k, (1 - gamma * 2) / k)
+    u[rel] += gamma
+    exact = bmr_costs_exact(S, rel, irr, walk_tables(N, k, 2, gamma), loss)
+    mc = bmr_costs_mc(S, rel, irr, u, 100_000, np.random.default_rng(0), loss)
+    # Costs are defined up to a per-learner constant.
+    np.testing.assert_allclose(exact - exact[:, :1], mc - mc[:, :1], atol=4e-3)
+    # Relevant labels cost less than irrelevant ones at s = 0.
+    assert exact[0, rel].max() < exact[0, irr].min()
+
+
+@pytest.mark.parametrize("gamma", [0.1, 0.2, 0.3])
+def test_potential_bounds_of_table_1(gamma):
+    N, k = 100, 6
+    tables = walk_tables(N + 1, k, 2, gamma)
+    hinge = expected_pair_loss(tables, np.array([N]), np.zeros(1), "hinge")[0]
+    rank = expected_pair_loss(tables, np.array([N]), np.zeros(1), "rank")[0]
+    assert rank <= math.exp(-gamma ** 2 * N / 2)
+    assert hinge <= (N + 1) * math.exp(-gamma ** 2 * N / 2)
+
+
+def _oracle_data(n=400, k=6, seed=0):
+    rng = np.random.default_rng(seed)
+    X = sp.csr_matrix(rng.random((n, 3)))
+    Y = np.zeros((n, k), dtype=np.int32)
+    for i in range(n):
+        Y[i, rng.choice(k, rng.integers(1, 4), replace=False)] = 1
+    return X, sp.csr_matrix(Y)
+
+
+def test_bmr_with_oracle_learners_meets_corollary_3():
+    X, Y = _oracle_data()
+    model = omlc.OnlineBMR(gamma=0.3, n_estimators=100, loss="rank",
+                           weak_learner=OracleWeakLearners(edge=0.3, seed=1), random_state=0)
+    D = model.predict_then_learn(X, Y)
+    assert ranking_loss(Y, D, ties="half", empty="zero") <= math.exp(-0.3 ** 2 * 100 / 2)
+
+
+def test_ada_with_oracle_learners_improves_with_more_learners():
+    X, Y = _oracle_data(600)
+    losses = []
+    for N in (1, 5, 40):
+        model = omlc.AdaOLMR(n_estimators=N, weak_learner=OracleWeakLearners(edge=0.2, seed=2),
+                             random_state=0)
+        D = model.predict_then_learn(X, Y)
+        losses.append(ranking_loss(Y[100:], D[100:], ties="half", empty="zero"))
+        assert np.all(np.abs(model.alpha_) <= 2)
+    assert losses[0] > losses[1] > losses[2]
+    assert losses[2] < 0.1
+
+
+def _small(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 12))
+    Y = (X[:, :5] + 0.5 * rng.normal(size=(n, 5)) > 0.6).astype(np.int32)
+    return sp.csr_matrix(X), sp.csr_matrix(Y)
+
+
+@pytest.mark.parametrize("cls", [omlc.AdaOLMR, omlc.OnlineBMR])
+def test_empty_and_full_label_sets_change_nothing_but_the_clock(cls):
+    X, Y = _small()
+    model = cls(n_estimators=8, n_features_per_tree=6, random_state=0).partial_fit(X, Y)
+    before = pickle.loads(pickle.dumps(model))
+    x = X[:3]
+    empty = sp.csr_matrix((3, 5), dtype=np.int32)
+    full = sp.csr_matrix(np.ones((3, 5), dtype=np.int32))
+    model.partial_fit(x, empty).partial_fit(x, full)
+    assert model.n_degenerate_ == before.n_degenerate_ + 6
+    assert model.t_ == before.t_ + 6
+    H0, H1 = np.empty((8, 5)), np.empty((8, 5))
+    for i in range(3):
+        xi = X[i].toarray().ravel()
+        model.weak_learners_.predict(xi, H0)
+        before.weak_learners_.predict(xi, H1)
+        np.testing.assert_array_equal(H0, H1)
+    if cls is omlc.AdaOLMR:
+        np.testing.assert_array_equal(model.alpha_, before.alpha_)
+        np.testing.assert_array_equal(model.log_v_, before.log_v_)
+
+
+def test_bmr_caps_gamma_so_the_baseline_is_a_distribution():
+    X, Y = _small()
+    Y = sp.csr_matrix(np.maximum(Y.toarray(), np.eye(5, dtype=np.int32)[np.arange(300) % 5]))
+    model = omlc.OnlineBMR(gamma=0.4, n_estimators=6, n_features_per_tree=6, random_state=0)
+    D = model.predict_then_learn(X, Y)
+    rows_over = int((Y.sum(axis=1).A.ravel() * 0.4 > 1).sum())
+    assert model.n_gamma_capped_ == rows_over > 0
+    assert np.all(np.isfinite(D))
+
+
+def test_monte_carlo_potentials_run_and_agree_roughly():
+    X, Y = _small(150)
+    losses = {}
+    for pot in ("exact", "mc"):
+        m = omlc.OnlineBMR(gamma=0.1, n_estimators=10, n_features_per_tree=6, potentials=pot,
+                           mc_samples=200, random_state=0)
+        D = m.predict_then_learn(X, Y)
+        losses[pot] = ranking_loss(Y[50:], D[50:], ties="half", empty="zero")
+    assert abs(losses["exact"] - losses["mc"]) < 0.1
+
+
+def test_label_set_rule_and_scores():
+    X, Y = _small()
+    model = omlc.AdaOLMR(n_estimators=10, n_features_per_tree=6, random_state=0).partial_fit(X, Y)
+    card = int(np.floor(Y.sum() / Y.shape[0] + 0.5))
+    P = model.predict(X[:50]).toarray()
+    S = model.scores(X[:50])
+    for p, s in zip(P, S):
+        if len(np.unique(s)) == len(s):
+            assert p.sum() == card
+            assert set(np.flatnonzero(p)) == set(np.argsort(-s)[:card])
+    top = model.set_params(top_k=3).predict(X[:50]).toarray()
+    assert (top.sum(axis=1) <= 3).all() and (top.sum(axis=1) == 3).mean() > 0.9
+    # Rank loss is the same on scores and on decision values.
+    np.testing.assert_allclose(ranking_loss(Y[:50], S, ties="half"),
+                               ranking_loss(Y[:50], model.decision_function(X[:50]), ties="half"))
+
+
+def test_weak_learners_are_seeded_and_randomised_per_tree():
+    X, Y = _small()
+    m = omlc.AdaOLMR(n_estimators=50, n_features_per_tree=4, random_state=3).partial_fit(X[:5], Y[:5])
+    trees = m.weak_learners_.trees_
+    deltas = np.array([t.delta for t in trees])
+    graces = np.array([t.grace for t in trees])
+    assert deltas.min() >= 0.01 and deltas.max() <= 0.9 and len(set(deltas)) == 50
+    assert graces.min() >= 5 and graces.max() <= 20
+    assert all(t.sub_.shape == (4,) for t in trees)
+    scale = m.weak_learners_.scale_
+    assert scale.min() >= 3 and scale.max() <= 10
+    twin = omlc.AdaOLMR(n_estimators=50, n_features_per_tree=4, random_state=3).partial_fit(X[:5], Y[:5])
+    assert [t.delta for t in twin.weak_learners_.trees_] == list(deltas)
+
+
+def test_softmax_and_tree_boosters_learn():
+    X, Y = _small(800)
+    for wl in ("softmax", TreeWeakLearners()):
+        m = omlc.AdaOLMR(n_estimators=20, n_features_per_tree=6, weak_learner=wl, random_state=0)
+        D = m.predict_then_learn(X, Y)
+        assert ranking_loss(Y[400:], D[400:], ties="half", empty="zero") < 0.3
+
+
+def test_invalid_parameters():
+    for bad in (dict(n_estimators=0), dict(weak_learner="forest"), dict(top_k=-1),
+                dict(n_features_per_tree=0)):
+        with pytest.raises(ValueError):
+            omlc.AdaOLMR(**bad).validate_params()
+    for bad in (dict(gamma=0), dict(gamma=1.5), dict(loss="log"), dict(potentials="x"),
+                dict(mc_samples=0)):
+        with pytest.raises(ValueError):
+            omlc.OnlineBMR(**bad).validate_params()
+
+
+def test_cost_ranges_of_the_analysis():
+    # |f'| = |c^{i+1} . h^i| <= 1 for distributions h (Ada.OLMR); hinge
+    # potential costs spread at most 2 (Table 1's w^{i*}).
+    rng = np.random.default_rng(5)
+    N, k = 20, 9
+    rel, irr = _split(k, [0, 3, 7])
+    tables = walk_tables(N, k, 3, 0.05)
+    for _ in range(20):
+        H = rng.dirichlet(np.ones(k), size=N)
+        alpha = rng.uniform(-2, 2, size=N)
+        S = np.vstack([np.zeros(k), np.cumsum(alpha[:, None] * H, axis=0)])
+        C = logistic_gradients(S, rel, irr)
+        assert np.all(np.abs(np.einsum("ik,ik->i", C[1:], H)) <= 1)
+        Cb = bmr_costs_exact(np.vstack([np.zeros(k), np.cumsum(H, axis=0)])[:N], rel, irr,
+                             tables, "hinge")
+        assert np.all(Cb.max(axis=1) - Cb.min(axis=1) <= 2 + 1e-12)

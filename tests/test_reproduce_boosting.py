@@ -1,0 +1,48 @@
+"""omlc.reproduce.boosting: Table 3 as data, the report, and a cheap slice of
+the reproduction on emotions."""
+import pytest
+
+from conftest import shared_file
+from omlc.reproduce import boosting
+
+
+def test_paper_table_and_grids():
+    assert boosting.PAPER_TABLE3["yeast"]["ada"] == (0.1874, 2675)
+    assert boosting.PAPER_TABLE3["m-reduced"]["bmr"] == (0.0630, 288204)
+    for name, (_, paper, grid) in boosting.DATASETS.items():
+        assert paper in boosting.PAPER_TABLE3 and len(grid) == 4
+    assert [c[2] for c in boosting.cells("mediamill_reduced")] == [20, 10, 10, 10, 10]
+
+
+def test_report_picks_best_gamma_and_checks_targets():
+    runs = {g: [{"loss": l, "loss_excl_empty": l, "seconds": 2.0, "gamma_capped": 0}]
+            for g, l in ((0.2, 0.20), (0.1, 0.166), (0.01, 0.17), (0.001, 0.18))}
+    rows = [boosting.aggregate("emotions", "bmr", g, r) for g, r in runs.items()]
+    rows.append(boosting.aggregate("emotions", "ada", None, [
+        {"loss": 0.2, "loss_excl_empty": 0.2, "seconds": 3.0, "gamma_capped": 0}]))  # 84x
+    best = boosting.side_by_side(rows)
+    assert [(r["algorithm"], r["gamma"]) for r in best] == [("ada", None), ("bmr", 0.1)]
+    claims = {c: ok for c, ok, _ in boosting.check_targets(rows)}
+    assert claims["emotions best BMR: rank loss within ±0.01 of 0.1654"]
+    assert not claims["emotions Ada.OLMR: rank loss within ±0.01 of 0.16"]
+    assert not claims["emotions Ada.OLMR: at least 100× faster than 253 s"]
+    assert claims["emotions best BMR: at least 100× faster than 611 s"]
+    text = boosting.format_side_by_side(rows)
+    assert "| emotions | OnlineBMR | 0.1 | 1 | 0.1660" in text
+
+
+@pytest.mark.slow
+def test_cheap_slice_on_emotions(tmp_path):
+    shared_file("emotions/emotions-train.arff")
+    results = tmp_path / "rows.jsonl"
+    rows = boosting.run(["emotions"], algorithms=("ada",), n_seeds=2, results_path=results)
+    (ada,) = rows
+    # Two seeds instead of 20: more room than the full run's +-0.01.
+    assert abs(ada["loss"] - 0.1600) <= 0.02, ada
+    data = boosting.load_split("emotions")
+    bmr = boosting.one_run(data, "bmr", 0.1, seed=0)
+    assert abs(bmr["loss"] - 0.1654) <= 0.03, bmr
+    # A rerun reads the finished rows back.
+    again = boosting.run(["emotions"], algorithms=("ada",), n_seeds=2, results_path=results,
+                         progress=None)
+    assert again[0]["loss"] == ada["loss"]
