@@ -353,8 +353,9 @@ class _Booster(BaseLearner):
         if m is not None and (isinstance(m, bool) or not isinstance(m, numbers.Integral) or m < 1):
             raise ValueError(f"n_features_per_tree must be None or a positive integer, got {m!r}")
         t = self.top_k
-        if t is not None and (isinstance(t, bool) or not isinstance(t, numbers.Integral) or t < 0):
-            raise ValueError(f"top_k must be None or a non-negative integer, got {t!r}")
+        if t is not None and (isinstance(t, bool) or not isinstance(t, numbers.Integral) or t < 1):
+            # as the ranking learners: an empty set for every row is not a rule
+            raise ValueError(f"top_k must be None or a positive integer, got {t!r}")
         wl = self.weak_learner
         if not (wl in ("tree", "softmax") if isinstance(wl, str) else isinstance(wl, WeakLearners)):
             raise ValueError(f"weak_learner must be 'tree', 'softmax' or a WeakLearners instance, "
