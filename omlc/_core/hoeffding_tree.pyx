@@ -65,6 +65,10 @@ cdef inline double _entropy(const double* w, int k) noexcept nogil:
     return h / tot
 
 
+def _writeable(a):
+    return a if a.flags.writeable else np.array(a)
+
+
 cdef class HTree:
     """One Hoeffding tree over ``n_classes`` classes and the features ``sub``.
 
@@ -85,7 +89,7 @@ cdef class HTree:
                  double tau=0.05, int n_bins=10, int max_depth=-1, int max_leaves=-1,
                  double min_frac=0.01, _state=None):
         self.n_classes = n_classes
-        self.sub_ = np.ascontiguousarray(sub, dtype=np.int32)
+        self.sub_ = _writeable(np.ascontiguousarray(sub, dtype=np.int32))
         self.n_attrs = self.sub_.shape[0]
         self.grace = grace
         self.delta = delta
@@ -95,8 +99,11 @@ cdef class HTree:
         self.max_leaves = max_leaves
         self.min_frac = min_frac
         if _state is not None:
+            # Unpickled from a read-only memory map (joblib's workers, mmap_mode="r"),
+            # the arrays get private copies: the tree grows them in place.
             (self.n_nodes, self.n_leaves, self.feat_, self.thr_, self.left_, self.right_,
-             self.slot_, self.depth_, self.clsw_, self.stats_, self.seen_, self.last_) = _state
+             self.slot_, self.depth_, self.clsw_, self.stats_, self.seen_, self.last_) = \
+                tuple(_state[:2]) + tuple(_writeable(a) for a in _state[2:])
         else:
             self.n_nodes = 1
             self.n_leaves = 1
