@@ -231,6 +231,28 @@ def test_same_seed_same_numbers_and_bad_params():
     b = omlc.CSDPP(cost="rank", code_dim=3, random_state=11).predict_then_learn(X, Y)
     np.testing.assert_array_equal(a, b)
     for bad in (dict(cost="nope"), dict(code_dim=0), dict(code_dim=1.5), dict(basis="x"),
-                dict(solver="x"), dict(lam=-1)):
+                dict(solver="x"), dict(lam=-1), dict(pca_step=0), dict(pca_step=float("nan"))):
         with pytest.raises(ValueError):
             omlc.CSDPP(**bad).fit(X, Y)
+
+
+def test_pca_step_scales_the_online_pca_step():
+    # Many labels, small M/K, one dominant label direction: the paper's step
+    # (pca_step=1) moves the basis slowly; a K-times larger step (the step on
+    # unscaled ±1 labels) captures the dominant direction within a few rows.
+    rng = np.random.default_rng(5)
+    K, M, n = 200, 2, 300
+    Y = (rng.random((n, K)) < 0.02).astype(np.int32)          # mostly "irrelevant"
+    X = sp.csr_matrix(rng.normal(size=(n, 5)))
+    V = np.where(Y, 1.0, -1.0) / np.sqrt(K)
+
+    def captured(step):
+        m = omlc.DPP(code_dim=M, basis="pbc", pca_step=step, random_state=0).fit(X, sp.csr_matrix(Y))
+        return np.mean(np.sum((V[-100:] @ m.P_.T) ** 2, axis=1))
+
+    slow, fast = captured(1.0), captured(float(K))
+    assert fast > 0.8 > 0.3 > slow
+    # pca_step=1 is the paper's step, bit for bit
+    a = omlc.DPP(code_dim=3, random_state=2).predict_then_learn(*problem())
+    b = omlc.DPP(code_dim=3, pca_step=1.0, random_state=2).predict_then_learn(*problem())
+    np.testing.assert_array_equal(a, b)

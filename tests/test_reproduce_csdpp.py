@@ -43,8 +43,30 @@ def test_cheap_slice_on_emotions():
         assert len(r["curve"]) == len(r["t"])
 
 
-def test_necessity_methods_use_gradient_descent():
+def test_necessity_methods():
     for m in csdpp.NECESSITY:
-        model = csdpp.make(m, 0.0, 0)
-        assert model.solver == "sgd" and model.eta == 1.0
-    assert csdpp.make("GD-DPP:pbc", 0.0, 0).code_dim == 10
+        model = csdpp.make(m, 0.0, 0, n_labels=983)
+        if m.startswith("GD-"):
+            assert model.solver == "sgd" and model.eta == 1.0
+        else:
+            assert model.solver == "ridge"
+        if "DPP" in m:
+            assert model.code_dim == 10
+            assert model.pca_step == (983.0 if m.endswith("/K") else 1.0)
+
+
+def test_necessity_claims_from_rows():
+    def row(method, hamming, seconds):
+        return dict(dataset="delicious", method=method, frac=0.0, noise=0.0, orders=2,
+                    seconds=seconds, mean=dict(zip(csdpp.COSTS, (hamming, 0.5, 0.9, 0.9))),
+                    std=dict.fromkeys(csdpp.COSTS, 0.0))
+    rows = [row("GD-O-BR", 0.020, 10.0), row("GD-DPP:pbt", 0.021, 4.0),
+            row("GD-DPP:pbc", 0.030, 12.0)]
+    claims = {c: (ok, d) for c, ok, d in csdpp.check_claims(rows, ())}
+    comp = claims["DPP (PBT, PBC) competitive with O-BR on delicious (Table 5; gradient "
+                  "descent, as the paper)"]
+    assert not comp[0] and "PBC 0.0300" in comp[1]        # 0.030 > 1.1 x 0.020
+    assert claims["DPP-PBT significantly cheaper than O-BR (Table 5; gradient descent, as the "
+                  "paper)"][0]                              # 2 s vs 5 s per order
+    text = csdpp.format_side_by_side(rows, ())
+    assert "| GD-DPP:pbt | 0.0210 ± 0.0000" in text and "| 2.0 |" in text

@@ -364,6 +364,12 @@ class CSDPP(_OnlineLSR):
     eta : float or None, default=None
         Step of ``sgd`` (``eta/sqrt(t)``; None = 1) or ``adagrad`` (None = 0.1).
     fit_intercept : bool, default=True
+    pca_step : float, default=1.0
+        Multiplier of the online-PCA step: ``eta_t = pca_step (2/sqrt(t)) M/K``
+        (1 = the paper's Sect. 5 setting). With the labels scaled to norm 1 and
+        a small M/K the basis learns slowly (on delicious, M = 10 of K = 983,
+        the first 1,000 rows keep ~5% of the label energy against 95% for the
+        batch PCA); ``pca_step=K`` is the step on unscaled ±1 labels.
     random_state : int, Generator or None, default=0
         Seeds the initial basis and the sampling of P.
 
@@ -380,7 +386,7 @@ class CSDPP(_OnlineLSR):
     """
 
     def __init__(self, cost="f1", code_dim=0.1, basis="pbt", lam=1.0, solver="auto", eta=None,
-                 fit_intercept=True, random_state=0):
+                 fit_intercept=True, pca_step=1.0, random_state=0):
         self.cost = cost
         self.code_dim = code_dim
         self.basis = basis
@@ -388,6 +394,7 @@ class CSDPP(_OnlineLSR):
         self.solver = solver
         self.eta = eta
         self.fit_intercept = fit_intercept
+        self.pca_step = pca_step
         self.random_state = random_state
 
     def _cost(self):
@@ -398,6 +405,7 @@ class CSDPP(_OnlineLSR):
         if not callable(c) and c not in COSTS:
             raise ValueError(f"cost must be one of {COSTS} or a callable, got {c!r}")
         _check_dim(self.code_dim)
+        positive_float("pca_step", self.pca_step)
         if self.basis not in BASES:
             raise ValueError(f"basis must be one of {BASES}, got {self.basis!r}")
         self._check_common()
@@ -448,7 +456,7 @@ class CSDPP(_OnlineLSR):
         v = np.sqrt(delta) * np.where(y, 1.0, -1.0)
         if not self.full_rank_:
             M = self.code_dim_
-            eta = 2.0 / math.sqrt(self.t_) * M / K
+            eta = float(self.pca_step) * 2.0 / math.sqrt(self.t_) * M / K
             self.Q_, self.sigma_ = CappedMSG.step(self.Q_, self.sigma_, eta, v, M)
             if self.t_ % 1000 == 0:
                 # rounding slowly breaks the rows' orthonormality
@@ -487,13 +495,14 @@ class DPP(CSDPP):
     """
 
     def __init__(self, code_dim=0.1, basis="pbt", lam=1.0, solver="auto", eta=None,
-                 fit_intercept=True, random_state=0):
+                 fit_intercept=True, pca_step=1.0, random_state=0):
         self.code_dim = code_dim
         self.basis = basis
         self.lam = lam
         self.solver = solver
         self.eta = eta
         self.fit_intercept = fit_intercept
+        self.pca_step = pca_step
         self.random_state = random_state
 
     def _cost(self):
