@@ -1,6 +1,7 @@
 """A cheap slice of ``omlc reproduce csdpp`` (the full run and its tables:
 datasets/results/csdpp.md): emotions, one stream order, M = 10% of K."""
 import numpy as np
+import pytest
 
 from conftest import shared_file
 from omlc.reproduce import csdpp
@@ -27,13 +28,20 @@ def test_claims_and_tables_from_rows():
     assert claims["PBT far better than None (Tables 12-14)"]
     assert claims["CS-DPP better than DPP on every non-Hamming cost (Tables 15-17, Fig. 3)"]
     assert claims["CS-DPP better than O-CS (Tables 15-17)"]
-    text = csdpp.format_side_by_side(rows, (0.1,))
+    trivial = {"toy": dict(zip(csdpp.COSTS, (0.25, 0.5, 1.0, 1.0)))}
+    text = csdpp.format_side_by_side(rows, (0.1,), trivial)
     assert "**0.1400 ± 0.0000**" in text and "CS-DPP-None" in text
+    assert "| toy | *no label* | *0.2500* | *0.5000* |" in text
+    assert "Every row: mean ± std over 1 random stream orders." in text
 
 
 def test_cheap_slice_on_emotions():
     shared_file("emotions/emotions.arff")
     data = csdpp.load_full("emotions")
+    # the trivial baseline: predicting no label costs the label density in Hamming
+    Y = data[1]
+    assert csdpp.no_label_costs(["emotions"])["emotions"]["hamming"] == \
+        pytest.approx(Y.nnz / (Y.shape[0] * Y.shape[1]))
     rows = {m: csdpp.run_unit("emotions", m, 0.1, 0.0, 1, data=data)
             for m in ("DPP:none", "DPP:pbc", "DPP:pbc/f1", "O-RAND")}
     # the paper's finding on drift: correcting the basis beats neglecting it
