@@ -73,7 +73,11 @@ def test_necessity_claims_from_rows():
     claims = {c: (ok, d) for c, ok, d in csdpp.check_claims(rows, ())}
     comp = claims["DPP (PBT, PBC) competitive with O-BR on delicious (Table 5; gradient "
                   "descent, as the paper)"]
-    assert not comp[0] and "PBC 0.0300" in comp[1]        # 0.030 > 1.1 x 0.020
+    assert comp[0] is False and "PBC 0.0300" in comp[1]   # 0.030 > 1.1 x 0.020
+    for r in rows:
+        r["empty_mean"] = dict.fromkeys(csdpp.COSTS, 0.001)
+    comp = {c: ok for c, ok, _ in csdpp.check_claims(rows, ())}
+    assert comp[next(c for c in comp if c.startswith("DPP (PBT, PBC) competitive"))] is None
     assert claims["DPP-PBT significantly cheaper than O-BR (Table 5; gradient descent, as the "
                   "paper)"][0]                              # 2 s vs 5 s per order
     text = csdpp.format_side_by_side(rows, ())

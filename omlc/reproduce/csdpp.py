@@ -291,6 +291,8 @@ def noise_table(rows, p, fractions, datasets):
 
 
 def check_claims(rows, fractions):
+    """(claim, verdict, detail) for each stated finding the rows can test;
+    verdict is True, False, or None where the runs cannot decide it."""
     names = sorted({r["dataset"] for r in rows})
     out = []
 
@@ -360,8 +362,13 @@ def _necessity_claims(rows):
             step = ", online-PCA step x K" if suffix else ""
             trivial = obr.get("empty_mean", {}).get("hamming")
             note = "" if trivial is None else f"; predicting no label: {trivial:.4f}"
+            ok = max(h) <= COMPETITIVE * h0
+            if trivial is not None and min(h + [h0]) > COMPETITIVE * trivial:
+                # every method far behind the trivial predictor: no evidence either way
+                ok = None
+                note += "; every method is worse than predicting no label"
             out.append((f"DPP (PBT, PBC) competitive with O-BR on delicious (Table 5; {what}{step})",
-                        max(h) <= COMPETITIVE * h0,
+                        ok,
                         f"Hamming PBT {h[0]:.4f}, PBC {h[1]:.4f}, O-BR {h0:.4f} (competitive: "
                         f"<= {COMPETITIVE:.2f} x O-BR{note})"))
         pbt = _get(rows, "delicious", f"{prefix}-DPP:pbt", 0.0)
@@ -602,7 +609,8 @@ def main(argv=None):
     text = format_side_by_side(rows, fractions, no_label_costs(sorted(names)))
     print(text)
     claims = check_claims(rows, fractions)
-    claim_lines = [f"- {'HOLDS' if ok else 'DOES NOT HOLD'}: {c} — {d}" for c, ok, d in claims]
+    verdict = {True: "HOLDS", False: "DOES NOT HOLD", None: "NOT DECIDED HERE"}
+    claim_lines = [f"- {verdict[ok]}: {c} — {d}" for c, ok, d in claims]
     print("\n".join(claim_lines))
     plots = plot(rows, args.plots, fractions) if args.plots else []
     if args.out:
