@@ -24,7 +24,11 @@ def test_claims_and_tables_from_rows():
             row("O-CS", (0.4,) * 4), row("O-RAND", (0.3,) * 4)]
     for b, v in (("none", 0.5), ("pbt", 0.15), ("pbc", 0.14)):
         rows += [row(f"DPP:{b}/{c}", (v,) * 4) for c in csdpp.COSTS[1:]]
+    for p, dpp in ((0.3, 0.6), (0.7, 0.2)):               # DPP behind at 0.3, ahead at 0.7
+        rows += [row("O-BR", (0.4,) * 4, frac=0.0, noise=p), row("DPP:pbt", (dpp,) * 4, noise=p)]
     claims = {c: ok for c, ok, _ in csdpp.check_claims(rows, (0.1,))}
+    assert claims["DPP's lead over O-BR grows with the noise level p (Sect. 5.2)"]
+    assert not claims["DPP ahead of O-BR under label noise p = 0.3 (Tables 9-11; Hamming, F1, Acc)"]
     assert claims["PBT far better than None (Tables 12-14)"]
     assert claims["CS-DPP better than DPP on every non-Hamming cost (Tables 15-17, Fig. 3)"]
     assert claims["CS-DPP better than O-CS (Tables 15-17)"]
