@@ -86,3 +86,43 @@ def test_necessity_claims_from_rows():
                   "paper)"][0]                              # 2 s vs 5 s per order
     text = csdpp.format_side_by_side(rows, ())
     assert "| GD-DPP:pbt | 0.0210 ± 0.0000" in text and "| 2.0 |" in text
+
+
+def test_label_order_unit_keeps_the_stream_and_permutes_the_labels():
+    shared_file("emotions/emotions.arff")
+    data = csdpp.load_full("emotions")
+    X, Y = data
+    row = csdpp.run_unit("emotions", "LO-DPP:pbt/f1", 0.5, 0.0, 2, data=data)
+    assert row["orders"] == 2 and row["n"] == X.shape[0]
+    # order 1 by hand: the file's row order, label columns permuted, learner seed 1
+    from omlc.learners.label_space import example_costs
+    Yp = Y[:, np.random.default_rng(3001).permutation(Y.shape[1])]
+    D = csdpp.make("DPP:pbt/f1", 0.5, 1).predict_then_learn(X, Yp)
+    f1 = example_costs("f1", Yp.toarray().astype(bool), D > 0).mean()
+    D0 = csdpp.make("DPP:pbt/f1", 0.5, 0).predict_then_learn(
+        X, Y[:, np.random.default_rng(3000).permutation(Y.shape[1])])
+    f0 = example_costs("f1", Y[:, np.random.default_rng(3000).permutation(Y.shape[1])]
+                       .toarray().astype(bool), D0 > 0).mean()
+    assert row["mean"]["f1"] == pytest.approx((f0 + f1) / 2, abs=1e-12)
+    assert row["std"]["f1"] == pytest.approx(np.std([f0, f1], ddof=1), abs=1e-12)
+    # the stream-order cell of the same method differs (its rows are shuffled)
+    other = csdpp.run_unit("emotions", "DPP:pbt/f1", 0.5, 0.0, 2, data=data)
+    assert other["mean"]["f1"] != row["mean"]["f1"]
+
+
+def test_label_order_claim_and_table_from_rows():
+    def row(method, frac, mean, std):
+        return dict(dataset="toy", method=method, frac=frac, noise=0.0, orders=50,
+                    mean=dict.fromkeys(csdpp.COSTS, mean), std=dict.fromkeys(csdpp.COSTS, std))
+    rows = [row("LO-DPP:pbt", 0.1, 0.2, 0.002)] + \
+        [row(f"LO-DPP:pbt/{c}", 0.1, 0.3, 0.004) for c in csdpp.COSTS[1:]]
+    claim = [x for x in csdpp.check_claims(rows, (0.1,)) if "label order" in x[0]]
+    assert claim and claim[0][1] is True
+    text = csdpp.format_side_by_side(rows, (0.1,))
+    assert "| toy | 10% | 0.2000 ± 0.0020 | 0.3000 ± 0.0040 |" in text
+    assert "50 random label orders" in text
+    # the label-order rows do not leak into the stream-order tables
+    assert "CS-DPP-None" not in text
+    rows.append(row("LO-DPP:pbt", 0.25, 0.2, 0.05))
+    claim = [x for x in csdpp.check_claims(rows, (0.1,)) if "label order" in x[0]][0]
+    assert claim[1] is False and "0.0500 (toy, M = 25% of K, Hamming)" in claim[2]
