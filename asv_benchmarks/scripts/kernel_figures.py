@@ -41,6 +41,8 @@ CONFIGS = {
     "ansgd": ("ranksvm", {"random_state": 0}),
     "ranksvm-sgd": ("ranksvm-sgd", {"lam": 1e-3, "random_state": 0}),
     "mmp": ("mmp", {"random_state": 0}),
+    "salt": ("salt", {}),
+    "ranksvm-adagrad": ("ranksvm-adagrad", {"random_state": 0}),
 }
 DEFAULT = ["falt", "falt-m1", "salt-m1", "pa-br", "scoring"]
 

@@ -77,7 +77,7 @@ LEARNERS = {
     "salt-m1-f32": LearnerConfig("salt", "SALT M=1 float32", {"M": 1, "dtype": "float32"}),
     "pa-br-f32": LearnerConfig("pa-br", "PA-BR float32", {"dtype": "float32"}),
     # Label ranking (Park & Choi): one step per row in stream order, averaged
-    # output, learned threshold; lambda = 1e-4.
+    # output, learned threshold; the learners' defaults otherwise.
     "ansgd": LearnerConfig("ranksvm", "ANSGD (Rank-SVM)"),
     "ranksvm-sgd": LearnerConfig("ranksvm-sgd", "Rank-SVM by SGD", {"lam": 1e-3}),
     "ranksvm-adagrad": LearnerConfig("ranksvm-adagrad", "Rank-SVM by AdaGrad"),
