@@ -67,7 +67,7 @@ def test_n_jobs_arguments():
 
 
 def test_reproduce_alt_search_n_jobs_identical():
-    from omlc.reproduce import alt
+    from omlc.experiments import alt
     X, Y = planted_problem(n=150, d=30, L=4, seed=5)
     a = alt.search_params("PA-I-BR(l)", (X, Y), mode="cheap", n_jobs=1)
     b = alt.search_params("PA-I-BR(l)", (X, Y), mode="cheap", n_jobs=2)
@@ -92,7 +92,7 @@ def test_local_dask_cluster_identical(data):
 
 def test_reproduce_ansgd_n_jobs_identical(monkeypatch):
     from conftest import shared_file
-    from omlc.reproduce import ansgd
+    from omlc.experiments import ansgd
     shared_file("corel5k/Corel5k-sparse.arff")
     monkeypatch.setitem(ansgd.FIXED_LAMBDA, "corel5k", 1e-3)
     kw = dict(search="fixed", n_folds=2, steps=500, seed=0, algorithms=("SGD", "ANSGD"))
