@@ -162,7 +162,6 @@ def test_configuration_dtype_by_name(monkeypatch):
     build_learner(json.loads(json.dumps(config.spec())))
     assert seen == {"name": "falt", "dtype": "float32", "M": 1}
     monkeypatch.undo()
-    import scipy.sparse as sp
     learner = build_learner(json.loads(json.dumps(config.spec())))
     learner.partial_fit(sp.csr_matrix(np.eye(3)), sp.csr_matrix(np.eye(3)))
     assert learner.W_.dtype == np.float32

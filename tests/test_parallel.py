@@ -1,6 +1,5 @@
 """n_jobs: runs, folds and grid cells side by side give exactly the numbers
 of n_jobs=1 (threads, processes, and a local Dask cluster)."""
-import numpy as np
 import pytest
 
 from learner_cases import planted_problem

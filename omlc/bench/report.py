@@ -78,7 +78,7 @@ def targets(result):
             ratio = r["pass_seconds"] / falt["pass_seconds"]
             rv = _row(result, f"{name}/views")
             add(label, f"{ratio:.2f}x", ratio <= limit,
-                views_note(lambda f: f"{rv['pass_seconds'] / f['pass_seconds']:.2f}x")
+                views_note(lambda f: f"{rv['pass_seconds'] / f['pass_seconds']:.2f}x")  # noqa: B023
                 if rv else "")
         else:
             missing = any(x.get("name") == name and x.get("skipped") == "not implemented yet"

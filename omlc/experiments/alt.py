@@ -77,13 +77,6 @@ Kernel width: the paper writes the RBF kernel as exp(-||x-y||²/(2δ²)); omlc's
 kernels take ``gamma = 1/(2δ²)``. Parameters are reported in the paper's
 notation (η, δ, M as a multiple of L, C, δ², hidden units).
 """
-import argparse
-import json
-import math
-import os
-import sys
-import time
-from pathlib import Path
 import json
 import math
 import time
