@@ -136,7 +136,7 @@ def _build_parser():
                           "extra: pip install 'omlc[plot]')")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
 
-    _add_experiments(sub)
+    p.reproduce_parser = _add_experiments(sub)
 
     ds = sub.add_parser("datasets", help="the dataset registry: list, info NAME, fetch NAME")
     dsub = ds.add_subparsers(dest="action", parser_class=_Parser)
@@ -197,6 +197,7 @@ def _add_experiments(sub):
     for name in LEGACY_REPRODUCTIONS:
         papers.add_parser(name, help=f"the {name} paper (options: omlc reproduce {name} --help)",
                           add_help=False)
+    return rep
 
 
 # ------------------------------------------------------------------- checks
@@ -640,8 +641,11 @@ def _dispatch(argv):
     handler = HANDLERS.get(args.command)
     code = handler(args) if handler is not None else None
     if code is None:
+        if args.command == "reproduce":
+            parser.reproduce_parser.print_help()
+            return 0
         parser.print_help()
-        return 0 if args.command == "reproduce" else 2
+        return 2
     return code
 
 

@@ -30,16 +30,23 @@ class BenchExperiment(Experiment):
                    "scikit-learn and River on one rcv1-like data set.")
     common = ("quiet",)
     options = (
-        option("--n-train", type=int, default=FULL[0]),
-        option("--n-test", type=int, default=FULL[1]),
-        option("--labels", default="topics", choices=["topics", "regions", "industries"]),
-        option("--seed", type=int, default=0),
+        option("--n-train", type=int, default=FULL[0],
+               help="rows of the training part, learned first (default: %(default)s, rcv1v2's)"),
+        option("--n-test", type=int, default=FULL[1],
+               help="rows of the test part, streamed prequentially after it "
+                    "(default: %(default)s, rcv1v2's)"),
+        option("--labels", default="topics", choices=["topics", "regions", "industries"],
+               help="which rcv1v2 label set the synthetic stream imitates (default: %(default)s)"),
+        option("--seed", type=int, default=0,
+               help="seed of the synthetic data set (default: %(default)s)"),
         option("--learners", default=",".join(DEFAULT_LEARNERS),
                help="comma-separated omlc learners: "
                     + ",".join(list(LEARNERS) + list(NOT_IMPLEMENTED))),
         option("--no-falt-m1", action="store_true", help="do not add the FALT M=1 row"),
         option("--peers", default=",".join(PEERS), help="comma-separated, or 'none'"),
-        option("--river-prefix", type=int, default=5000),
+        option("--river-prefix", type=int, default=5000,
+               help="rows River learns before its speed is extrapolated to the whole "
+                    "stream (it is too slow for all of them; default: %(default)s)"),
         option("--sklearn-budget", type=float, default=300.0,
                help="seconds of scikit-learn prequential time before extrapolating"),
         option("--repeat", type=int, default=1, help="best of N for omlc steps and VW"),
