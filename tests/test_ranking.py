@@ -32,7 +32,7 @@ def start(model, X, Y):
 # The paper's settings (a regularised bias feature, a Gaussian start), which
 # the reference algorithms follow; the defaults are for one pass over sparse
 # text (test_defaults_rank_sparse_text).
-PAPER = dict(fit_intercept=True, init_scale=0.1)
+PAPER = dict(fit_intercept=True, init_scale=0.1)  # and average=True where it matters
 
 
 def with_bias(X):
@@ -62,7 +62,7 @@ def test_sgd_is_the_papers_baseline(data):
     X, Y = data
     X, Y = X[:200], Y[:200]
     L, lam, omega = Y.shape[1], 1e-2, 100.0
-    m = omlc.RankSVM(**PAPER, solver="sgd", lam=lam, omega=omega, threshold=0.0,
+    m = omlc.RankSVM(**PAPER, solver="sgd", lam=lam, omega=omega, threshold=0.0, average=True,
                      random_state=4)
     out = m.predict_then_learn(X, Y)
     coef = lambda s, rel, q: rl.pairwise(s, rel, L, "hinge")[0]
@@ -164,8 +164,8 @@ def test_label_set_rules(data):
 
 
 @pytest.mark.parametrize("make", [
-    lambda: omlc.RankSVM(**PAPER, solver="ansgd", random_state=0),
-    lambda: omlc.RankSVM(**PAPER, solver="sgd", lam=1e-3, random_state=0),
+    lambda: omlc.RankSVM(**PAPER, solver="ansgd", average=True, random_state=0),
+    lambda: omlc.RankSVM(**PAPER, solver="sgd", lam=1e-3, average=True, random_state=0),
     lambda: omlc.MMP(**PAPER, random_state=0),
     lambda: omlc.RankSVM(**PAPER, solver="lbfgs", lam=1e-3, random_state=0)])
 def test_ranks_well_on_a_planted_problem(data, make):
