@@ -54,8 +54,6 @@ def _model(config, workdir):
     if os.path.exists(path):
         with open(path, "rb") as fh:
             return pickle.load(fh)
-    import numpy as np
-
     from omlc.datasets import make_rcv1_like
     from omlc.learners.registry import make_learner
     name, params = CONFIGS[config]
