@@ -53,7 +53,6 @@ def all_learners():
         learners.RankSVM(solver="ansgd", lam=1e-4, threshold=0.0, fit_intercept=True,
                          init_scale=0.1, random_state=0),
         learners.MMP(random_state=0),
-        learners.MMP(fit_intercept=True, init_scale=0.1, random_state=0),
         # Label-space reduction loses what the code cannot hold: with L = 8
         # independent labels, M = 6 keeps enough to beat the frequency baseline.
         learners.DPP(code_dim=6, basis="pbt"),
