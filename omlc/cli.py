@@ -4,6 +4,7 @@
     omlc run --learner falt --param eta=0.5 --data yeast --protocol train-test
     omlc reproduce alt             a paper's experiments beside its published numbers
     omlc datasets list | info NAME | fetch NAME
+    omlc cache [list]              where the data cache is and what it holds
     omlc cache verify [PATH]       check every cached entry's checksums
     omlc bench                     the rcv1v2-scale speed comparison
 
@@ -26,6 +27,7 @@ DEFAULT_SYNTHETIC = dict(n_samples=60_000, n_features=20_000, n_labels=50, nnz_p
 _SYNTHETIC_KEYS = {"n": "n_samples", "d": "n_features", "L": "n_labels", "l": "n_labels",
                    "nnz": "nnz_per_row", "card": "cardinality", "noise": "noise"}
 _NOT_PERCENT = {"coverage"}
+DEFAULT_RUNS = 5
 _DATA_SUFFIXES = (".arff", ".svm", ".txt", ".libsvm", ".gz", ".bz2", ".xz")
 #: ``--scale auto`` warns when a stream it leaves unscaled has values beyond this.
 WIDE_RANGE = 10.0
@@ -67,7 +69,12 @@ def _learners_epilog():
     rows = describe_learners()
     w = max(len(n) for n, _, _ in rows)
     return "learners (--learner NAME; parameters are the class's, see help(omlc.CLASS)):\n" + \
-        "\n".join(f"  {n.ljust(w)}  {cls}: {text}" for n, cls, text in rows)
+        "\n".join(f"  {n.ljust(w)}  {cls}: {_without_prefix(text, cls)}" for n, cls, text in rows)
+
+
+def _without_prefix(text, cls):
+    # A description that opens with its class name would print it twice.
+    return text[len(cls) + 1:].lstrip() if text.startswith(cls + ":") else text
 
 
 def _metrics_help():
@@ -80,11 +87,30 @@ def _metrics_help():
             + ", ".join(METRICS) + ". Groups: " + ", ".join(GROUPS))
 
 
+def _version():
+    try:
+        from omlc import __version__
+    except ImportError:          # an unbuilt tree
+        return "(version unknown: the package is not built)"
+    return __version__
+
+
+def _papers():
+    """The reproductions ``omlc reproduce`` knows: the modules of omlc.reproduce."""
+    import pkgutil
+    try:
+        import omlc.reproduce as pkg
+    except ImportError:
+        return []
+    return sorted(m.name for m in pkgutil.iter_modules(pkg.__path__) if not m.name.startswith("_"))
+
+
 def _build_parser():
     p = _Parser(prog="omlc", description="Online multi-label classification.",
                 epilog="Errors print one line; --debug (anywhere) or OMLC_DEBUG=1 shows the "
                        "traceback.")
     p.add_argument("--debug", action="store_true", help="show tracebacks of errors")
+    p.add_argument("--version", action="version", version=f"omlc {_version()}")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
 
     run = sub.add_parser(
@@ -103,15 +129,16 @@ def _build_parser():
                           "60,000-row rcv1-like stream), a registered data set name (omlc "
                           "datasets list), or a file (.arff, LIBSVM .svm/.txt, optionally .gz/.bz2/.xz)")
     run.add_argument("--test", default=None, metavar="FILE",
-                     help="test file for --protocol train-test when --data is a file")
+                     help="test file for --protocol train-test when --data is a file (a "
+                          "registered set brings its own split)")
     run.add_argument("--protocol", choices=["prequential", "train-test"], default="prequential",
                      help="prequential: test-then-train over the stream (a registered set's train "
                           "then test split); train-test: one pass over the shuffled training set, "
                           "then the frozen model on the test set, repeated --runs times "
                           "(default: %(default)s)")
-    run.add_argument("--runs", type=int, default=5,
-                     help="train-test: shuffled training passes, reported as mean ± std "
-                          "(default: %(default)s; the ALT paper uses 20)")
+    run.add_argument("--runs", type=int, default=None,
+                     help="train-test only: shuffled training passes, reported as mean ± std "
+                          f"(default: {DEFAULT_RUNS}; the ALT paper uses 20)")
     run.add_argument("--seed", type=int, default=0,
                      help="seed of the synthetic stream and of the train-test shuffles "
                           "(default: %(default)s)")
@@ -134,8 +161,12 @@ def _build_parser():
                           "extra: pip install 'omlc[plot]')")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
 
-    rep = sub.add_parser("reproduce", help="re-run a paper's experiments beside its numbers")
-    rep.add_argument("paper", help="alt (more as their issues land)")
+    papers = _papers()
+    rep = sub.add_parser("reproduce", help="re-run a paper's experiments beside its numbers",
+                         description="Re-run a paper's experiments and print omlc's numbers "
+                                     "beside the published ones. 'omlc reproduce PAPER --help' "
+                                     "lists a reproduction's own options.")
+    rep.add_argument("paper", help="one of: " + (", ".join(papers) or "(none found)"))
     rep.add_argument("rest", nargs=argparse.REMAINDER, help="options passed to the reproduction")
 
     ds = sub.add_parser("datasets", help="the dataset registry: list, info NAME, fetch NAME")
@@ -154,8 +185,9 @@ def _build_parser():
     fetch.add_argument("--force", action="store_true",
                        help="download even if the set is already present")
 
-    cache = sub.add_parser("cache", help="the data cache: verify [PATH]").add_subparsers(
-        dest="action", parser_class=_Parser)
+    cache = sub.add_parser("cache", help="the data cache: list (the default), verify [PATH]"
+                           ).add_subparsers(dest="action", parser_class=_Parser)
+    cache.add_parser("list", help="where the cache is and the entries it holds")
     verify = cache.add_parser("verify", help="re-read every entry (or PATH) and check its checksums")
     verify.add_argument("path", nargs="?", help="cache root or entry (default: the cache root)")
     verify.add_argument("--remove", action="store_true", help="delete damaged entries")
@@ -169,6 +201,7 @@ def _build_parser():
 
 def _synthetic_params(spec):
     params = dict(DEFAULT_SYNTHETIC)
+    given = set()
     if ":" in spec:
         for item in spec.split(":", 1)[1].split(","):
             if not item.strip():
@@ -190,10 +223,17 @@ def _synthetic_params(spec):
                                  f"{'a number' if as_float else 'an integer'}, got {v.strip()!r}") \
                     from None
             params[key] = value
+            given.add(key)
     elif spec != "synthetic":
         raise UsageError(f"--data {spec}: write synthetic options after a colon, "
                          f"e.g. synthetic:n=5000,d=2000,L=20")
     n, d, L = params["n_samples"], params["n_features"], params["n_labels"]
+    if "nnz_per_row" not in given and d >= 2:
+        # The default row length (60, rcv1-like) shrinks with a small vocabulary:
+        # at most a tenth of d, so rows stay sparse and the spec stays valid.
+        params["nnz_per_row"] = max(1, min(params["nnz_per_row"], d // 10))
+    if "cardinality" not in given and L >= 1:
+        params["cardinality"] = min(params["cardinality"], L / 2)
     problems = []
     if n < 1:
         problems.append("n (rows) must be at least 1")
@@ -230,7 +270,13 @@ def _check_source(args):
     """What --data names, checked without reading it: ("synthetic", params),
     ("file", path) or ("registry", name)."""
     data = args.data
+    if args.test and args.protocol != "train-test":
+        raise UsageError("--test applies to --protocol train-test only (the prequential protocol "
+                         "runs over one stream)")
     if data == "synthetic" or data.startswith("synthetic:"):
+        if args.test:
+            raise UsageError("--test does not apply to a synthetic stream (its train-test split "
+                             "is its first 70% / last 30%)")
         return "synthetic", _synthetic_params(data)
     from omlc.datasets import registry
     if os.path.isfile(data):
@@ -250,6 +296,9 @@ def _check_source(args):
                          f"{hint}'omlc datasets list' shows the names") from None
     if args.protocol == "train-test" and not {"train", "test"} <= set(info.splits):
         raise UsageError(f"--data {info.name} has no train/test split; use --protocol prequential")
+    if args.test:
+        raise UsageError(f"--test does not apply to the registered set {info.name}: it brings "
+                         f"its own split; give --data a file to pair it with --test FILE")
     try:
         for split in ("train", "test") if {"train", "test"} <= set(info.splits) else (None,):
             registry.find_files(info.name, split=split)
@@ -300,10 +349,16 @@ def _check_plot(args):
     if not os.path.isdir(folder):
         raise UsageError(f"--plot {args.plot}: folder {folder} does not exist")
     try:
-        import matplotlib  # noqa: F401
+        from matplotlib.backend_bases import FigureCanvasBase
     except ImportError:
         raise UsageError("--plot needs matplotlib, which is not installed: "
                          "pip install 'omlc[plot]' (or pip install matplotlib)") from None
+    kinds = FigureCanvasBase.get_supported_filetypes()
+    ext = os.path.splitext(args.plot)[1].lower().lstrip(".")
+    if ext not in kinds:
+        raise UsageError(f"--plot {args.plot}: the file name must end with an image format "
+                         f"matplotlib writes: {', '.join('.' + k for k in sorted(kinds))} "
+                         f"(e.g. curves.png)")
 
 
 # --------------------------------------------------------------------- data
@@ -425,8 +480,21 @@ def _units_note(metrics):
 
 
 def _jsonable(params):
-    return {k: (v if isinstance(v, (int, float, str, bool, type(None))) else repr(v))
-            for k, v in params.items()}
+    return {k: _json_value(v) for k, v in params.items()}
+
+
+def _json_value(v):
+    if isinstance(v, (int, float, str, bool, type(None))):
+        return v
+    import numpy as np
+    if isinstance(v, np.generic):
+        return v.item()
+    try:
+        if isinstance(v, (type, np.dtype)):
+            return np.dtype(v).name          # "float32", not "<class 'numpy.float32'>"
+    except TypeError:
+        pass
+    return repr(v)
 
 
 def _run(args):
@@ -434,6 +502,10 @@ def _run(args):
     specs = args.learners or [[name, {}] for name in DEFAULT_LEARNERS]
     learners = _check_learners(specs)
     metrics = _check_metrics(args.metrics)
+    if args.runs is not None and args.protocol != "train-test":
+        raise UsageError("--runs applies to --protocol train-test only (a prequential run "
+                         "makes one pass over the stream in its order)")
+    args.runs = DEFAULT_RUNS if args.runs is None else args.runs
     if args.runs < 1:
         raise UsageError(f"--runs must be at least 1, got {args.runs}")
     if args.block_size < 1:
@@ -490,14 +562,19 @@ def _run(args):
     if args.json:
         payload = []
         for (name, _), r in zip(learners, results):
-            entry = {"learner": name, "params": _jsonable(r.params), "scaling": scaling,
+            entry = {"learner": name, "params": _jsonable(r.params), "data": args.data,
+                     "protocol": args.protocol, "scaling": scaling,
                      "metric_units": "fraction (0 to 1); coverage in labels"}
             if args.protocol == "prequential":
-                entry.update(metrics=r.metrics, rows_per_second=r.rows_per_second,
-                             learn_time=r.learn_time)
+                entry.update(n_rows=int(stream[0].shape[0]), n_features=int(stream[0].shape[1]),
+                             n_labels=int(stream[1].shape[1]), metrics=r.metrics,
+                             rows_per_second=r.rows_per_second, learn_time=r.learn_time)
             else:
-                entry.update(mean=r.mean, std=r.std, runs=r.runs, train_time=r.train_time,
-                             test_time=r.test_time)
+                entry.update(n_train_rows=int(train[0].shape[0]),
+                             n_test_rows=int(test[0].shape[0]),
+                             n_features=int(train[0].shape[1]), n_labels=int(train[1].shape[1]),
+                             seed=args.seed, mean=r.mean, std=r.std, runs=r.runs,
+                             train_time=r.train_time, test_time=r.test_time)
             payload.append(entry)
         print(json.dumps(payload, indent=2))
     else:
@@ -566,6 +643,32 @@ def _datasets(args):
     return 0
 
 
+def _cache_list():
+    from pathlib import Path
+
+    from omlc.io.cache import _entries_under, get_cache_dir
+    root = Path(get_cache_dir())
+    where = ("$OMLC_CACHE_DIR" if os.environ.get("OMLC_CACHE_DIR") else
+             "the user cache folder; OMLC_CACHE_DIR moves it")
+    if not root.is_dir():
+        print(f"cache root: {root} ({where}); empty: nothing has been cached yet")
+        return 0
+    entries = _entries_under(root)
+    total = 0
+    lines = []
+    for entry in entries:
+        size = sum(f.stat().st_size for f in entry.iterdir() if f.is_file())
+        total += size
+        lines.append(f"  {entry.relative_to(root)}  {size / 2**20:,.1f} MB")
+    print(f"cache root: {root} ({where})")
+    print(f"{len(entries)} entries, {total / 2**20:,.1f} MB" + (":" if entries else ""))
+    for line in lines:
+        print(line)
+    print("'omlc cache verify' checks every entry's checksums; deleting the folder is safe "
+          "(entries are rebuilt from their source files)")
+    return 0
+
+
 # ---------------------------------------------------------------------- main
 
 def _dispatch(argv):
@@ -589,14 +692,16 @@ def _dispatch(argv):
     if args.command == "reproduce":
         import importlib
         if not args.paper.isidentifier():
-            raise UsageError(f"no reproduction for {args.paper!r} (available: alt, ansgd, boosting, csdpp)")
+            raise UsageError(f"no reproduction for {args.paper!r} (available: {', '.join(_papers())})")
         try:
             module = importlib.import_module(f"omlc.reproduce.{args.paper}")
         except ModuleNotFoundError as exc:
             if exc.name != f"omlc.reproduce.{args.paper}":
                 raise
-            raise UsageError(f"no reproduction for {args.paper!r} (available: alt, ansgd, boosting, csdpp)") from None
+            raise UsageError(f"no reproduction for {args.paper!r} (available: {', '.join(_papers())})") from None
         return module.main(args.rest)
+    if args.command == "cache" and args.action in (None, "list"):
+        return _cache_list()
     if args.command == "cache" and args.action == "verify":
         from omlc.io.cache import format_verification, verify_cache
         results = verify_cache(args.path, remove=args.remove)

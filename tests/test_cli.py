@@ -247,3 +247,122 @@ def test_an_uncompiled_source_tree_fails_in_one_line(tmp_path):
     r = subprocess.run([sys.executable, "-m", "omlc", "run", "--help"], cwd=src,
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and "--scale" in r.stdout
+
+
+# ------------------------------------------------- first-hour rough edges (issue 27)
+
+def test_inapplicable_options_are_refused_before_any_work(tmp_path, capsys):
+    cases = [
+        (["run", "--runs", "3"], "--runs applies to --protocol train-test only"),
+        (["run", "--test", "x.svm"], "--test applies to --protocol train-test only"),
+        (["run", "--data", SMALL, "--protocol", "train-test", "--test", "x.svm"],
+         "does not apply to a synthetic stream"),
+        (["run", "--data", "yeast", "--protocol", "train-test", "--test", "x.svm"],
+         "brings its own split"),
+    ]
+    try:
+        import matplotlib  # noqa: F401
+        cases.append((["run", "--plot", str(tmp_path / "out.txt")], ".png"))
+    except ImportError:
+        pass
+    for args, phrase in cases:
+        assert cli.main(args + ["--quiet"]) == 2, args
+        err = capsys.readouterr().err
+        assert phrase in err and len(err.strip().splitlines()) == 1, (args, err)
+    assert not (tmp_path / "out.txt").exists()
+
+
+def test_version_and_reproduce_help_list_what_exists(capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["--version"])
+    assert exc.value.code == 0
+    import omlc as package
+    assert capsys.readouterr().out.strip() == f"omlc {package.__version__}"
+    with pytest.raises(SystemExit):
+        cli.main(["reproduce", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    for paper in ("alt", "ansgd", "boosting", "csdpp"):
+        assert paper in out
+    assert cli._papers() == sorted(cli._papers()) and "alt" in cli._papers()
+
+
+def test_bare_cache_lists_like_bare_datasets(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("OMLC_CACHE_DIR", str(tmp_path / "cache"))
+    assert cli.main(["cache"]) == 0
+    assert "nothing has been cached" in capsys.readouterr().out
+    from omlc import datasets
+    f = tmp_path / "tiny.svm"
+    f.write_text("0,1 1:0.5 3:1\n2 2:1\n")
+    datasets.load(f)
+    assert cli.main(["cache", "list"]) == 0
+    out = capsys.readouterr().out
+    assert "1 entries" in out and str(tmp_path / "cache") in out
+
+
+def test_epilog_names_each_class_once():
+    text = cli._learners_epilog()
+    assert "OnlineBMR: OnlineBMR:" not in text and "OnlineBMR: " in text
+
+
+def test_bench_options_all_have_help(monkeypatch, capsys):
+    import omlc.bench
+    with pytest.raises(SystemExit):
+        omlc.bench.main(["--help"])
+    import argparse
+    seen = []
+    real = argparse.ArgumentParser.add_argument
+
+    def spy(self, *args, **kw):
+        seen.append((args, kw.get("help")))
+        return real(self, *args, **kw)
+    monkeypatch.setattr(argparse.ArgumentParser, "add_argument", spy)
+    with pytest.raises(SystemExit):
+        omlc.bench.main(["--help"])
+    capsys.readouterr()
+    missing = [a for a, h in seen if not h and a[0].startswith("--")]
+    assert seen and not missing, missing
+
+
+def test_json_records_dtype_names_data_protocol_and_counts(capsys):
+    cli.main(["run", "--data", SMALL, "--quiet", "--json", "--learner", "falt",
+              "--param", "dtype=float32"])
+    entry = json.loads(capsys.readouterr().out)[0]
+    assert entry["params"]["dtype"] == "float32"
+    assert entry["data"] == SMALL and entry["protocol"] == "prequential"
+    assert (entry["n_rows"], entry["n_features"], entry["n_labels"]) == (3000, 500, 8)
+    cli.main(["run", "--data", SMALL, "--quiet", "--json", "--learner", "falt",
+              "--protocol", "train-test", "--runs", "1"])
+    entry = json.loads(capsys.readouterr().out)[0]
+    assert entry["protocol"] == "train-test"
+    assert (entry["n_train_rows"], entry["n_test_rows"]) == (2100, 900)
+
+
+def test_synthetic_defaults_fit_a_small_vocabulary():
+    p = cli._synthetic_params("synthetic:d=50,L=4")
+    assert 1 <= p["nnz_per_row"] <= 5 and p["cardinality"] < 4
+    assert cli._synthetic_params("synthetic")["nnz_per_row"] == 60
+    with pytest.raises(cli.UsageError, match="nnz must be between"):
+        cli._synthetic_params("synthetic:d=50,nnz=60")
+
+
+def test_a_dense_csv_is_named_as_such(tmp_path, capsys):
+    from omlc.exceptions import DataFormatError
+    from omlc.io.files import sniff_format
+    table = "0.5,1.5,2.0,1,0\n0.1,0.2,0.3,0,1\n"
+    for name in ("data.csv", "data.txt"):
+        (tmp_path / name).write_text(table)
+        with pytest.raises(DataFormatError, match="CSV is not a supported format"):
+            sniff_format(tmp_path / name)
+    (tmp_path / "ok.txt").write_text("0,1 1:0.5\n2 3:1\n")
+    assert sniff_format(tmp_path / "ok.txt") == "libsvm"
+    assert cli.main(["run", "--data", str(tmp_path / "data.txt"), "--quiet"]) == 1
+    assert "CSV is not a supported format" in capsys.readouterr().err
+
+
+def test_loading_a_directory_says_so(tmp_path):
+    import omlc as package
+    with pytest.raises(IsADirectoryError, match="is a directory"):
+        package.load(tmp_path)
+    from omlc.io.files import load
+    with pytest.raises(IsADirectoryError, match="is a directory"):
+        load(tmp_path)

@@ -7,7 +7,8 @@
 # a plain C compiler.
 #
 # The AVX2 build does not enable FMA: every clone rounds each multiply and add
-# exactly as the baseline does, so results are bit-identical on every CPU.
+# exactly as the baseline does, so one build's results are bit-identical on every CPU
+# (another compiler's build may differ in the last bits).
 # Cython cannot attach the attribute to a function of its own, hence C here.
 from libc.stdint cimport int32_t, int64_t
 

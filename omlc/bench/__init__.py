@@ -42,16 +42,23 @@ def main(argv=None):
         prog="omlc bench",
         description="rcv1v2-scale prequential benchmark of omlc against Vowpal Wabbit, "
                     "scikit-learn and River on one rcv1-like data set.")
-    p.add_argument("--n-train", type=int, default=23_149)
-    p.add_argument("--n-test", type=int, default=781_265)
-    p.add_argument("--labels", default="topics", choices=["topics", "regions", "industries"])
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--n-train", type=int, default=23_149,
+                   help="rows of the training part, learned first (default: %(default)s, rcv1v2's)")
+    p.add_argument("--n-test", type=int, default=781_265,
+                   help="rows of the test part, streamed prequentially after it "
+                        "(default: %(default)s, rcv1v2's)")
+    p.add_argument("--labels", default="topics", choices=["topics", "regions", "industries"],
+                   help="which rcv1v2 label set the synthetic stream imitates (default: %(default)s)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="seed of the synthetic data set (default: %(default)s)")
     p.add_argument("--learners", default=",".join(DEFAULT_LEARNERS),
                    help="comma-separated omlc learners: "
                         + ",".join(list(LEARNERS) + list(NOT_IMPLEMENTED)))
     p.add_argument("--no-falt-m1", action="store_true", help="do not add the FALT M=1 row")
     p.add_argument("--peers", default=",".join(PEERS), help="comma-separated, or 'none'")
-    p.add_argument("--river-prefix", type=int, default=5000)
+    p.add_argument("--river-prefix", type=int, default=5000,
+                   help="rows River learns before its speed is extrapolated to the whole "
+                        "stream (it is too slow for all of them; default: %(default)s)")
     p.add_argument("--sklearn-budget", type=float, default=300.0,
                    help="seconds of scikit-learn prequential time before extrapolating")
     p.add_argument("--repeat", type=int, default=1, help="best of N for omlc steps and VW")
