@@ -2,6 +2,8 @@
 
     omlc run                       prequential comparison on a built-in synthetic stream
     omlc run --learner falt --param eta=0.5 --data yeast --protocol train-test
+    omlc train --data SOURCE --learner falt --model-out M.omlc      learn, save the model
+    omlc predict --model M.omlc --data SOURCE --out preds.txt       label sets, one line a row
     omlc reproduce alt             a paper's experiments beside its published numbers
     omlc datasets list | info NAME | fetch NAME
     omlc cache [list]              where the data cache is and what it holds
@@ -25,7 +27,8 @@ DEFAULT_LEARNERS = ("falt", "salt", "pa-br")
 DEFAULT_SYNTHETIC = dict(n_samples=60_000, n_features=20_000, n_labels=50, nnz_per_row=60,
                          cardinality=3.0, noise=0.5)
 _SYNTHETIC_KEYS = {"n": "n_samples", "d": "n_features", "L": "n_labels", "l": "n_labels",
-                   "nnz": "nnz_per_row", "card": "cardinality", "noise": "noise"}
+                   "nnz": "nnz_per_row", "card": "cardinality", "noise": "noise",
+                   "stream": "stream"}
 _NOT_PERCENT = {"coverage"}
 DEFAULT_RUNS = 5
 _DATA_SUFFIXES = (".arff", ".svm", ".txt", ".libsvm", ".gz", ".bz2", ".xz")
@@ -162,6 +165,57 @@ def _build_parser():
     run.add_argument("--quiet", action="store_true", help="no progress bar")
 
     papers = _papers()
+    data_help = ("'synthetic[:n=..,d=..,L=..,nnz=..,card=..,noise=..,stream=..]' (stream=1: "
+                 "fresh rows from the same teacher, a held-out set), a registered data set name "
+                 "(its {split} split when it has one), or a file (.arff, LIBSVM .svm/.txt, "
+                 "optionally .gz/.bz2/.xz)")
+    tr = sub.add_parser(
+        "train", help="learn a stream and save the model (Vowpal Wabbit's vw -d DATA -f MODEL)",
+        description="Learn every row of a data source in one or more passes and save the model "
+                    "to a safe model file (omlc.save; read back with omlc predict or "
+                    "omlc.load_model). No scaling is applied: the same rows reach the model in "
+                    "omlc predict.",
+        epilog=_learners_epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
+    tr.add_argument("--data", required=True, metavar="SOURCE",
+                    help=data_help.format(split="train"))
+    tr.add_argument("--learner", action=_LearnerAction, dest="learners", default=None,
+                    metavar="NAME", help="learner short name (default: falt; listed below)")
+    tr.add_argument("--param", action=_LearnerAction, dest="learners", metavar="NAME=VALUE",
+                    help="a parameter of the --learner, repeatable")
+    tr.add_argument("--model-out", required=True, metavar="FILE",
+                    help="where the model is written (a temporary file renamed over FILE)")
+    tr.add_argument("--passes", type=int, default=1,
+                    help="passes over the data (default: %(default)s)")
+    tr.add_argument("--shuffle", action="store_true",
+                    help="visit the rows of each pass in a seeded random order (default: "
+                         "the file's order); needs the whole data in memory, as fit does")
+    tr.add_argument("--seed", type=int, default=0,
+                    help="seed of the synthetic stream and of --shuffle (default: %(default)s)")
+    tr.add_argument("--block-size", type=int, default=8192, metavar="ROWS",
+                    help="rows per learner call (default: %(default)s)")
+    tr.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    pr = sub.add_parser(
+        "predict", help="predict label sets with a saved model (vw -t -i MODEL -d DATA -p PREDS)",
+        description="Predict every row of a data source with a model saved by omlc train (or "
+                    "omlc.save) and write one line per row: the predicted labels, "
+                    "comma-separated, as names when the data set has label names, else as "
+                    "label ids. The model does not learn.")
+    pr.add_argument("--model", required=True, metavar="FILE", help="a model file")
+    pr.add_argument("--data", required=True, metavar="SOURCE", help=data_help.format(split="test"))
+    pr.add_argument("--out", required=True, metavar="FILE",
+                    help="where the predictions go ('-': standard output)")
+    pr.add_argument("--ids", action="store_true",
+                    help="write label ids even when the data set has label names")
+    pr.add_argument("--scores", action="store_true",
+                    help="also write every label's decision value after a tab, as id:score "
+                         "(positive means predicted)")
+    pr.add_argument("--seed", type=int, default=0,
+                    help="seed of a synthetic stream (default: %(default)s)")
+    pr.add_argument("--block-size", type=int, default=8192, metavar="ROWS",
+                    help="rows per prediction call (default: %(default)s)")
+    pr.add_argument("--quiet", action="store_true", help="no progress bar")
+
     rep = sub.add_parser("reproduce", help="re-run a paper's experiments beside its numbers",
                          description="Re-run a paper's experiments and print omlc's numbers "
                                      "beside the published ones. 'omlc reproduce PAPER --help' "
@@ -210,7 +264,7 @@ def _synthetic_params(spec):
             key = _SYNTHETIC_KEYS.get(k.strip())
             if key is None:
                 raise UsageError(f"--data {spec}: unknown synthetic option {k.strip()!r} "
-                                 f"(use n, d, L, nnz, card, noise)")
+                                 f"(use n, d, L, nnz, card, noise, stream)")
             as_float = key in ("cardinality", "noise")
             try:
                 value = float(v)
@@ -245,6 +299,8 @@ def _synthetic_params(spec):
         problems.append(f"nnz must be between 1 and d - 1 = {d - 1}")
     if not 0 <= params["cardinality"] < L:
         problems.append(f"card must be in [0, L) = [0, {L})")
+    if params.get("stream", 0) < 0:
+        problems.append("stream must be >= 0")
     if params["noise"] < 0:
         problems.append("noise must be >= 0")
     if problems:
@@ -592,6 +648,170 @@ def _run(args):
     return 0
 
 
+# ------------------------------------------------------------ train / predict
+
+def _persistence():
+    import omlc
+    try:
+        return omlc.save, omlc.load_model
+    except AttributeError:
+        raise UsageError("this omlc cannot write model files yet (omlc.save is missing)") \
+            from None
+
+
+def _open_source(text, split, seed, option="--data", widths=None):
+    """A data source for train/predict: ``(X, Y, label_names)``. ``widths``
+    ``(n_features, n_labels)`` reads a LIBSVM file at a model's widths."""
+    if text == "synthetic" or text.startswith("synthetic:"):
+        from omlc.datasets import make_multilabel_stream
+        data = make_multilabel_stream(seed=seed, **_synthetic_params(text))
+        return data.X, data.Y, None
+    from omlc import datasets
+    from omlc.datasets import registry
+    if os.path.isfile(text):
+        opts = {}
+        if widths is not None:
+            from omlc.io.files import sniff_format
+            if sniff_format(text) == "libsvm":
+                opts = dict(n_features=widths[0], n_labels=widths[1])
+        data = datasets.load(text, **opts)
+    else:
+        try:
+            info = registry.get_dataset_info(text)
+        except KeyError:
+            if os.path.exists(text) or _looks_like_path(text):
+                _check_file(text, option)
+            raise UsageError(f"{option} {text}: no such file and no registered data set of "
+                             f"that name; 'omlc datasets list' shows the names") from None
+        data = datasets.load(info.name, split=split if split in info.splits else None)
+    names = data.label_names
+    from omlc.io.dataset import NumberedNames
+    if names is not None and isinstance(names, NumberedNames):
+        names = None
+    return data.X, data.Y, names
+
+
+def _check_common(args):
+    if args.block_size < 1:
+        raise UsageError(f"--block-size must be at least 1, got {args.block_size}")
+    if args.seed < 0:
+        raise UsageError(f"--seed must be >= 0, got {args.seed}")
+
+
+def _train(args):
+    specs = args.learners or [["falt", {}]]
+    if len(specs) != 1:
+        raise UsageError("omlc train learns one model: give one --learner")
+    (name, learner), = _check_learners(specs)
+    _check_common(args)
+    if args.passes < 1:
+        raise UsageError(f"--passes must be at least 1, got {args.passes}")
+    folder = os.path.dirname(os.path.abspath(args.model_out))
+    if not os.path.isdir(folder):
+        raise UsageError(f"--model-out {args.model_out}: folder {folder} does not exist")
+    if os.path.isdir(args.model_out):
+        raise UsageError(f"--model-out {args.model_out}: is a directory")
+    save, _ = _persistence()
+    from omlc.persistence import unsavable_learners
+    if type(learner).__name__ in unsavable_learners():
+        raise UsageError(f"--learner {name}: {unsavable_learners()[type(learner).__name__]}; "
+                         f"it cannot be saved to a model file yet")
+    X, Y, _ = _open_source(args.data, "train", args.seed)
+    n = X.shape[0]
+    print(f"training {name} on {n:,} rows, {X.shape[1]:,} features, {Y.shape[1]} labels"
+          + (f", {args.passes} passes" if args.passes > 1 else "")
+          + (" (shuffled)" if args.shuffle else ""), file=sys.stderr)
+    from omlc._progress import Progress
+    from omlc._validation import check_random_state
+    rng = check_random_state(args.seed) if args.shuffle else None
+    if args.shuffle and "random_state" in learner.get_params():
+        learner.set_params(random_state=args.seed)
+    with Progress(n * args.passes, name, enabled=False if args.quiet else None) as bar:
+        for _ in range(args.passes):
+            order = rng.permutation(n) if rng is not None else None
+            for a in range(0, n, args.block_size):
+                b = min(n, a + args.block_size)
+                Xb, Yb = (X[a:b], Y[a:b]) if order is None else (X[order[a:b]], Y[order[a:b]])
+                learner.partial_fit(Xb, Yb, n_labels=Y.shape[1])
+                bar.update(b - a)
+    save(learner, args.model_out)
+    print(f"wrote {args.model_out}", file=sys.stderr)
+    return 0
+
+
+def _label_text(ids, names):
+    if names is None:
+        return ",".join(map(str, ids))
+    return ",".join(names[i] for i in ids)
+
+
+def _predict(args):
+    _check_common(args)
+    _, load_model = _persistence()
+    if not os.path.isfile(args.model):
+        if os.path.isdir(args.model):
+            raise UsageError(f"--model {args.model}: is a directory, not a model file")
+        raise UsageError(f"--model {args.model}: no such file")
+    if args.out != "-":
+        folder = os.path.dirname(os.path.abspath(args.out))
+        if not os.path.isdir(folder):
+            raise UsageError(f"--out {args.out}: folder {folder} does not exist")
+    model = load_model(args.model)
+    if not getattr(model, "is_fitted", False):
+        raise UsageError(f"--model {args.model}: the model has not learned anything")
+    d, L = model.n_features_in_, model.n_labels_
+    X, Y, names = _open_source(args.data, "test", args.seed, widths=(d, L))
+    if X.shape[1] != d or (Y is not None and Y.shape[1] != L):
+        raise UsageError(f"--data {args.data}: {X.shape[1]:,} features and "
+                         f"{Y.shape[1] if Y is not None else '?'} labels, but the model in "
+                         f"{args.model} was trained on {d:,} features and {L} labels")
+    if args.ids:
+        names = None
+    elif names is not None and len(names) != L:
+        names = None
+    n = X.shape[0]
+    print(f"predicting {n:,} rows with {type(model).__name__} from {args.model}", file=sys.stderr)
+    import numpy as np
+
+    from omlc._progress import Progress
+    out, tmp = (sys.stdout, None) if args.out == "-" else _open_for_rows(args.out)
+    try:
+        with Progress(n, "predict", enabled=False if args.quiet else None) as bar:
+            for a in range(0, n, args.block_size):
+                b = min(n, a + args.block_size)
+                D = model.decision_function(X[a:b])
+                lines = []
+                for row in D:
+                    ids = np.flatnonzero(row > 0)
+                    text = _label_text(ids, names)
+                    if args.scores:
+                        text += "\t" + " ".join(f"{j}:{v:.6g}" for j, v in enumerate(row))
+                    lines.append(text)
+                out.write("\n".join(lines) + ("\n" if lines else ""))
+                bar.update(b - a)
+    except BaseException:
+        if tmp is not None:
+            out.close()
+            os.unlink(tmp)
+        raise
+    if tmp is not None:
+        out.close()
+        os.replace(tmp, args.out)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(args.out, 0o666 & ~umask)      # mkstemp made it private
+        print(f"wrote {args.out} ({n:,} rows)", file=sys.stderr)
+    return 0
+
+
+def _open_for_rows(path):
+    # Written under a temporary name and renamed when complete: a crash never
+    # leaves a truncated prediction file under the final name.
+    import tempfile
+    fd, tmp = tempfile.mkstemp(prefix=".omlc-predict-", dir=os.path.dirname(os.path.abspath(path)))
+    return os.fdopen(fd, "w", buffering=1 << 20), tmp
+
+
 # ------------------------------------------------------------------ datasets
 
 def _fetch(args):
@@ -686,7 +906,15 @@ def _dispatch(argv):
         parser.print_help()
         return 0
     if args.command == "run":
-        return _run(args)
+        with warnings.catch_warnings():
+            # ``omlc run`` decides the scaling and says so itself (_warn_if_wide).
+            from omlc.exceptions import UnscaledDataWarning
+            warnings.simplefilter("ignore", UnscaledDataWarning)
+            return _run(args)
+    if args.command == "train":
+        return _train(args)
+    if args.command == "predict":
+        return _predict(args)
     if args.command == "datasets":
         return _datasets(args)
     if args.command == "reproduce":

@@ -366,3 +366,78 @@ def test_loading_a_directory_says_so(tmp_path):
     from omlc.io.files import load
     with pytest.raises(IsADirectoryError, match="is a directory"):
         load(tmp_path)
+
+
+# ------------------------------------------- train -> save -> predict (Vowpal Wabbit's loop)
+
+def _needs_model_files():
+    import omlc as package
+    if not hasattr(package, "save"):
+        pytest.skip("this omlc has no model files (omlc.save) yet")
+
+
+def test_train_then_predict_writes_one_line_per_row(tmp_path, capsys):
+    _needs_model_files()
+    import omlc as package
+    from omlc.datasets import make_multilabel_stream
+    model_path, preds = tmp_path / "m.omlc", tmp_path / "preds.txt"
+    assert cli.main(["train", "--data", SMALL, "--learner", "falt", "--param", "eta=0.5",
+                     "--model-out", str(model_path), "--quiet", "--block-size", "700"]) == 0
+    test = SMALL + ",stream=1"
+    assert cli.main(["predict", "--model", str(model_path), "--data", test, "--out", str(preds),
+                     "--quiet"]) == 0
+    capsys.readouterr()
+    model = package.load_model(model_path)
+    X = make_multilabel_stream(seed=0, **cli._synthetic_params(test)).X
+    P = model.predict(X)
+    lines = preds.read_text().splitlines()
+    assert len(lines) == X.shape[0]
+    for i in (0, 1, 500, X.shape[0] - 1):
+        assert lines[i] == ",".join(map(str, P[i].indices))
+    # the model equals one fit over the same rows
+    ref = package.FALT(eta=0.5).partial_fit(*make_multilabel_stream(
+        seed=0, **cli._synthetic_params(SMALL)))
+    np.testing.assert_array_equal(ref.decision_function(X), model.decision_function(X))
+    # scores on request, '-' for standard output
+    assert cli.main(["predict", "--model", str(model_path), "--data", test, "--out", "-",
+                     "--scores", "--quiet"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    labels, scores = first.split("\t")
+    D = model.decision_function(X[:1])[0]
+    assert labels == lines[0] and len(scores.split()) == D.shape[0]
+    assert float(scores.split()[3].split(":")[1]) == pytest.approx(D[3], rel=1e-5)
+
+
+def test_predict_refuses_other_widths_and_train_unsavable_learners(tmp_path, capsys):
+    _needs_model_files()
+    model_path = tmp_path / "m.omlc"
+    cli.main(["train", "--data", SMALL, "--model-out", str(model_path), "--quiet"])
+    capsys.readouterr()
+    assert cli.main(["predict", "--model", str(model_path), "--data",
+                     "synthetic:n=50,d=400,L=8", "--out", "-", "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "trained on 500 features" in err
+    assert cli.main(["predict", "--model", str(tmp_path), "--data", SMALL, "--out", "-"]) == 2
+    assert "is a directory" in capsys.readouterr().err
+    assert cli.main(["train", "--data", SMALL, "--learner", "adaolmr", "--model-out",
+                     str(tmp_path / "b.omlc")]) == 2
+    assert "cannot be saved" in capsys.readouterr().err
+
+
+def test_predict_writes_label_names_when_the_data_has_them(tmp_path, capsys, monkeypatch):
+    _needs_model_files()
+    monkeypatch.setenv("OMLC_CACHE_DIR", str(tmp_path / "cache"))
+    rows = ["1,0,0.9,0.1", "0,1,0.1,0.8", "1,0,0.8,0.0", "0,1,0.0,0.9"] * 10
+    (tmp_path / "tiny.arff").write_text(
+        "@relation 'tiny: -C 2'\n@attribute sports {0,1}\n@attribute arts {0,1}\n"
+        "@attribute f1 numeric\n@attribute f2 numeric\n@data\n" + "\n".join(rows) + "\n")
+    m = tmp_path / "m.omlc"
+    assert cli.main(["train", "--data", str(tmp_path / "tiny.arff"), "--model-out", str(m),
+                     "--passes", "3", "--shuffle", "--quiet"]) == 0
+    capsys.readouterr()
+    assert cli.main(["predict", "--model", str(m), "--data", str(tmp_path / "tiny.arff"),
+                     "--out", "-", "--quiet"]) == 0
+    assert capsys.readouterr().out.splitlines()[:2] == ["sports", "arts"]
+    assert cli.main(["predict", "--model", str(m), "--data", str(tmp_path / "tiny.arff"),
+                     "--out", "-", "--quiet", "--ids"]) == 0
+    assert capsys.readouterr().out.splitlines()[:2] == ["0", "1"]
