@@ -79,3 +79,12 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     if n:
         terminalreporter.write_line(f"{n} slow tests left out (pytest -m slow runs them; "
                                     f"--run-slow runs everything)")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _results_store_outside_the_checkout(tmp_path_factory):
+    """Experiments run by the tests write their rows files to a temporary
+    results store, never into the checkout's datasets/results."""
+    if "OMLC_RESULTS_DIR" not in os.environ:
+        os.environ["OMLC_RESULTS_DIR"] = str(tmp_path_factory.mktemp("results"))
+    yield
