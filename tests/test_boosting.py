@@ -245,3 +245,19 @@ def test_cost_ranges_of_the_analysis():
         Cb = bmr_costs_exact(np.vstack([np.zeros(k), np.cumsum(H, axis=0)])[:N], rel, irr,
                              tables, "hinge")
         assert np.all(Cb.max(axis=1) - Cb.min(axis=1) <= 2 + 1e-12)
+
+
+def test_sizes_that_cannot_fit_are_refused_up_front():
+    X = sp.random(20, 50_000, density=1e-4, format="csr", random_state=0)
+    Y = sp.csr_matrix(np.eye(20, 101, dtype=np.float64))
+    small = sp.csr_matrix(np.ones((4, 3)))
+    Ys = sp.csr_matrix(np.array([[1, 0], [0, 1], [1, 0], [0, 1]], dtype=float))
+    with pytest.raises(ValueError, match="n_estimators"):
+        omlc.AdaOLMR(n_estimators=10 ** 7).partial_fit(small, Ys)
+    with pytest.raises(ValueError, match="potential tables"):
+        omlc.OnlineBMR(n_estimators=5000).partial_fit(small, Ys)
+    with pytest.raises(ValueError, match="GiB"):
+        # every one of 50k features in each of 100 trees, 101 labels
+        omlc.AdaOLMR(n_features_per_tree=None).partial_fit(X, Y)
+    with pytest.raises(ValueError, match="n_bins"):
+        omlc.AdaOLMR(weak_learner=TreeWeakLearners(n_bins=10 ** 9)).partial_fit(small, Ys)

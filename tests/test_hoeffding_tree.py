@@ -136,3 +136,113 @@ def test_hoeffding_tree_classifier():
         HoeffdingTree(delta=2.0).partial_fit(X[:2], [0, 1])
     with pytest.raises(ValueError):
         tree.partial_fit(X[:2, :3], [0, 1])
+
+
+# --- sizes, weights and hostile state (each case in a subprocess: a signal or a
+# hang fails the test instead of killing the run) ---------------------------------
+
+def _in_subprocess(code, timeout=60):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = str(Path(__file__).resolve().parent.parent)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, str(Path(__file__).parent)]))
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=timeout, env=env)
+    assert res.returncode == 0, (res.returncode, res.stdout, res.stderr[-2000:])
+    return res.stdout
+
+
+def test_sizes_are_refused_up_front():
+    X = np.random.default_rng(0).normal(size=(5, 3))
+    with pytest.raises(ValueError, match="n_bins"):
+        HoeffdingTree(n_bins=10 ** 9).partial_fit(X, [0, 1, 0, 1, 0])
+    with pytest.raises(ValueError, match="n_bins"):
+        HTree(3, [0, 1], n_bins=10 ** 9)
+    with pytest.raises(ValueError, match="MiB"):
+        HTree(100, np.arange(50_000))  # 50k features x 100 classes per leaf
+    with pytest.raises(ValueError):
+        HTree(0, [0])
+    with pytest.raises(ValueError):
+        HTree(3, [-1, 2])
+    with pytest.raises(ValueError):
+        HTree(3, [0], delta=2.0)
+
+
+def test_huge_weights_error_and_large_ones_stay_finite():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3))
+    y = (X[:, 0] > 0).astype(int)
+    with pytest.raises(ValueError, match="sample_weight"):
+        HoeffdingTree(grace_period=5).partial_fit(X, y, sample_weight=np.full(300, 1e308))
+    t = HTree(2, [0, 1, 2], grace=5.0)
+    with pytest.raises(ValueError, match="weight"):
+        t.learn(X[0], 0, 1e308)
+    with pytest.raises(ValueError, match="weight"):
+        t.learn(X[0], 0, float("nan"))
+    with pytest.raises(ValueError):
+        forest_learn([t], X[0], np.array([0], np.int32), np.array([[np.inf]]))
+    big = HoeffdingTree(grace_period=5).partial_fit(X, y, sample_weight=np.full(300, 1e100))
+    P = big.predict_proba(X)
+    assert np.isfinite(P).all() and big.n_leaves_ > 1
+
+
+def test_buffers_are_checked():
+    t = HTree(3, [0, 4])
+    with pytest.raises(ValueError, match="feature 4"):
+        t.predict_into(np.zeros(4), np.empty(3))
+    with pytest.raises(ValueError, match="out has"):
+        t.predict_into(np.zeros(5), np.empty(2))
+    with pytest.raises(ValueError):
+        t.apply(np.zeros(2))
+    with pytest.raises(ValueError):
+        t.learn(np.zeros(1), 0, 1.0)
+    with pytest.raises(ValueError):
+        forest_predict([t], np.zeros(5), np.empty((2, 3)))
+    with pytest.raises(ValueError):
+        forest_predict([t], np.zeros(3), np.empty((1, 3)))
+    with pytest.raises(ValueError):
+        forest_learn([t], np.zeros(5), np.array([3], np.int32), np.ones((1, 1)))
+
+
+CORRUPT = {
+    "cycle": "st[4][1] = 0",                  # node 0's left child is node 0
+    # the deepest internal node's left child points back up the tree
+    "back_edge": "i = int(np.flatnonzero(st[2][:st[0]] >= 0)[-1]); st[4][i] = max(i - 1, 0)",
+    "child_out_of_range": "st[4][0] = 10**6",
+    "slot_out_of_range": "st[6][st[6] >= 0] = 10**6",
+    "feature_not_in_sub": "st[2][0] = 10**6",
+    "short_array": "st[3] = st[3][:1].copy()",
+    "bad_stats_shape": "st[9] = st[9][:, :1].copy()",
+    "nan_weights": "st[8][0, 0] = float('nan')",
+    "counts": "st[0] = 10**6",
+}
+
+
+def test_corrupted_pickles_raise_instead_of_crashing():
+    code = f"""
+import pickle, numpy as np
+from omlc._core.hoeffding_tree import HTree
+rng = np.random.default_rng(0)
+X = rng.normal(size=(3000, 4)); y = (X[:, 0] > 0).astype(int) + (X[:, 1] > 0)
+t = HTree(3, [0, 1, 3], grace=10.0, delta=0.1)
+for i in range(3000):
+    t.learn(X[i], int(y[i]), 1.0)
+assert t.n_nodes >= 5
+cls, args = t.__reduce__()
+pickle.loads(pickle.dumps(t))  # the intact state loads
+for case, edit in {CORRUPT!r}.items():
+    st = [a.copy() if isinstance(a, np.ndarray) else a for a in args[-1]]
+    exec(edit)
+    c, a = pickle.loads(pickle.dumps((cls, args[:-1] + (tuple(st),))))
+    try:
+        c(*a)
+    except ValueError as e:
+        assert "corrupted HTree state" in str(e), e
+        print("refused", case, flush=True)
+    else:
+        print("accepted", case, flush=True)
+"""
+    out = _in_subprocess(code).split("\n")
+    assert sorted(line.split()[1] for line in out if line.startswith("refused")) == sorted(CORRUPT)

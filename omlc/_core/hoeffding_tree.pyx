@@ -26,6 +26,17 @@ The tree only sees the attributes ``sub`` (global feature indices; a boosted
 tree gets a fixed random subset). Its state is NumPy arrays owned by the
 object (nodes, leaf class weights, leaf estimators), grown by doubling; the
 object pickles exactly. The loops run without the GIL.
+
+Sizes and inputs are checked before any loop: ``n_bins`` at most
+``MAX_BINS`` (a split check costs ``n_bins`` x attributes x classes), one
+leaf's estimators at most ``MAX_LEAF_BYTES``, a weight finite and at most
+``MAX_WEIGHT`` (so sums of weights and the estimators' moments stay finite:
+a weight of 1e308 would make the next sum infinite and a leaf's
+distribution NaN), rows and output buffers of the right length. A state
+given back by ``pickle`` is checked too (array shapes, every child id after
+its parent's, so walking down always ends, slots and features in range): a
+corrupted pickle raises ``ValueError`` instead of reading out of bounds or
+looping forever.
 """
 import numpy as np
 cimport numpy as cnp
@@ -33,6 +44,10 @@ from libc.math cimport INFINITY, erfc, log, log2, sqrt
 from libc.stdint cimport int32_t
 
 cnp.import_array()
+
+MAX_BINS = 4096
+MAX_LEAF_BYTES = 64 << 20
+MAX_WEIGHT = 1e100
 
 # Per (leaf, attribute, class) estimator fields.
 cdef enum:
@@ -69,6 +84,37 @@ def _writeable(a):
     return a if a.flags.writeable else np.array(a)
 
 
+def leaf_bytes(n_attrs, n_classes):
+    """Bytes of one leaf's estimators (``n_attrs`` x ``n_classes`` x 5 doubles)."""
+    return int(n_attrs) * int(n_classes) * NF * 8
+
+
+def check_weight(w, name="weight"):
+    """Raise ``ValueError`` unless ``0 <= w <= MAX_WEIGHT`` (finite)."""
+    w = float(w)
+    if not (0.0 <= w <= MAX_WEIGHT):
+        raise ValueError(f"{name} must be finite, non-negative and at most {MAX_WEIGHT:g} "
+                         f"(larger weights overflow the tree's sums), got {w!r}")
+    return w
+
+
+def _check_sizes(n_classes, sub, n_bins):
+    if n_classes < 1:
+        raise ValueError(f"n_classes must be at least 1, got {n_classes}")
+    if not (1 <= n_bins <= MAX_BINS):
+        raise ValueError(f"n_bins must be in [1, {MAX_BINS}] (a split check tries n_bins points "
+                         f"per attribute and class), got {n_bins}")
+    if sub.ndim != 1 or sub.shape[0] < 1:
+        raise ValueError("sub must be a non-empty 1-d array of feature indices")
+    if sub.min() < 0:
+        raise ValueError("sub holds a negative feature index")
+    nb = leaf_bytes(sub.shape[0], n_classes)
+    if nb > MAX_LEAF_BYTES:
+        raise ValueError(f"one leaf of {sub.shape[0]} attributes x {n_classes} classes needs "
+                         f"{nb / 2**20:,.0f} MiB of estimators (limit {MAX_LEAF_BYTES >> 20} MiB); "
+                         f"use fewer features per tree")
+
+
 cdef class HTree:
     """One Hoeffding tree over ``n_classes`` classes and the features ``sub``.
 
@@ -78,6 +124,7 @@ cdef class HTree:
     cdef public int n_classes, n_attrs, n_bins, max_depth, max_leaves
     cdef public double grace, delta, tau, min_frac
     cdef public int n_nodes, n_leaves
+    cdef public Py_ssize_t min_len
     cdef public object sub_, feat_, thr_, left_, right_, slot_, depth_
     cdef public object clsw_, stats_, seen_, last_, scratch_, active_
     cdef int32_t[::1] active, sub, feat, left, right, slot, depth
@@ -88,9 +135,20 @@ cdef class HTree:
     def __init__(self, int n_classes, sub, double grace=200.0, double delta=1e-7,
                  double tau=0.05, int n_bins=10, int max_depth=-1, int max_leaves=-1,
                  double min_frac=0.01, _state=None):
-        self.n_classes = n_classes
+        sub = np.asarray(sub)
+        if sub.size and (sub.dtype.kind not in "iu" or sub.max() > np.iinfo(np.int32).max):
+            raise ValueError("sub must hold int32 feature indices")
         self.sub_ = _writeable(np.ascontiguousarray(sub, dtype=np.int32))
+        _check_sizes(n_classes, self.sub_, n_bins)
+        if not (grace > 0 and np.isfinite(grace)) or not (0 < delta < 1) or not (tau >= 0):
+            raise ValueError(f"need grace > 0 finite, 0 < delta < 1, tau >= 0; got grace={grace}, "
+                             f"delta={delta}, tau={tau}")
+        if not (0 <= min_frac < 0.5):
+            raise ValueError(f"min_frac must be in [0, 0.5), got {min_frac}")
+        self.n_classes = n_classes
         self.n_attrs = self.sub_.shape[0]
+        # Rows must hold every feature the tree reads.
+        self.min_len = int(self.sub_.max()) + 1
         self.grace = grace
         self.delta = delta
         self.tau = tau
@@ -101,9 +159,7 @@ cdef class HTree:
         if _state is not None:
             # Unpickled from a read-only memory map (joblib's workers, mmap_mode="r"),
             # the arrays get private copies: the tree grows them in place.
-            (self.n_nodes, self.n_leaves, self.feat_, self.thr_, self.left_, self.right_,
-             self.slot_, self.depth_, self.clsw_, self.stats_, self.seen_, self.last_) = \
-                tuple(_state[:2]) + tuple(_writeable(a) for a in _state[2:])
+            self._set_state(_state)
         else:
             self.n_nodes = 1
             self.n_leaves = 1
@@ -125,6 +181,47 @@ cdef class HTree:
                  self.slot_, self.depth_, self.clsw_, self.stats_, self.seen_, self.last_)
         return (HTree, (self.n_classes, self.sub_, self.grace, self.delta, self.tau, self.n_bins,
                         self.max_depth, self.max_leaves, self.min_frac, state))
+
+    def _set_state(self, state):
+        """Adopt a pickled state after checking it cannot make the loops read
+        out of bounds or walk forever (ValueError otherwise)."""
+        if not isinstance(state, tuple) or len(state) != 12:
+            raise ValueError("corrupted HTree state: expected a 12-tuple")
+        n_nodes, n_leaves = int(state[0]), int(state[1])
+        kinds = (np.int32, np.float64, np.int32, np.int32, np.int32, np.int32,
+                 np.float64, np.float64, np.float64, np.float64)
+        arrs = []
+        for a, dt in zip(state[2:], kinds):
+            if not isinstance(a, np.ndarray) or a.dtype != dt:
+                raise ValueError("corrupted HTree state: an array has the wrong type")
+            arrs.append(_writeable(np.ascontiguousarray(a)))
+        feat, thr, left, right, slot, depth, clsw, stats, seen, last = arrs
+        k, na = self.n_classes, self.n_attrs
+        cap_n, cap_l = feat.shape[0], clsw.shape[0] if clsw.ndim == 2 else -1
+        if (any(a.ndim != 1 or a.shape[0] != cap_n for a in (thr, left, right, slot, depth))
+                or clsw.ndim != 2 or clsw.shape[1] != k
+                or stats.shape != (cap_l, na, k, NF)
+                or seen.shape != (cap_l,) or last.shape != (cap_l,)
+                or not (1 <= n_nodes <= cap_n) or not (1 <= n_leaves <= cap_l)):
+            raise ValueError("corrupted HTree state: array shapes or counts do not agree")
+        ids = np.arange(n_nodes)
+        f, l, r, sl = feat[:n_nodes], left[:n_nodes], right[:n_nodes], slot[:n_nodes]
+        internal = f >= 0
+        leaf = ~internal
+        # Children are allocated after their parent: ids grow on every step
+        # down, so a walk from the root ends, and no node is its own ancestor.
+        if (not np.isin(f[internal], self.sub_).all() or (f < -1).any()
+                or (l[internal] <= ids[internal]).any() or (l[internal] >= n_nodes).any()
+                or (r[internal] <= ids[internal]).any() or (r[internal] >= n_nodes).any()
+                or (sl[leaf] < 0).any() or (sl[leaf] >= n_leaves).any()
+                or (depth[:n_nodes] < 0).any()):
+            raise ValueError("corrupted HTree state: node ids, features or leaf slots out of range")
+        if not (np.isfinite(clsw[:n_leaves]).all() and (clsw[:n_leaves] >= 0).all()
+                and np.isfinite(seen[:n_leaves]).all() and np.isfinite(last[:n_leaves]).all()):
+            raise ValueError("corrupted HTree state: leaf weights must be finite and non-negative")
+        self.n_nodes, self.n_leaves = n_nodes, n_leaves
+        (self.feat_, self.thr_, self.left_, self.right_, self.slot_, self.depth_, self.clsw_,
+         self.stats_, self.seen_, self.last_) = arrs
 
     cdef void _bind(self):
         self.sub = self.sub_
@@ -198,13 +295,23 @@ cdef class HTree:
         for c in range(k):
             out[c] = (1.0 + self.clsw[s, c]) / tot
 
+    def _check_row(self, const double[::1] x):
+        if x.shape[0] < self.min_len:
+            raise ValueError(f"row has {x.shape[0]} values; the tree reads feature "
+                             f"{self.min_len - 1}")
+
     def predict_into(self, const double[::1] x, double[::1] out):
-        """Write the leaf's smoothed class distribution for dense row ``x``."""
+        """Write the leaf's smoothed class distribution for dense row ``x``
+        into ``out`` (length ``n_classes``)."""
+        self._check_row(x)
+        if out.shape[0] != self.n_classes:
+            raise ValueError(f"out has {out.shape[0]} entries, expected {self.n_classes}")
         with nogil:
             self._predict(&x[0], &out[0])
 
     def apply(self, const double[::1] x):
         """Index of the leaf node ``x`` reaches."""
+        self._check_row(x)
         return self._leaf_node(&x[0])
 
     # --- learning ----------------------------------------------------------------
@@ -424,6 +531,8 @@ cdef class HTree:
         """Learn dense row ``x`` with class ``c`` and weight ``w`` (> 0; zero is a no-op)."""
         if not (0 <= c < self.n_classes):
             raise ValueError(f"class {c} out of range [0, {self.n_classes})")
+        self._check_row(x)
+        w = check_weight(w)
         if w > 0:
             self._learn_one(&x[0], c, w)
 
@@ -436,6 +545,7 @@ def forest_predict(list trees, const double[::1] x, double[:, ::1] out):
     """``out[i] = trees[i]``'s class distribution for dense row ``x``."""
     cdef HTree t
     cdef Py_ssize_t i
+    _check_forest(trees, x, out.shape[0], out.shape[1])
     for i in range(len(trees)):
         t = <HTree>trees[i]
         with nogil:
@@ -447,8 +557,36 @@ def forest_learn(list trees, const double[::1] x, const int32_t[::1] labels,
     """Tree ``i`` learns ``(x, labels[j])`` with weight ``weights[i, j]`` (> 0) for every j."""
     cdef HTree t
     cdef Py_ssize_t i, j
+    k = _check_forest(trees, x, weights.shape[0], None)
+    if weights.shape[1] != labels.shape[0]:
+        raise ValueError(f"weights has {weights.shape[1]} columns for {labels.shape[0]} labels")
+    lab = np.asarray(labels)
+    if lab.size and (lab.min() < 0 or lab.max() >= k):
+        raise ValueError(f"labels must be in [0, {k})")
+    W = np.asarray(weights)
+    if W.size and not (np.isfinite(W).all() and W.max() <= MAX_WEIGHT):
+        raise ValueError(f"weights must be finite and at most {MAX_WEIGHT:g}")
     for i in range(len(trees)):
         t = <HTree>trees[i]
         for j in range(labels.shape[0]):
             if weights[i, j] > 0:
                 t._learn_one(&x[0], labels[j], weights[i, j])
+
+
+def _check_forest(list trees, const double[::1] x, Py_ssize_t n_rows, n_classes):
+    """Every tree an HTree with the same classes, ``x`` long enough, one
+    output row per tree; returns the number of classes."""
+    cdef HTree t
+    if n_rows != len(trees):
+        raise ValueError(f"{n_rows} output rows for {len(trees)} trees")
+    k = None
+    for obj in trees:
+        if not isinstance(obj, HTree):
+            raise TypeError("trees must be HTree objects")
+        t = <HTree>obj
+        if k is None:
+            k = t.n_classes
+        if t.n_classes != k or (n_classes is not None and t.n_classes != n_classes):
+            raise ValueError("every tree must have the output's number of classes")
+        t._check_row(x)
+    return k

@@ -45,6 +45,13 @@ random features), ``"softmax"`` (weighted online softmax regression on the
 same feature subsets), or an instance such as :class:`OracleWeakLearners`
 (the synthetic weak learner of the theory, for tests).
 
+Sizes that cannot fit are refused before any row is read: at most
+``MAX_ESTIMATORS`` weak learners (every row walks all of them), trees whose
+first leaves alone need more than ``MAX_FOREST_BYTES`` (``N`` x features per
+tree x labels x 5 doubles), exact potential tables above
+``MAX_TABLE_BYTES`` (``3 N (2N + 2)`` doubles per relevant-set size), and
+the tree limits of :mod:`omlc._core.hoeffding_tree` (``n_bins``, weights).
+
 A ranking is not a label set: ``decision_function`` returns the expert's
 scores minus the score of the (c+1)-th best label, so ``predict`` gives the
 ``c`` best-scored labels, with ``c = top_k`` or, by default, the running mean
@@ -59,6 +66,10 @@ import numpy as np
 from omlc._validation import check_random_state, check_X
 from omlc.learners.base import BaseLearner, positive_float
 from omlc.learners.hoeffding_tree import dense_rows
+
+MAX_ESTIMATORS = 10_000
+MAX_FOREST_BYTES = 2 << 30
+MAX_TABLE_BYTES = 256 << 20
 
 
 # --- weak learners ---------------------------------------------------------------
@@ -122,7 +133,16 @@ class TreeWeakLearners(WeakLearners):
         self.max_leaves = max_leaves
 
     def setup(self, N, d, k, m, rng):
-        from omlc._core.hoeffding_tree import HTree
+        from omlc._core.hoeffding_tree import MAX_BINS, HTree, leaf_bytes
+        nb = self.n_bins
+        if isinstance(nb, bool) or not isinstance(nb, numbers.Integral) or not 1 <= nb <= MAX_BINS:
+            raise ValueError(f"n_bins must be an integer in [1, {MAX_BINS}], got {nb!r}")
+        a = d if m is None else min(int(m), d)
+        need = N * leaf_bytes(a, k)
+        if need > MAX_FOREST_BYTES:
+            raise ValueError(f"{N} trees of {a} features x {k} labels need {need / 2**30:,.1f} GiB "
+                             f"for their first leaves alone (limit {MAX_FOREST_BYTES >> 30} GiB); "
+                             f"use fewer trees or features per tree")
         subs = _subsets(rng, N, d, m)
         deltas = _loguniform(rng, *self.delta, N)
         graces = rng.uniform(*self.grace_period, N)
@@ -349,6 +369,9 @@ class _Booster(BaseLearner):
         n = self.n_estimators
         if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
             raise ValueError(f"n_estimators must be a positive integer, got {n!r}")
+        if n > MAX_ESTIMATORS:
+            raise ValueError(f"n_estimators must be at most {MAX_ESTIMATORS} (every row walks "
+                             f"all weak learners), got {n!r}")
         m = self.n_features_per_tree
         if m is not None and (isinstance(m, bool) or not isinstance(m, numbers.Integral) or m < 1):
             raise ValueError(f"n_features_per_tree must be None or a positive integer, got {m!r}")
@@ -578,6 +601,15 @@ class OnlineBMR(_Booster):
         M = self.mc_samples
         if isinstance(M, bool) or not isinstance(M, numbers.Integral) or M < 1:
             raise ValueError(f"mc_samples must be a positive integer, got {M!r}")
+        N = int(self.n_estimators)
+        if self.potentials == "exact" and 24 * N * (2 * N + 2) > MAX_TABLE_BYTES:
+            raise ValueError(f"n_estimators={N} needs exact potential tables of "
+                             f"{24 * N * (2 * N + 2) / 2**20:,.0f} MiB per relevant-set size (limit "
+                             f"{MAX_TABLE_BYTES >> 20} MiB); use fewer weak learners or "
+                             f"potentials='mc'")
+        if N * M > 10 ** 8:
+            raise ValueError(f"n_estimators x mc_samples = {N * M:,} draws per row is too many "
+                             f"(limit 10^8)")
 
     def _init_state(self, n_features, n_labels):
         super()._init_state(n_features, n_labels)
