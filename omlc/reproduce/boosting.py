@@ -277,8 +277,8 @@ def markdown_report(rows, command, claims, elapsed, authors_rows=None):
                   "The paper (Section 3, eq. 1) defines the potentials as the exact expectation "
                   "of the hinge loss *with* margin, `(1 + s[r] - s[l])_+`, under the baseline "
                   "`u_γ`; the authors' code estimates them by Monte Carlo (M = 100 draws) with a "
-                  "hinge *without* margin. The two disagree, and Table 3 was made with the code. "
-                  "Rows of the authors' variant: `--bmr-potentials authors` (rows file given "
+                  "hinge *without* margin. The two disagree; the paper does not say which one its Table 3 "
+                  "used. Rows of the authors' variant: `--bmr-potentials authors` (rows file given "
                   "with `--authors-rows`).", "", potentials_comparison(rows, authors_rows)]
     lines += ["", "## Targets of the issue", ""]
     lines += [f"- {'holds' if ok else 'FAILS'}: {c} -- {d}" for c, ok, d in claims]
