@@ -1,5 +1,5 @@
 """Reproduction of Table 2 of Zhai, Tang & Wang, "Adaptive label thresholding
-methods for online multi-label classification" (the paper's Section 5 protocol).
+methods for online multi-label classification" (the protocol of the paper's Section 6).
 
 ``omlc reproduce alt`` (the experiment ``EXPERIMENT``, run by
 :mod:`omlc.experiments.runner`) trains every algorithm of the table on the
