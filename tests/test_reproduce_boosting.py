@@ -84,5 +84,3 @@ def test_committed_rows_cover_every_cell():
         for alg, gamma, _ in boosting.cells(name):
             seeds = {k[3] for k in rows if k[:3] == (name, alg, gamma)}
             assert seeds and seeds == set(range(len(seeds))), (name, alg, gamma)
-    mr = {k[3] for k in rows if k[:2] == ("mediamill_reduced", "bmr")}
-    assert len(mr) == 10  # the paper's 10 seeds for OnlineBMR on m-reduced
