@@ -32,12 +32,21 @@ rcv1-like widths (d = 47,236) that matrix is 18 GB, so ``solver="auto"``
 (``RIDGE_MAX_FEATURES``: A^-1 is then at most 32 MB and a row costs ~4 M
 flops) and otherwise ``"adagrad"``. ``"sgd"`` is the paper's gradient-descent
 variant (Sect. 5.2: step ``eta / sqrt(t)``); ``"adagrad"`` is diagonal
-AdaGrad. Both run on omlc's compiled linear core (squared loss with the codes
-as real-valued targets), so their feature-side work is per nonzero of x; the
-label side (MSG, decoding, eq. 14) is dense in K, and PBT's basis transform
-``W P_t P_{t+1}^T`` is dense, O(d M^2) per row. Under AdaGrad the
-accumulators are not rotated by PBT (the basis transform moves weights, not
-their per-coordinate histories) — an approximation of this implementation.
+AdaGrad, both the linear core's optimisers (squared loss with the codes as
+real-valued targets), so their feature-side work is per nonzero of x.
+
+DPP and CS-DPP with a named cost run their whole per-row loop compiled
+(``omlc._core.label_space``, one call per block: decoding, eq. 14, the MSG
+step with the draw, the PBC/PBT/none correction, the regression step); a
+callable cost runs the same loop in Python. Under SGD/AdaGrad, PBT keeps its
+basis change ``W <- W P_t P_{t+1}^T`` as a lazy M x M factor F (effective
+weights ``W F``, the step taken in W's coordinates, F folded into W when it
+drifts from orthogonal, e.g. when the dropped row changes), so a row costs
+O(nnz M + K M^2), not O(d M^2); AdaGrad's accumulators stay with W's
+coordinates (not rotated by the basis change) — an approximation of this
+implementation. The exact ridge applies the transform directly. O-BR,
+O-RAND and O-CS under AdaGrad learn a chunk of rows per call of the linear
+core (their targets do not depend on the predictions).
 
 Gap decisions
 -------------
@@ -76,6 +85,7 @@ re-worded with the row's position.
 import math
 
 import numpy as np
+from omlc._core import label_space as _lsk
 from omlc._core.linear import NonFiniteError, learn
 from omlc._core.losses import SquaredLoss
 from omlc._core.optimizers import SGD, AdaGrad
@@ -91,6 +101,20 @@ __all__ = ["DPP", "CSDPP", "OnlineBR", "OnlineCS", "OnlineRandomProjection", "CO
 RIDGE_MAX_FEATURES = 2048
 BASES = ("pbc", "pbt", "none")
 SOLVERS = ("auto", "ridge", "sgd", "adagrad")
+COST_IDS = {c: int(getattr(_lsk.Cost, c.upper())) for c in ("hamming", "rank", "f1", "accuracy")}
+BASIS_IDS = {b: int(getattr(_lsk.Basis, b.upper())) for b in BASES}
+SOLVER_IDS = {"ridge": int(_lsk.Solver.RIDGE), "sgd": int(_lsk.Solver.SGD_SOLVER),
+              "adagrad": int(_lsk.Solver.ADAGRAD_SOLVER)}
+_TAIL = (" at row {pos} of the block (row {index} of the data): the features are too large "
+         "for this model's lam={lam!r} (or lam too small); scale them (e.g. "
+         "omlc.preprocessing.MaxAbsScaler) or raise lam.")
+_ERRORS = {
+    int(_lsk.Error.NONFINITE_SCORES): "non-finite scores (NaN or inf)" + _TAIL
+    + " The rows before it were learned; that row was not.",
+    int(_lsk.Error.RIDGE_PRECISION): "the ridge regression's inverse (lam I + sum x x^T)^-1 lost its "
+    "precision" + _TAIL + " The rows before it were learned; that row was not.",
+    int(_lsk.Error.GRADIENT_OVERFLOW): "a squared gradient overflows the optimiser's accumulators" + _TAIL
+    + " The model's weights may be inconsistent: refit it."}
 
 
 # ----------------------------------------------------------------------------- costs
@@ -397,7 +421,44 @@ class _OnlineLSR(BaseLearner):
         self._check_fitted()
         return self.reg_.solver
 
+    #: Rows per call of the linear core in the chunked AdaGrad path.
+    CHUNK = 2048
+
+    def _learn_chunked(self, X, Y, order, out):
+        """AdaGrad (a constant step) needs no per-row decision between rows:
+        the targets of a chunk are known up front, so the regression runs on
+        the linear core, one call per chunk (squared loss, real targets)."""
+        reg = self.reg_
+        opt = AdaGrad(reg.W, reg.G, reg.d, 1.0 if reg.intercept else 0.0, reg.eta, 1e-8)
+        n = X.shape[0]
+        yp, yi = Y.indptr, Y.indices
+        for a in range(0, n, self.CHUNK):
+            b = min(n, a + self.CHUNK)
+            rows = np.arange(a, b) if order is None else np.asarray(order[a:b])
+            Yc = np.zeros((b - a, self.n_labels_), bool)
+            for i, k in enumerate(rows):
+                Yc[i, yi[yp[k]:yp[k + 1]]] = True
+            T = np.ascontiguousarray(self._targets(Yc))
+            R = np.empty((b - a, reg.width)) if out is not None else None
+            try:
+                learn(opt, SquaredLoss(), self._stream(X, Y, rows.astype(np.int64)), 1, R,
+                      targets=T)
+            except NonFiniteError as exc:
+                pos = a + exc.row
+                k = int(rows[exc.row])
+                raise NonFiniteError(
+                    f"non-finite scores or weights (NaN or inf) at row {pos} of the block (row "
+                    f"{k} of the data): the features are too large for this model's step; scale "
+                    "them (e.g. omlc.preprocessing.MaxAbsScaler) or lower eta.", pos) from None
+            finally:
+                reg.t += b - a          # approximate on error; AdaGrad does not read t
+            D = self._decode_chunk(R, Yc)        # R is None when nothing is written
+            if out is not None:
+                out[a:b] = D
+
     def _learn(self, X, Y, order, out):
+        if getattr(self.reg_, "solver", None) == "adagrad" and hasattr(self, "_targets"):
+            return self._learn_chunked(X, Y, order, out)
         xp, xi, xv = csr_arrays(X)
         yp, yi = Y.indptr, Y.indices
         K = self.n_labels_
@@ -497,30 +558,52 @@ class CSDPP(_OnlineLSR):
         self.code_dim_ = M
         self.rng_ = check_random_state(self.random_state).spawn(1)[0]
         self.full_rank_ = M >= K
+        Mw = min(M, K)
+        # Fixed-size state (the compiled loop updates it in place): the basis
+        # Qb_[:nq] with sigma sb_[:nq]; counters [nq, dropped row, t, folds].
+        self.Qb_ = np.zeros((Mw + 1, K))
+        self.sb_ = np.zeros(Mw + 1)
+        self.cnt_ = np.array([0, -1, 0, 0], np.int64)
+        self.F_ = np.eye(Mw)
+        self.u_ = float(self.rng_.random())
         if self.full_rank_:
-            self.Q_ = np.eye(K)
-            self.sigma_ = np.ones(K)
-            self.drop_ = -1
-            self.proj_ = self.Q_
+            self.proj_ = np.eye(K)
+            self.sb_[:] = 1.0
         else:
-            self.Q_, self.sigma_ = CappedMSG.init(K, M)
-            self.u_ = float(self.rng_.random())
             self._resample()
-        self.t_ = 0
-        width = K if self.basis == "pbc" else min(M, K)
+        width = K if self.basis == "pbc" else Mw
         self.reg_ = self._make_regressor(n_features, width)
 
     @property
+    def Q_(self):
+        """The online PCA's basis rows (at most M+1; none at the start)."""
+        return self.Qb_[:self.cnt_[0]] if not self.full_rank_ else self.proj_
+
+    @property
+    def sigma_(self):
+        return self.sb_[:self.cnt_[0]] if not self.full_rank_ else self.sb_[:-1]
+
+    @property
+    def drop_(self):
+        return int(self.cnt_[1])
+
+    @property
+    def t_(self):
+        return int(self.cnt_[2])
+
+    @property
     def P_(self):
-        """The current projection P_t (M x K): Q without the dropped row."""
+        """The current projection P_t (M x K): Q without the dropped row, zero
+        rows while the basis fills."""
         self._check_fitted()
         return self.proj_
 
     def _resample(self):
         M, K = self.code_dim_, self.n_labels_
-        self.drop_ = CappedMSG.sample(self.sigma_, self.u_, M)
+        drop = CappedMSG.sample(self.sigma_, self.u_, M)
+        self.cnt_[1] = drop
         P = np.zeros((M, K))
-        Q = self.Q_ if self.drop_ < 0 else np.delete(self.Q_, self.drop_, axis=0)
+        Q = self.Q_ if drop < 0 else np.delete(self.Q_, drop, axis=0)
         P[:Q.shape[0]] = Q          # zero rows while the basis is filling
         self.proj_ = P
 
@@ -529,36 +612,72 @@ class CSDPP(_OnlineLSR):
             return (R @ P.T) @ P
         return R @ P
 
+    def _learn(self, X, Y, order, out):
+        if callable(self._cost()):
+            self._fold()
+            return super()._learn(X, Y, order, out)
+        reg = self.reg_
+        K = self.n_labels_
+        Mw = self.F_.shape[0]
+        opt = None
+        if reg.solver == "sgd":
+            opt = SGD(reg.W, reg.d, 1.0 if reg.intercept else 0.0, reg.eta)
+        elif reg.solver == "adagrad":
+            opt = AdaGrad(reg.W, reg.G, reg.d, 1.0 if reg.intercept else 0.0, reg.eta, 1e-8)
+        done, err, index = _lsk.dpp_learn(
+            self._stream(X, Y, order), COST_IDS[self._cost()], BASIS_IDS[self.basis],
+            SOLVER_IDS[reg.solver], Mw, self.full_rank_, float(self.pca_step), self.u_,
+            reg.intercept, reg.W, opt, reg.Ainv if reg.solver == "ridge" else None, self.F_,
+            self.Qb_, self.sb_, self.proj_, self.cnt_, out=out)
+        reg.t = self.t_
+        if err:
+            raise NonFiniteError(_ERRORS[err].format(pos=done, index=index, lam=self.lam), done)
+
+    def _fold(self):
+        """W <- W F, F <- I (the Python loop applies PBT's basis change directly)."""
+        if not np.array_equal(self.F_, np.eye(self.F_.shape[0])):
+            self.reg_.W[:] = self.reg_.W @ self.F_
+            self.F_[:] = np.eye(self.F_.shape[0])
+
     def _row(self, idx, vals, y, out):
         # A refused step (FloatingPointError) leaves the whole learner as it
         # was before the row: the regressor checks before it writes, and the
         # online-PCA state is put back here.
-        saved = (self.Q_, self.sigma_, self.drop_, self.proj_, self.t_, self.reg_.W)
+        saved = (self.Qb_.copy(), self.sb_.copy(), self.cnt_.copy(), self.proj_, self.reg_.W)
         try:
             self._row_step(idx, vals, y, out)
         except (FloatingPointError, NonFiniteError):
-            self.Q_, self.sigma_, self.drop_, self.proj_, self.t_, self.reg_.W = saved
+            self.Qb_, self.sb_, self.cnt_, self.proj_, self.reg_.W = saved
             raise
 
     def _row_step(self, idx, vals, y, out):
+        """The per-row loop in Python, for a callable cost (the compiled loop
+        in omlc._core.label_space does the named ones)."""
         K = self.n_labels_
         P = self.P_
         r = self.reg_.scores_row(idx, vals)
         ytil = self._decode(r[None, :], P)[0]
+        if not np.isfinite(ytil).all():
+            raise FloatingPointError("non-finite scores (NaN or inf)")
         if out is not None:
             out[:] = ytil
         yhat = ytil > 0
-        self.t_ += 1
+        self.cnt_[2] += 1
+        t = self.t_
         delta = label_weights(self._cost(), y, yhat)
         v = np.sqrt(delta) * np.where(y, 1.0, -1.0)
         if not self.full_rank_:
             M = self.code_dim_
-            eta = float(self.pca_step) * 2.0 / math.sqrt(self.t_) * M / K
-            self.Q_, self.sigma_ = CappedMSG.step(self.Q_, self.sigma_, eta, v, M)
-            if self.t_ % 1000 == 0 and self.Q_.shape[0]:
+            eta = float(self.pca_step) * 2.0 / math.sqrt(t) * M / K
+            Q, sig = CappedMSG.step(self.Q_, self.sigma_, eta, v, M)
+            if t % 1000 == 0 and Q.shape[0]:
                 # rounding slowly breaks the rows' orthonormality
-                q, _ = np.linalg.qr(self.Q_.T)
-                self.Q_ = np.ascontiguousarray(q.T * np.sign(np.sum(q.T * self.Q_, axis=1))[:, None])
+                q, _ = np.linalg.qr(Q.T)
+                Q = np.ascontiguousarray(q.T * np.sign(np.sum(q.T * Q, axis=1))[:, None])
+            n = Q.shape[0]
+            self.Qb_[:n] = Q
+            self.sb_[:n] = sig
+            self.cnt_[0] = n
             self._resample()
         Pn = self.P_
         if self.basis == "pbc":
@@ -571,7 +690,10 @@ class CSDPP(_OnlineLSR):
         self.reg_.step(idx, vals, Pn @ v, r)
 
     def _decision(self, X):
-        return self._decode(self.reg_.scores(X), self.P_)
+        R = self.reg_.scores(X)
+        if self.basis == "pbt" and not self.full_rank_:
+            R = R @ self.F_
+        return self._decode(R, self.P_)
 
 
 class DPP(CSDPP):
@@ -642,6 +764,12 @@ class OnlineBR(_OnlineLSR):
             out[:] = r
         self.reg_.step(idx, vals, np.where(y, 1.0, -1.0), r)
 
+    def _targets(self, Yc):
+        return np.where(Yc, 1.0, -1.0)
+
+    def _decode_chunk(self, R, Yc):
+        return R
+
     def _decision(self, X):
         return self.reg_.scores(X)
 
@@ -693,6 +821,12 @@ class OnlineRandomProjection(_OnlineLSR):
 
     def _decode(self, R):
         return R @ self.decoder_.T
+
+    def _targets(self, Yc):
+        return np.where(Yc, 1.0, -1.0) @ self.encoder_.T
+
+    def _decode_chunk(self, R, Yc):
+        return None if R is None else self._decode(R)
 
     def _decision(self, X):
         return self._decode(self.reg_.scores(X))
@@ -767,6 +901,19 @@ class OnlineCS(OnlineRandomProjection):
         self.n_relevant_ += int(y.sum())
         self.n_coded_ += 1
         return self.encoder_ @ y.astype(np.float64)
+
+    def _targets(self, Yc):
+        return Yc.astype(np.float64) @ self.encoder_.T
+
+    def _decode_chunk(self, R, Yc):
+        # each row decodes at the cardinality seen before it, as in _row
+        out = None if R is None else np.empty((R.shape[0], self.n_labels_))
+        for i, y in enumerate(Yc):
+            if out is not None:
+                out[i] = self._decode(R[i][None, :])[0]
+            self.n_relevant_ += int(y.sum())
+            self.n_coded_ += 1
+        return out
 
     def _sparsity(self):
         if self.sparsity is not None:
