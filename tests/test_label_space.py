@@ -360,3 +360,25 @@ def test_tiny_lam_raises_instead_of_nan():
     for m in (omlc.OnlineBR(lam=1e-300), omlc.DPP(code_dim=3, lam=1e-300)):
         with pytest.raises(NonFiniteError, match="lost its precision"):
             m.predict_then_learn(X, Y)
+
+
+@pytest.mark.parametrize("make", [lambda: omlc.OnlineBR(solver="adagrad", eta=0.2),
+                                  lambda: omlc.OnlineRandomProjection(code_dim=4, solver="adagrad"),
+                                  lambda: omlc.OnlineCS(code_dim=5, solver="adagrad")])
+def test_adagrad_chunks_equal_the_per_row_loop(make, monkeypatch):
+    """Under AdaGrad the baselines learn a chunk per call of the linear core;
+    that is the per-row loop, row for row (chunks of 7 rows here)."""
+    X, Y = problem(n=50, K=8)
+    monkeypatch.setattr(ls._OnlineLSR, "CHUNK", 7)
+    a = make()
+    D = a.predict_then_learn(X, Y)
+    b = make()
+    b._validate(X, Y, None)                      # the same fresh state, nothing learned
+    xp, xi, xv = X.indptr, X.indices, X.data
+    E = np.empty_like(D)
+    for k in range(X.shape[0]):
+        y = np.zeros(8, bool)
+        y[Y[k].indices] = True
+        b._row(xi[xp[k]:xp[k + 1]], xv[xp[k]:xp[k + 1]], y, E[k])
+    np.testing.assert_allclose(D, E, atol=1e-12)
+    np.testing.assert_allclose(a.reg_.W, b.reg_.W, atol=1e-12)

@@ -432,6 +432,10 @@ class _OnlineLSR(BaseLearner):
         opt = AdaGrad(reg.W, reg.G, reg.d, 1.0 if reg.intercept else 0.0, reg.eta, 1e-8)
         n = X.shape[0]
         yp, yi = Y.indptr, Y.indices
+        xp, xi, xv = csr_arrays(X)
+        # the core reads the targets, not the labels: a stream with no label
+        # and as many label columns as W
+        noy = (np.zeros(n + 1, np.int64), np.zeros(0, np.int32))
         for a in range(0, n, self.CHUNK):
             b = min(n, a + self.CHUNK)
             rows = np.arange(a, b) if order is None else np.asarray(order[a:b])
@@ -441,8 +445,9 @@ class _OnlineLSR(BaseLearner):
             T = np.ascontiguousarray(self._targets(Yc))
             R = np.empty((b - a, reg.width)) if out is not None else None
             try:
-                learn(opt, SquaredLoss(), self._stream(X, Y, rows.astype(np.int64)), 1, R,
-                      targets=T)
+                stream = RowStream(xp, xi, xv, X.shape[1], noy[0], noy[1], reg.width,
+                                   order=rows.astype(np.int64))
+                learn(opt, SquaredLoss(), stream, 1, R, targets=T)
             except NonFiniteError as exc:
                 pos = a + exc.row
                 k = int(rows[exc.row])
