@@ -9,6 +9,7 @@ import numpy as np
 from omlc.learners.label_space import cost_from_counts, label_weights
 
 FOLD_TOL = 0.25
+JACOBI_MAX = 16
 PRECISION_FLOOR = 1e-12
 REORTH_EVERY = 1000
 
@@ -72,7 +73,7 @@ def msg_step(Q, sigma, eta, v, M):
     else:
         Qt = Q
         S = eta * np.outer(a, a) + np.diag(sigma)
-    lam, V = jacobi_eigh(S)
+    lam, V = jacobi_eigh(S) if S.shape[0] <= JACOBI_MAX else np.linalg.eigh(S)
     order = sorted(range(len(lam)), key=lambda i: (-lam[i], i))
     n = min(len(lam), M + 1)
     keep = order[:n]

@@ -100,3 +100,11 @@ def test_bad_state_is_refused():
     with pytest.raises(ValueError, match="Q must be"):
         lsk.dpp_learn(m._stream(X, Y), 0, 1, 0, 3, False, 1.0, 0.5, True, m.reg_.W, None,
                       m.reg_.Ainv, m.F_, m.Qb_[:2], m.sb_, m.proj_, m.cnt_)
+
+
+def test_large_code_goes_to_lapack_and_still_matches():
+    """Above JACOBI_MAX (M + 2 > 16) the eigenproblem is numpy's eigh, in the
+    kernel and the twin alike."""
+    m, D, R, st = run_both("f1", "pbc", "ridge", 20, K=30, n=25, seed=5)
+    assert m.code_dim_ + 2 > ref.JACOBI_MAX
+    np.testing.assert_allclose(D, R, atol=1e-10)

@@ -62,6 +62,10 @@ cpdef enum Error:
 DEF C_PRECISION_FLOOR = 1e-12
 DEF C_REORTH_EVERY = 1000
 DEF JACOBI_SWEEPS = 60
+# Above this order the eigenproblem goes to LAPACK through NumPy (under the
+# GIL): Jacobi's O(n^3) per sweep is cheap at the small M that label-space
+# reduction is for (M = 10: n = 12) and slow at M ~ 100.
+DEF JACOBI_MAX = 16
 #: See the module notes.
 FOLD_TOL = 0.25
 PRECISION_FLOOR = C_PRECISION_FLOOR
@@ -185,6 +189,17 @@ cdef void jacobi_eigh(float64_t* S, float64_t* V, int64_t n) noexcept nogil:
                     V[i * n + q] = s * a1 + c * a2
 
 
+cdef void eigh_lapack(float64_t* S, float64_t* V, int64_t n) noexcept with gil:
+    """As jacobi_eigh, by numpy.linalg.eigh."""
+    Sm = np.asarray(<float64_t[:n * n]> S).reshape(n, n)
+    lam, vec = np.linalg.eigh(Sm)
+    cdef int64_t i, j
+    for i in range(n):
+        for j in range(n):
+            S[i * n + j] = lam[i] if i == j else 0.0
+            V[i * n + j] = vec[i, j]
+
+
 cdef void sort_desc(const float64_t* lam, int64_t n, int64_t* order) noexcept nogil:
     """Indices of ``lam`` by decreasing value, ties by index (insertion sort:
     n is at most M + 2)."""
@@ -245,10 +260,13 @@ cdef void project_trace(const float64_t* lam, int64_t n, float64_t M, float64_t*
 
 cdef int64_t msg_step(float64_t* Q, int64_t nq, float64_t* sigma, float64_t eta,
                       const float64_t* v, int64_t M, int64_t K,
-                      float64_t* scratch) noexcept nogil:
+                      float64_t* scratch, int64_t* nt_out) noexcept nogil:
     """One capped-MSG step on U = Q^T diag(sigma) Q (Q: nq rows of K, room
     for M + 1), returning the new row count. See CappedMSG in
-    omlc.learners.label_space for the start and the trace constraint."""
+    omlc.learners.label_space for the start and the trace constraint.
+    Leaves in ``scratch`` the eigenvectors V (nt x nt, nt written to
+    ``nt_out``) and their order: new row i of Q is sum_j V[j, order[i]] of
+    the rows of [Q; r / rho]."""
     cdef int64_t i, j, k, n, nt, nk
     cdef float64_t rho, vnorm, x, tot
     cdef float64_t* a = scratch                    # M + 2
@@ -289,7 +307,10 @@ cdef int64_t msg_step(float64_t* Q, int64_t nq, float64_t* sigma, float64_t eta,
             S[i * nt + j] = eta * a[i] * a[j]
         if i < nq:
             S[i * nt + i] += sigma[i]
-    jacobi_eigh(S, V, nt)
+    if nt <= JACOBI_MAX:
+        jacobi_eigh(S, V, nt)
+    else:
+        eigh_lapack(S, V, nt)
     for i in range(nt):
         lam[i] = S[i * nt + i]
     sort_desc(lam, nt, order)
@@ -307,6 +328,7 @@ cdef int64_t msg_step(float64_t* Q, int64_t nq, float64_t* sigma, float64_t eta,
                 for k in range(K):
                     Qn[i * K + k] += x * rres[k]
     memcpy(Q, Qn, nk * K * sizeof(float64_t))
+    nt_out[0] = nt
     if nk <= M:
         tot = 0.0
         for i in range(nk):
@@ -410,7 +432,7 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     cdef int64_t n = rows.n_rows, K = rows.n_labels, d = rows.n_features
     cdef int64_t h = d + (1 if intercept else 0)
     cdef int64_t width = K if basis == PBC else M
-    cdef int64_t i, j, k, m, p, idx, nq, drop, t, nrow
+    cdef int64_t i, j, k, m, p, idx, nq, drop, t, nrow, nq_old = 0, drop_old = -1, nt = 0
     cdef int err = OK
     cdef float64_t x, eta, gamma, gam1, sq, fnorm
     cdef Row r
@@ -478,6 +500,8 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     cdef float64_t* ssave = Qsave + (M + 1) * K    # M + 1
     cdef float64_t* gx = ssave + 2 * (M + 1)       # h: Ainv x
     cdef float64_t* msg = gx + 2 * h               # msg_step's scratch
+    cdef float64_t* msgV = msg + Mp + K + Mp * Mp  # its eigenvectors (see msg_step)
+    cdef int64_t* msgo = <int64_t*> (msg + Mp + K + 2 * Mp * Mp + 2 * Mp + 4 * Mp + (M + 1) * K)
     flags = np.zeros(2 * K + 2, dtype=np.int8)
     cdef char* yrel = <char*> cnp.PyArray_DATA(flags)
     cdef char* yhat = yrel + K + 1
@@ -584,7 +608,9 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                 memcpy(Qsave, Qp, (M + 1) * K * sizeof(float64_t))
                 memcpy(ssave, sg, (M + 1) * sizeof(float64_t))
                 eta = pca_step * 2.0 / sqrt(<float64_t> t) * M / K
-                nq = msg_step(Qp, nq, sg, eta, v, M, K, msg)
+                nq_old = nq
+                drop_old = drop
+                nq = msg_step(Qp, nq, sg, eta, v, M, K, msg, &nt)
                 if t % C_REORTH_EVERY == 0 and nq > 0:
                     reorthonormalise(Qp, nq, K)
                 drop = sample_drop(sg, nq, u, M)
@@ -603,12 +629,24 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                         x += Pn[m * K + k] * v[k]
                     tgt[m] = x
                 if basis == PBT and not full_rank:
-                    for i in range(M):                 # Rm = P_t P_{t+1}^T
-                        for j in range(M):
-                            x = 0.0
-                            for k in range(K):
-                                x += Pp[i * K + k] * Pn[j * K + k]
-                            Rm[i * M + j] = x
+                    # Rm = P_t P_{t+1}^T in O(M^2): P_t's rows are rows a_i of
+                    # the old basis, P_{t+1}'s rows b_j of the new one, which
+                    # is V^T [Q_old; r / rho] with Q_old orthonormal and
+                    # r orthogonal to it, so Rm[i, j] = V[a_i, order[b_j]]
+                    # (the same as the dense product up to the basis'
+                    # rounding, which the re-orthonormalisation bounds).
+                    memset(Rm, 0, M * M * sizeof(float64_t))
+                    i = 0
+                    for p in range(nq_old):
+                        if p == drop_old:
+                            continue
+                        j = 0
+                        for m in range(nq):
+                            if m == drop:
+                                continue
+                            Rm[i * M + j] = msgV[p * nt + msgo[m]]
+                            j += 1
+                        i += 1
                     for j in range(M):                 # pred = Rm^T r
                         x = 0.0
                         for i in range(M):
