@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from omlc.learners.label_space import cost_from_counts, label_weights
+from omlc.learners.label_space import label_weights
 
 FOLD_TOL = 0.25
 JACOBI_MAX = 16
@@ -120,7 +120,6 @@ def dpp_learn(X, Y, *, cost, basis, solver, M, full_rank, pca_step, u, intercept
     X = np.asarray(X, np.float64)
     Y = np.asarray(Y, bool)
     n, K = Y.shape
-    d = X.shape[1]
     W, F, Q, sigma, P = W.copy(), F.copy(), Q.copy(), sigma.copy(), P.copy()
     Ainv = None if Ainv is None else Ainv.copy()
     G = None if G is None else G.copy()

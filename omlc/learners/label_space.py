@@ -622,7 +622,6 @@ class CSDPP(_OnlineLSR):
             self._fold()
             return super()._learn(X, Y, order, out)
         reg = self.reg_
-        K = self.n_labels_
         Mw = self.F_.shape[0]
         opt = None
         if reg.solver == "sgd":
