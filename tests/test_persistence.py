@@ -249,6 +249,9 @@ def _array_cases():
         ("falt", "W_", b"not an npy file at all", "arrays/0.npy: "),
         ("kfalt", "sv_indices_", None, "column id outside \\[0, 12\\)"),
         ("kfalt", "sv_indptr_", None, "must start at 0 and never decrease"),
+        # the compiled DPP loop indexes its basis buffers with these counters
+        ("dpp", "cnt_", _npy(np.array([99, -1, 3, 0], np.int64)), "cnt_ must hold"),
+        ("dpp", "cnt_", _npy(np.array([0, -1, 3], np.int64)), "cnt_ must be an int64 array of 4"),
     ]
 
 
