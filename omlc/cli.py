@@ -30,12 +30,6 @@ from omlc.preprocessing import (WIDE_RANGE, choose_scaling, describe_scaling,  #
                                 scaler_for, warn_if_wide)
 
 DEFAULT_LEARNERS = ("falt", "salt", "pa-br")
-#: The embedded default stream of ``omlc run``: rcv1-like sparsity, small enough for seconds.
-DEFAULT_SYNTHETIC = dict(n_samples=60_000, n_features=20_000, n_labels=50, nnz_per_row=60,
-                         cardinality=3.0, noise=0.5)
-_SYNTHETIC_KEYS = {"n": "n_samples", "d": "n_features", "L": "n_labels", "l": "n_labels",
-                   "nnz": "nnz_per_row", "card": "cardinality", "noise": "noise",
-                   "stream": "stream"}
 _NOT_PERCENT = {"coverage"}
 DEFAULT_RUNS = 5
 _DATA_SUFFIXES = (".arff", ".svm", ".txt", ".libsvm", ".gz", ".bz2", ".xz")
@@ -278,58 +272,13 @@ def _add_experiments(sub):
 # ------------------------------------------------------------------- checks
 
 def _synthetic_params(spec):
-    params = dict(DEFAULT_SYNTHETIC)
-    given = set()
-    if ":" in spec:
-        for item in spec.split(":", 1)[1].split(","):
-            if not item.strip():
-                continue
-            k, eq, v = item.partition("=")
-            key = _SYNTHETIC_KEYS.get(k.strip())
-            if key is None:
-                raise UsageError(f"--data {spec}: unknown synthetic option {k.strip()!r} "
-                                 f"(use n, d, L, nnz, card, noise, stream)")
-            as_float = key in ("cardinality", "noise")
-            try:
-                value = float(v)
-                if not as_float:
-                    if value != int(value):
-                        raise ValueError
-                    value = int(value)
-            except (ValueError, OverflowError):
-                raise UsageError(f"--data {spec}: {k.strip()} must be "
-                                 f"{'a number' if as_float else 'an integer'}, got {v.strip()!r}") \
-                    from None
-            params[key] = value
-            given.add(key)
-    elif spec != "synthetic":
-        raise UsageError(f"--data {spec}: write synthetic options after a colon, "
-                         f"e.g. synthetic:n=5000,d=2000,L=20")
-    n, d, L = params["n_samples"], params["n_features"], params["n_labels"]
-    if "nnz_per_row" not in given and d >= 2:
-        # The default row length (60, rcv1-like) shrinks with a small vocabulary:
-        # at most a tenth of d, so rows stay sparse and the spec stays valid.
-        params["nnz_per_row"] = max(1, min(params["nnz_per_row"], d // 10))
-    if "cardinality" not in given and L >= 1:
-        params["cardinality"] = min(params["cardinality"], L / 2)
-    problems = []
-    if n < 1:
-        problems.append("n (rows) must be at least 1")
-    if d < 2:
-        problems.append("d (features) must be at least 2")
-    if L < 1:
-        problems.append("L (labels) must be at least 1")
-    if not 0 < params["nnz_per_row"] < d:
-        problems.append(f"nnz must be between 1 and d - 1 = {d - 1}")
-    if not 0 <= params["cardinality"] < L:
-        problems.append(f"card must be in [0, L) = [0, {L})")
-    if params.get("stream", 0) < 0:
-        problems.append("stream must be >= 0")
-    if params["noise"] < 0:
-        problems.append("noise must be >= 0")
-    if problems:
-        raise UsageError(f"--data {spec}: " + "; ".join(problems))
-    return params
+    """The parameters of ``--data synthetic[:...]`` (the policy lives in
+    :func:`omlc.datasets.synthetic.parse_stream_spec`)."""
+    from omlc.datasets.synthetic import parse_stream_spec
+    try:
+        return parse_stream_spec(spec)
+    except ValueError as exc:
+        raise UsageError(f"--data {exc}") from None
 
 
 def _looks_like_path(text):
