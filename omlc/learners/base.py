@@ -235,6 +235,21 @@ class BaseLearner:
         D = self.decision_function(X)
         return sp.csr_matrix((D > 0).astype(np.int32))
 
+    def label_scores(self, X):
+        """Dense ``(n_samples, n_labels)`` scores that rank each row's labels
+        (higher = more relevant): what :meth:`predict_top_k` orders by.
+        ``decision_function`` unless a learner ranks by other scores."""
+        return self.decision_function(X)
+
+    def predict_top_k(self, X, k=5):
+        """The ``k`` best-ranked labels of each row, best first:
+        ``(labels, scores)``, each ``(n_samples, min(k, n_labels))``. Ties go
+        to the lower label id (the same rule as the metrics ``precision@k``,
+        ``recall@k``, ``ndcg@k``)."""
+        from omlc._topk import check_k, top_k
+        k = check_k(k)
+        return top_k(self.label_scores(X), k)
+
     def score(self, X, y):
         """Micro-averaged F1 of ``predict(X)`` against the label sets ``y``
         (named ``y`` as scikit-learn passes it by keyword).
