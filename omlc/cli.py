@@ -1,8 +1,10 @@
-"""The ``omlc`` command line: the only place that parses arguments or prints tables.
+"""The ``omlc`` command line: the one ``ArgumentParser`` of the package.
 
     omlc run                       prequential comparison on a built-in synthetic stream
     omlc run --learner falt --param eta=0.5 --data yeast --protocol train-test
     omlc reproduce alt             a paper's experiments beside its published numbers
+                                   (one subcommand per omlc.experiments module, built from
+                                   the options it declares; run by omlc.experiments.runner)
     omlc datasets list | info NAME | fetch NAME
     omlc cache verify [PATH]       check every cached entry's checksums
     omlc bench                     the rcv1v2-scale speed comparison
@@ -135,9 +137,7 @@ def _build_parser():
                           "extra: pip install 'omlc[plot]')")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
 
-    rep = sub.add_parser("reproduce", help="re-run a paper's experiments beside its numbers")
-    rep.add_argument("paper", help="alt (more as their issues land)")
-    rep.add_argument("rest", nargs=argparse.REMAINDER, help="options passed to the reproduction")
+    p.reproduce_parser = _add_experiments(sub)
 
     ds = sub.add_parser("datasets", help="the dataset registry: list, info NAME, fetch NAME")
     dsub = ds.add_subparsers(dest="action", parser_class=_Parser)
@@ -160,10 +160,45 @@ def _build_parser():
     verify = cache.add_parser("verify", help="re-read every entry (or PATH) and check its checksums")
     verify.add_argument("path", nargs="?", help="cache root or entry (default: the cache root)")
     verify.add_argument("--remove", action="store_true", help="delete damaged entries")
-
-    bench = sub.add_parser("bench", help="rcv1v2-scale speed comparison against peer tools")
-    bench.add_argument("rest", nargs=argparse.REMAINDER, help="options passed to the benchmark")
     return p
+
+
+#: Reproductions not yet moved to omlc.experiments: their modules parse their
+#: own options (``main(argv)``), so the line after the paper's name is theirs.
+LEGACY_REPRODUCTIONS = ("boosting", "csdpp")
+
+
+def _experiments():
+    try:
+        from omlc import experiments
+    except ImportError:          # an unbuilt tree: --help still works
+        return []
+    return experiments.all_experiments()
+
+
+def _reproductions():
+    return sorted([e.name for e in _experiments() if e.command == "reproduce"]
+                  + list(LEGACY_REPRODUCTIONS))
+
+
+def _add_experiments(sub):
+    """``omlc reproduce PAPER`` and ``omlc bench``: one subcommand per
+    experiment, its options the experiment's declared ones and the runner's."""
+    from omlc.experiments import runner
+    rep = sub.add_parser("reproduce", help="re-run a paper's experiments beside its numbers",
+                         description="Re-run a paper's experiments beside its published numbers.")
+    papers = rep.add_subparsers(dest="paper", parser_class=_Parser, metavar="PAPER")
+    for exp in _experiments():
+        if exp.command == "reproduce":
+            parser = papers.add_parser(exp.name, help=exp.title, description=exp.description)
+        else:
+            parser = sub.add_parser(exp.command, help=exp.title, description=exp.description)
+        runner.add_arguments(parser, exp)
+        parser.set_defaults(experiment=exp)
+    for name in LEGACY_REPRODUCTIONS:
+        papers.add_parser(name, help=f"the {name} paper (options: omlc reproduce {name} --help)",
+                          add_help=False)
+    return rep
 
 
 # ------------------------------------------------------------------- checks
@@ -570,45 +605,50 @@ def _datasets(args):
 
 # ---------------------------------------------------------------------- main
 
-def _dispatch(argv):
-    parser = _build_parser()
-    # ``reproduce PAPER ...`` and ``bench ...`` own their options: hand them over
-    # verbatim (argparse would reorder or reject a leading ``--option``).
-    if argv[:1] == ["bench"] or \
-            argv[:1] == ["reproduce"] and len(argv) > 1 and not argv[1].startswith("-"):
-        passthrough = argv[2:] if argv[0] == "reproduce" else argv[1:]
-        args = parser.parse_args(argv[:2] if argv[0] == "reproduce" else argv[:1])
-        args.rest = passthrough
-    else:
-        args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help()
-        return 0
-    if args.command == "run":
-        return _run(args)
-    if args.command == "datasets":
-        return _datasets(args)
-    if args.command == "reproduce":
-        import importlib
-        if not args.paper.isidentifier():
-            raise UsageError(f"no reproduction for {args.paper!r} (available: alt, ansgd, boosting, csdpp)")
-        try:
-            module = importlib.import_module(f"omlc.reproduce.{args.paper}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"omlc.reproduce.{args.paper}":
-                raise
-            raise UsageError(f"no reproduction for {args.paper!r} (available: alt, ansgd, boosting, csdpp)") from None
-        return module.main(args.rest)
-    if args.command == "cache" and args.action == "verify":
+def _run_experiment(args, argv):
+    from omlc.experiments import runner
+    return runner.run(args.experiment, args, argv)
+
+
+def _cache(args):
+    if args.action == "verify":
         from omlc.io.cache import format_verification, verify_cache
         results = verify_cache(args.path, remove=args.remove)
         print(format_verification(results))
         return 1 if any(not r.ok for r in results) else 0
-    if args.command == "bench":
-        from omlc import bench
-        return bench.main(args.rest)
-    parser.print_help()
-    return 2
+    return None
+
+
+#: Subcommand -> handler(args); an experiment's subcommand goes to the runner.
+HANDLERS = {"run": _run, "datasets": _datasets, "cache": _cache}
+
+
+def _dispatch(argv):
+    if argv[:1] == ["reproduce"] and len(argv) > 1 and not argv[1].startswith("-"):
+        known = _reproductions()
+        if argv[1] not in known:
+            raise UsageError(f"no reproduction for {argv[1]!r} (available: {', '.join(known)})")
+        if argv[1] in LEGACY_REPRODUCTIONS:
+            import importlib
+            return importlib.import_module(f"omlc.reproduce.{argv[1]}").main(argv[2:])
+    if argv[:2] == ["bench", "--"]:
+        argv = argv[:1] + argv[2:]
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    if getattr(args, "experiment", None) is not None:
+        return _run_experiment(args, argv[2:] if args.command == "reproduce" else argv[1:])
+    handler = HANDLERS.get(args.command)
+    code = handler(args) if handler is not None else None
+    if code is None:
+        if args.command == "reproduce":
+            parser.reproduce_parser.print_help()
+            return 0
+        parser.print_help()
+        return 2
+    return code
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):

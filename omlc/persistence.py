@@ -31,7 +31,6 @@ Compatibility: a file records ``format_version``; this version reads versions
 ``<= FORMAT_VERSION``. A parameter missing from an older file takes its current
 default; a parameter unknown to this omlc (a newer file) is an error.
 """
-import io
 import json
 import math
 import os

@@ -43,3 +43,12 @@ def run_omlc(*args, cwd, env=None, unset=(), timeout=180):
     full_env.update(env or {})
     return subprocess.run(cmd + [str(a) for a in args], cwd=cwd, env=full_env,
                           capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _results_store_outside_the_checkout(tmp_path_factory):
+    """Experiments run by the tests write their rows files to a temporary
+    results store, never into the checkout's datasets/results."""
+    if "OMLC_RESULTS_DIR" not in os.environ:
+        os.environ["OMLC_RESULTS_DIR"] = str(tmp_path_factory.mktemp("results"))
+    yield

@@ -101,12 +101,23 @@ def test_datasets_commands(capsys):
     assert "14" in capsys.readouterr().out
 
 
-def test_subcommand_options_pass_through(monkeypatch):
+def test_experiment_subcommands_come_from_their_declared_options(monkeypatch):
+    # One parser: `omlc bench` is built from the bench experiment's options and
+    # run by the experiments' runner.
     seen = {}
-    import omlc.bench
-    monkeypatch.setattr(omlc.bench, "main", lambda argv: seen.setdefault("argv", argv) and 0)
-    cli.main(["bench", "--quick", "--json", "x.json"])
-    assert seen["argv"] == ["--quick", "--json", "x.json"]
+    import omlc.bench.runner
+    import omlc.bench.report
+    monkeypatch.setattr(omlc.bench.runner, "run", lambda **kw: seen.update(kw) or {})
+    monkeypatch.setattr(omlc.bench.report, "write", lambda *a: seen.setdefault("write", a))
+    assert cli.main(["bench", "--quick", "--json", "x.json", "--peers", "none"]) == 0
+    assert (seen["n_train"], seen["n_test"], seen["peers"]) == (2000, 5000, ())
+    assert seen["command"] == "omlc bench --quick --json x.json --peers none"
+    assert seen["write"][1:] == ("x.json", None)
+    from omlc import experiments
+    parser = cli._build_parser()
+    for exp in experiments.all_experiments():
+        words = ["reproduce", exp.name] if exp.command == "reproduce" else [exp.command]
+        assert parser.parse_args(words).experiment is exp
 
 
 def test_choose_scaling_rules():
@@ -229,7 +240,8 @@ def test_an_uncompiled_source_tree_fails_in_one_line(tmp_path):
     # What `pip install .` then `python -m omlc` from the clone's root meets:
     # the clone's omlc/ (no compiled modules) comes first on sys.path.
     src = tmp_path / "clone"
-    for f in (ROOT / "omlc").rglob("*.py"):
+    files = [f for pattern in ("*.py", "*.csv", "*.json") for f in (ROOT / "omlc").rglob(pattern)]
+    for f in files:
         dest = src / f.relative_to(ROOT)
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(f, dest)

@@ -82,7 +82,7 @@ def test_errors():
 
 
 def test_params_and_sklearn_pipeline():
-    sklearn = pytest.importorskip("sklearn")
+    pytest.importorskip("sklearn")
     from sklearn.base import clone
     from sklearn.pipeline import Pipeline
     s = MinMaxScaler(feature_range=(-1.0, 1.0))

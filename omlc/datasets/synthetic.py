@@ -343,7 +343,8 @@ class _World:
                           RuntimeWarning, stacklevel=3)
 
     def describe(self):
-        return {"tau": self.tau, "pilot_cardinality": getattr(self, "pilot_cardinality", None), "topic_rates": self.q.tolist(), "mu": self.mu,
+        return {"tau": self.tau, "pilot_cardinality": getattr(self, "pilot_cardinality", None),
+                "topic_rates": self.q.tolist(), "mu": self.mu,
                 "sigma": self.sigma, "noise": self.noise,
                 "keywords_per_label": int(self.keywords.shape[1]),
                 "keyword_rate": self.keyword_rate, "max_nnz": self.max_nnz,
