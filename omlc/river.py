@@ -51,6 +51,7 @@ import zlib
 import numpy as np
 import scipy.sparse as sp
 
+from omlc._core.hashing import hash_row, label_ids
 from omlc.learners._growth import grows_labels
 from omlc.learners.base import clone
 
@@ -172,6 +173,12 @@ class RiverMultiLabel(_Base):
     def _arrays(self, x):
         """Column ids (sorted, with duplicates from hash collisions left for the
         row check to sum) and values of one row."""
+        if self.features == "hash" and type(x) is dict:
+            # The whole dict in one compiled loop (omlc._core.hashing); rows it
+            # hands back (non-str names, string values) take the paths below.
+            out = hash_row(x, self.n_features)
+            if out is not None:
+                return out
         cols = self._cols
         try:
             # Common case: every name seen before, numeric values.
@@ -213,6 +220,10 @@ class RiverMultiLabel(_Base):
 
     def _label_array(self, y):
         ids = self.label_ids_
+        if type(y) is dict:
+            out = label_ids(y, ids)
+            if out is not None:
+                return out
         if not ids.keys() >= y.keys():
             for k in y:  # every label named gets a column, relevant or not
                 if k not in ids:
