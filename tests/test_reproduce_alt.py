@@ -241,3 +241,17 @@ def test_reproduce_through_the_cli_twice(tmp_path):
     second = run_omlc(*args, cwd=tmp_path)
     assert second.returncode == 0 and "0 rows to compute, 5 reused" in second.stderr
     assert second.stdout == first.stdout
+
+
+def test_scaling_default_is_min_max_for_kernel_learners_only_and_labelled_inferred():
+    assert alt.row_scaling("emotions", "FALT(k)", "auto") == ("minmax", True)
+    assert alt.row_scaling("emotions", "OSML-ELM", "auto") == ("none", False)
+    assert alt.row_scaling("bibtex", "FALT(l)", "auto") == ("none", False)
+    assert alt.row_scaling("emotions", "OSML-ELM", "minmax") == ("minmax", False)
+    with pytest.raises(ValueError):
+        alt.row_scaling("emotions", "FALT(k)", "maxabs")
+    kernel = dict(_fake_row("FALT(l)"), algorithm="FALT(k)", scaling="minmax", scaling_inferred=True)
+    elm = dict(_fake_row("FALT(l)"), algorithm="OSML-ELM", scaling="none")
+    text = alt.format_side_by_side([elm, kernel])
+    assert ("Features: minmax scaling on the training set for FALT(k) (inferred: the paper "
+            "states no preprocessing); as distributed for the others.") in text

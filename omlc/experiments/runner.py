@@ -104,9 +104,10 @@ def run(experiment, args, argv=(), stdout=None, stderr=None):
             done = store.load_rows(path, settings, experiment.row_key)
     computed = [u for u in units if u.rows is None]
     pending = [u for u in computed if not all(k in done for k in u.keys)]
+    todo = {id(u) for u in pending}
     if stored and not quiet:
         n_rows = sum(len(u.keys) for u in pending)
-        reused = sum(1 for u in computed for k in u.keys if u not in pending and k in done)
+        reused = sum(len(u.keys) for u in computed if id(u) not in todo)
         eta = experiment.expected_seconds(pending, args)
         print(f"{prog}: {n_rows} rows to compute" + (f", {reused} reused from {path}" if reused
                                                      else "")
@@ -129,7 +130,7 @@ def run(experiment, args, argv=(), stdout=None, stderr=None):
             for unit in units:
                 if unit.rows is not None:
                     new = list(unit.rows)
-                elif unit not in pending:
+                elif id(unit) not in todo:
                     new = [experiment.restore(done[k]) for k in unit.keys]
                 else:
                     new = experiment.run_unit(unit, args, ctx)
