@@ -2,10 +2,13 @@
 
     omlc run                       prequential comparison on a built-in synthetic stream
     omlc run --learner falt --param eta=0.5 --data yeast --protocol train-test
+    omlc train --data SOURCE --learner falt --model-out M.omlc      learn, save the model
+    omlc predict --model M.omlc --data SOURCE --out preds.txt       label sets, one line a row
     omlc reproduce alt             a paper's experiments beside its published numbers
                                    (one subcommand per omlc.experiments module, built from
                                    the options it declares; run by omlc.experiments.runner)
     omlc datasets list | info NAME | fetch NAME
+    omlc cache [list]              where the data cache is and what it holds
     omlc cache verify [PATH]       check every cached entry's checksums
     omlc bench                     the rcv1v2-scale speed comparison
 
@@ -26,8 +29,10 @@ DEFAULT_LEARNERS = ("falt", "salt", "pa-br")
 DEFAULT_SYNTHETIC = dict(n_samples=60_000, n_features=20_000, n_labels=50, nnz_per_row=60,
                          cardinality=3.0, noise=0.5)
 _SYNTHETIC_KEYS = {"n": "n_samples", "d": "n_features", "L": "n_labels", "l": "n_labels",
-                   "nnz": "nnz_per_row", "card": "cardinality", "noise": "noise"}
+                   "nnz": "nnz_per_row", "card": "cardinality", "noise": "noise",
+                   "stream": "stream"}
 _NOT_PERCENT = {"coverage"}
+DEFAULT_RUNS = 5
 _DATA_SUFFIXES = (".arff", ".svm", ".txt", ".libsvm", ".gz", ".bz2", ".xz")
 #: ``--scale auto`` warns when a stream it leaves unscaled has values beyond this.
 WIDE_RANGE = 10.0
@@ -69,7 +74,12 @@ def _learners_epilog():
     rows = describe_learners()
     w = max(len(n) for n, _, _ in rows)
     return "learners (--learner NAME; parameters are the class's, see help(omlc.CLASS)):\n" + \
-        "\n".join(f"  {n.ljust(w)}  {cls}: {text}" for n, cls, text in rows)
+        "\n".join(f"  {n.ljust(w)}  {cls}: {_without_prefix(text, cls)}" for n, cls, text in rows)
+
+
+def _without_prefix(text, cls):
+    # A description that opens with its class name would print it twice.
+    return text[len(cls) + 1:].lstrip() if text.startswith(cls + ":") else text
 
 
 def _metrics_help():
@@ -83,11 +93,20 @@ def _metrics_help():
             + ", ".join(GROUPS))
 
 
+def _version():
+    try:
+        from omlc import __version__
+    except ImportError:          # an unbuilt tree
+        return "(version unknown: the package is not built)"
+    return __version__
+
+
 def _build_parser():
     p = _Parser(prog="omlc", description="Online multi-label classification.",
                 epilog="Errors print one line; --debug (anywhere) or OMLC_DEBUG=1 shows the "
                        "traceback.")
     p.add_argument("--debug", action="store_true", help="show tracebacks of errors")
+    p.add_argument("--version", action="version", version=f"omlc {_version()}")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
 
     run = sub.add_parser(
@@ -106,15 +125,16 @@ def _build_parser():
                           "60,000-row rcv1-like stream), a registered data set name (omlc "
                           "datasets list), or a file (.arff, LIBSVM .svm/.txt, optionally .gz/.bz2/.xz)")
     run.add_argument("--test", default=None, metavar="FILE",
-                     help="test file for --protocol train-test when --data is a file")
+                     help="test file for --protocol train-test when --data is a file (a "
+                          "registered set brings its own split)")
     run.add_argument("--protocol", choices=["prequential", "train-test"], default="prequential",
                      help="prequential: test-then-train over the stream (a registered set's train "
                           "then test split); train-test: one pass over the shuffled training set, "
                           "then the frozen model on the test set, repeated --runs times "
                           "(default: %(default)s)")
-    run.add_argument("--runs", type=int, default=5,
-                     help="train-test: shuffled training passes, reported as mean ± std "
-                          "(default: %(default)s; the ALT paper uses 20)")
+    run.add_argument("--runs", type=int, default=None,
+                     help="train-test only: shuffled training passes, reported as mean ± std "
+                          f"(default: {DEFAULT_RUNS}; the ALT paper uses 20)")
     run.add_argument("--seed", type=int, default=0,
                      help="seed of the synthetic stream and of the train-test shuffles "
                           "(default: %(default)s)")
@@ -137,6 +157,57 @@ def _build_parser():
                           "extra: pip install 'omlc[plot]')")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
 
+    data_help = ("'synthetic[:n=..,d=..,L=..,nnz=..,card=..,noise=..,stream=..]' (stream=1: "
+                 "fresh rows from the same teacher, a held-out set), a registered data set name "
+                 "(its {split} split when it has one), or a file (.arff, LIBSVM .svm/.txt, "
+                 "optionally .gz/.bz2/.xz)")
+    tr = sub.add_parser(
+        "train", help="learn a stream and save the model (Vowpal Wabbit's vw -d DATA -f MODEL)",
+        description="Learn every row of a data source in one or more passes and save the model "
+                    "to a safe model file (omlc.save; read back with omlc predict or "
+                    "omlc.load_model). No scaling is applied: the same rows reach the model in "
+                    "omlc predict.",
+        epilog=_learners_epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
+    tr.add_argument("--data", required=True, metavar="SOURCE",
+                    help=data_help.format(split="train"))
+    tr.add_argument("--learner", action=_LearnerAction, dest="learners", default=None,
+                    metavar="NAME", help="learner short name (default: falt; listed below)")
+    tr.add_argument("--param", action=_LearnerAction, dest="learners", metavar="NAME=VALUE",
+                    help="a parameter of the --learner, repeatable")
+    tr.add_argument("--model-out", required=True, metavar="FILE",
+                    help="where the model is written (a temporary file renamed over FILE)")
+    tr.add_argument("--passes", type=int, default=1,
+                    help="passes over the data (default: %(default)s)")
+    tr.add_argument("--shuffle", action="store_true",
+                    help="visit the rows of each pass in a seeded random order (default: "
+                         "the file's order); needs the whole data in memory, as fit does")
+    tr.add_argument("--seed", type=int, default=0,
+                    help="seed of the synthetic stream and of --shuffle (default: %(default)s)")
+    tr.add_argument("--block-size", type=int, default=8192, metavar="ROWS",
+                    help="rows per learner call (default: %(default)s)")
+    tr.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    pr = sub.add_parser(
+        "predict", help="predict label sets with a saved model (vw -t -i MODEL -d DATA -p PREDS)",
+        description="Predict every row of a data source with a model saved by omlc train (or "
+                    "omlc.save) and write one line per row: the predicted labels, "
+                    "comma-separated, as names when the data set has label names, else as "
+                    "label ids. The model does not learn.")
+    pr.add_argument("--model", required=True, metavar="FILE", help="a model file")
+    pr.add_argument("--data", required=True, metavar="SOURCE", help=data_help.format(split="test"))
+    pr.add_argument("--out", required=True, metavar="FILE",
+                    help="where the predictions go ('-': standard output)")
+    pr.add_argument("--ids", action="store_true",
+                    help="write label ids even when the data set has label names")
+    pr.add_argument("--scores", action="store_true",
+                    help="also write every label's decision value after a tab, as id:score "
+                         "(positive means predicted)")
+    pr.add_argument("--seed", type=int, default=0,
+                    help="seed of a synthetic stream (default: %(default)s)")
+    pr.add_argument("--block-size", type=int, default=8192, metavar="ROWS",
+                    help="rows per prediction call (default: %(default)s)")
+    pr.add_argument("--quiet", action="store_true", help="no progress bar")
+
     p.reproduce_parser = _add_experiments(sub)
 
     ds = sub.add_parser("datasets", help="the dataset registry: list, info NAME, fetch NAME")
@@ -155,8 +226,9 @@ def _build_parser():
     fetch.add_argument("--force", action="store_true",
                        help="download even if the set is already present")
 
-    cache = sub.add_parser("cache", help="the data cache: verify [PATH]").add_subparsers(
-        dest="action", parser_class=_Parser)
+    cache = sub.add_parser("cache", help="the data cache: list (the default), verify [PATH]"
+                           ).add_subparsers(dest="action", parser_class=_Parser)
+    cache.add_parser("list", help="where the cache is and the entries it holds")
     verify = cache.add_parser("verify", help="re-read every entry (or PATH) and check its checksums")
     verify.add_argument("path", nargs="?", help="cache root or entry (default: the cache root)")
     verify.add_argument("--remove", action="store_true", help="delete damaged entries")
@@ -205,6 +277,7 @@ def _add_experiments(sub):
 
 def _synthetic_params(spec):
     params = dict(DEFAULT_SYNTHETIC)
+    given = set()
     if ":" in spec:
         for item in spec.split(":", 1)[1].split(","):
             if not item.strip():
@@ -213,7 +286,7 @@ def _synthetic_params(spec):
             key = _SYNTHETIC_KEYS.get(k.strip())
             if key is None:
                 raise UsageError(f"--data {spec}: unknown synthetic option {k.strip()!r} "
-                                 f"(use n, d, L, nnz, card, noise)")
+                                 f"(use n, d, L, nnz, card, noise, stream)")
             as_float = key in ("cardinality", "noise")
             try:
                 value = float(v)
@@ -226,10 +299,17 @@ def _synthetic_params(spec):
                                  f"{'a number' if as_float else 'an integer'}, got {v.strip()!r}") \
                     from None
             params[key] = value
+            given.add(key)
     elif spec != "synthetic":
         raise UsageError(f"--data {spec}: write synthetic options after a colon, "
                          f"e.g. synthetic:n=5000,d=2000,L=20")
     n, d, L = params["n_samples"], params["n_features"], params["n_labels"]
+    if "nnz_per_row" not in given and d >= 2:
+        # The default row length (60, rcv1-like) shrinks with a small vocabulary:
+        # at most a tenth of d, so rows stay sparse and the spec stays valid.
+        params["nnz_per_row"] = max(1, min(params["nnz_per_row"], d // 10))
+    if "cardinality" not in given and L >= 1:
+        params["cardinality"] = min(params["cardinality"], L / 2)
     problems = []
     if n < 1:
         problems.append("n (rows) must be at least 1")
@@ -241,6 +321,8 @@ def _synthetic_params(spec):
         problems.append(f"nnz must be between 1 and d - 1 = {d - 1}")
     if not 0 <= params["cardinality"] < L:
         problems.append(f"card must be in [0, L) = [0, {L})")
+    if params.get("stream", 0) < 0:
+        problems.append("stream must be >= 0")
     if params["noise"] < 0:
         problems.append("noise must be >= 0")
     if problems:
@@ -266,7 +348,13 @@ def _check_source(args):
     """What --data names, checked without reading it: ("synthetic", params),
     ("file", path) or ("registry", name)."""
     data = args.data
+    if args.test and args.protocol != "train-test":
+        raise UsageError("--test applies to --protocol train-test only (the prequential protocol "
+                         "runs over one stream)")
     if data == "synthetic" or data.startswith("synthetic:"):
+        if args.test:
+            raise UsageError("--test does not apply to a synthetic stream (its train-test split "
+                             "is its first 70% / last 30%)")
         return "synthetic", _synthetic_params(data)
     from omlc.datasets import registry
     if os.path.isfile(data):
@@ -286,6 +374,9 @@ def _check_source(args):
                          f"{hint}'omlc datasets list' shows the names") from None
     if args.protocol == "train-test" and not {"train", "test"} <= set(info.splits):
         raise UsageError(f"--data {info.name} has no train/test split; use --protocol prequential")
+    if args.test:
+        raise UsageError(f"--test does not apply to the registered set {info.name}: it brings "
+                         f"its own split; give --data a file to pair it with --test FILE")
     try:
         for split in ("train", "test") if {"train", "test"} <= set(info.splits) else (None,):
             registry.find_files(info.name, split=split)
@@ -337,10 +428,16 @@ def _check_plot(args):
     if not os.path.isdir(folder):
         raise UsageError(f"--plot {args.plot}: folder {folder} does not exist")
     try:
-        import matplotlib  # noqa: F401
+        from matplotlib.backend_bases import FigureCanvasBase
     except ImportError:
         raise UsageError("--plot needs matplotlib, which is not installed: "
                          "pip install 'omlc[plot]' (or pip install matplotlib)") from None
+    kinds = FigureCanvasBase.get_supported_filetypes()
+    ext = os.path.splitext(args.plot)[1].lower().lstrip(".")
+    if ext not in kinds:
+        raise UsageError(f"--plot {args.plot}: the file name must end with an image format "
+                         f"matplotlib writes: {', '.join('.' + k for k in sorted(kinds))} "
+                         f"(e.g. curves.png)")
 
 
 # --------------------------------------------------------------------- data
@@ -462,8 +559,21 @@ def _units_note(metrics):
 
 
 def _jsonable(params):
-    return {k: (v if isinstance(v, (int, float, str, bool, type(None))) else repr(v))
-            for k, v in params.items()}
+    return {k: _json_value(v) for k, v in params.items()}
+
+
+def _json_value(v):
+    if isinstance(v, (int, float, str, bool, type(None))):
+        return v
+    import numpy as np
+    if isinstance(v, np.generic):
+        return v.item()
+    try:
+        if isinstance(v, (type, np.dtype)):
+            return np.dtype(v).name          # "float32", not "<class 'numpy.float32'>"
+    except TypeError:
+        pass
+    return repr(v)
 
 
 def _run(args):
@@ -471,6 +581,10 @@ def _run(args):
     specs = args.learners or [[name, {}] for name in DEFAULT_LEARNERS]
     learners = _check_learners(specs)
     metrics = _check_metrics(args.metrics)
+    if args.runs is not None and args.protocol != "train-test":
+        raise UsageError("--runs applies to --protocol train-test only (a prequential run "
+                         "makes one pass over the stream in its order)")
+    args.runs = DEFAULT_RUNS if args.runs is None else args.runs
     if args.runs < 1:
         raise UsageError(f"--runs must be at least 1, got {args.runs}")
     if args.block_size < 1:
@@ -527,14 +641,19 @@ def _run(args):
     if args.json:
         payload = []
         for (name, _), r in zip(learners, results):
-            entry = {"learner": name, "params": _jsonable(r.params), "scaling": scaling,
+            entry = {"learner": name, "params": _jsonable(r.params), "data": args.data,
+                     "protocol": args.protocol, "scaling": scaling,
                      "metric_units": "fraction (0 to 1); coverage in labels"}
             if args.protocol == "prequential":
-                entry.update(metrics=r.metrics, rows_per_second=r.rows_per_second,
-                             learn_time=r.learn_time)
+                entry.update(n_rows=int(stream[0].shape[0]), n_features=int(stream[0].shape[1]),
+                             n_labels=int(stream[1].shape[1]), metrics=r.metrics,
+                             rows_per_second=r.rows_per_second, learn_time=r.learn_time)
             else:
-                entry.update(mean=r.mean, std=r.std, runs=r.runs, train_time=r.train_time,
-                             test_time=r.test_time)
+                entry.update(n_train_rows=int(train[0].shape[0]),
+                             n_test_rows=int(test[0].shape[0]),
+                             n_features=int(train[0].shape[1]), n_labels=int(train[1].shape[1]),
+                             seed=args.seed, mean=r.mean, std=r.std, runs=r.runs,
+                             train_time=r.train_time, test_time=r.test_time)
             payload.append(entry)
         print(json.dumps(payload, indent=2))
     else:
@@ -550,6 +669,170 @@ def _run(args):
         plot_curves(results, args.plot, metrics=list(metrics), title=title)
         print(f"wrote {args.plot}", file=sys.stderr)
     return 0
+
+
+# ------------------------------------------------------------ train / predict
+
+def _persistence():
+    import omlc
+    try:
+        return omlc.save, omlc.load_model
+    except AttributeError:
+        raise UsageError("this omlc cannot write model files yet (omlc.save is missing)") \
+            from None
+
+
+def _open_source(text, split, seed, option="--data", widths=None):
+    """A data source for train/predict: ``(X, Y, label_names)``. ``widths``
+    ``(n_features, n_labels)`` reads a LIBSVM file at a model's widths."""
+    if text == "synthetic" or text.startswith("synthetic:"):
+        from omlc.datasets import make_multilabel_stream
+        data = make_multilabel_stream(seed=seed, **_synthetic_params(text))
+        return data.X, data.Y, None
+    from omlc import datasets
+    from omlc.datasets import registry
+    if os.path.isfile(text):
+        opts = {}
+        if widths is not None:
+            from omlc.io.files import sniff_format
+            if sniff_format(text) == "libsvm":
+                opts = dict(n_features=widths[0], n_labels=widths[1])
+        data = datasets.load(text, **opts)
+    else:
+        try:
+            info = registry.get_dataset_info(text)
+        except KeyError:
+            if os.path.exists(text) or _looks_like_path(text):
+                _check_file(text, option)
+            raise UsageError(f"{option} {text}: no such file and no registered data set of "
+                             f"that name; 'omlc datasets list' shows the names") from None
+        data = datasets.load(info.name, split=split if split in info.splits else None)
+    names = data.label_names
+    from omlc.io.dataset import NumberedNames
+    if names is not None and isinstance(names, NumberedNames):
+        names = None
+    return data.X, data.Y, names
+
+
+def _check_common(args):
+    if args.block_size < 1:
+        raise UsageError(f"--block-size must be at least 1, got {args.block_size}")
+    if args.seed < 0:
+        raise UsageError(f"--seed must be >= 0, got {args.seed}")
+
+
+def _train(args):
+    specs = args.learners or [["falt", {}]]
+    if len(specs) != 1:
+        raise UsageError("omlc train learns one model: give one --learner")
+    (name, learner), = _check_learners(specs)
+    _check_common(args)
+    if args.passes < 1:
+        raise UsageError(f"--passes must be at least 1, got {args.passes}")
+    folder = os.path.dirname(os.path.abspath(args.model_out))
+    if not os.path.isdir(folder):
+        raise UsageError(f"--model-out {args.model_out}: folder {folder} does not exist")
+    if os.path.isdir(args.model_out):
+        raise UsageError(f"--model-out {args.model_out}: is a directory")
+    save, _ = _persistence()
+    from omlc.persistence import unsavable_learners
+    if type(learner).__name__ in unsavable_learners():
+        raise UsageError(f"--learner {name}: {unsavable_learners()[type(learner).__name__]}; "
+                         f"it cannot be saved to a model file yet")
+    X, Y, _ = _open_source(args.data, "train", args.seed)
+    n = X.shape[0]
+    print(f"training {name} on {n:,} rows, {X.shape[1]:,} features, {Y.shape[1]} labels"
+          + (f", {args.passes} passes" if args.passes > 1 else "")
+          + (" (shuffled)" if args.shuffle else ""), file=sys.stderr)
+    from omlc._progress import Progress
+    from omlc._validation import check_random_state
+    rng = check_random_state(args.seed) if args.shuffle else None
+    if args.shuffle and "random_state" in learner.get_params():
+        learner.set_params(random_state=args.seed)
+    with Progress(n * args.passes, name, enabled=False if args.quiet else None) as bar:
+        for _ in range(args.passes):
+            order = rng.permutation(n) if rng is not None else None
+            for a in range(0, n, args.block_size):
+                b = min(n, a + args.block_size)
+                Xb, Yb = (X[a:b], Y[a:b]) if order is None else (X[order[a:b]], Y[order[a:b]])
+                learner.partial_fit(Xb, Yb, n_labels=Y.shape[1])
+                bar.update(b - a)
+    save(learner, args.model_out)
+    print(f"wrote {args.model_out}", file=sys.stderr)
+    return 0
+
+
+def _label_text(ids, names):
+    if names is None:
+        return ",".join(map(str, ids))
+    return ",".join(names[i] for i in ids)
+
+
+def _predict(args):
+    _check_common(args)
+    _, load_model = _persistence()
+    if not os.path.isfile(args.model):
+        if os.path.isdir(args.model):
+            raise UsageError(f"--model {args.model}: is a directory, not a model file")
+        raise UsageError(f"--model {args.model}: no such file")
+    if args.out != "-":
+        folder = os.path.dirname(os.path.abspath(args.out))
+        if not os.path.isdir(folder):
+            raise UsageError(f"--out {args.out}: folder {folder} does not exist")
+    model = load_model(args.model)
+    if not getattr(model, "is_fitted", False):
+        raise UsageError(f"--model {args.model}: the model has not learned anything")
+    d, L = model.n_features_in_, model.n_labels_
+    X, Y, names = _open_source(args.data, "test", args.seed, widths=(d, L))
+    if X.shape[1] != d or (Y is not None and Y.shape[1] != L):
+        raise UsageError(f"--data {args.data}: {X.shape[1]:,} features and "
+                         f"{Y.shape[1] if Y is not None else '?'} labels, but the model in "
+                         f"{args.model} was trained on {d:,} features and {L} labels")
+    if args.ids:
+        names = None
+    elif names is not None and len(names) != L:
+        names = None
+    n = X.shape[0]
+    print(f"predicting {n:,} rows with {type(model).__name__} from {args.model}", file=sys.stderr)
+    import numpy as np
+
+    from omlc._progress import Progress
+    out, tmp = (sys.stdout, None) if args.out == "-" else _open_for_rows(args.out)
+    try:
+        with Progress(n, "predict", enabled=False if args.quiet else None) as bar:
+            for a in range(0, n, args.block_size):
+                b = min(n, a + args.block_size)
+                D = model.decision_function(X[a:b])
+                lines = []
+                for row in D:
+                    ids = np.flatnonzero(row > 0)
+                    text = _label_text(ids, names)
+                    if args.scores:
+                        text += "\t" + " ".join(f"{j}:{v:.6g}" for j, v in enumerate(row))
+                    lines.append(text)
+                out.write("\n".join(lines) + ("\n" if lines else ""))
+                bar.update(b - a)
+    except BaseException:
+        if tmp is not None:
+            out.close()
+            os.unlink(tmp)
+        raise
+    if tmp is not None:
+        out.close()
+        os.replace(tmp, args.out)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(args.out, 0o666 & ~umask)      # mkstemp made it private
+        print(f"wrote {args.out} ({n:,} rows)", file=sys.stderr)
+    return 0
+
+
+def _open_for_rows(path):
+    # Written under a temporary name and renamed when complete: a crash never
+    # leaves a truncated prediction file under the final name.
+    import tempfile
+    fd, tmp = tempfile.mkstemp(prefix=".omlc-predict-", dir=os.path.dirname(os.path.abspath(path)))
+    return os.fdopen(fd, "w", buffering=1 << 20), tmp
 
 
 # ------------------------------------------------------------------ datasets
@@ -603,6 +886,32 @@ def _datasets(args):
     return 0
 
 
+def _cache_list():
+    from pathlib import Path
+
+    from omlc.io.cache import _entries_under, get_cache_dir
+    root = Path(get_cache_dir())
+    where = ("$OMLC_CACHE_DIR" if os.environ.get("OMLC_CACHE_DIR") else
+             "the user cache folder; OMLC_CACHE_DIR moves it")
+    if not root.is_dir():
+        print(f"cache root: {root} ({where}); empty: nothing has been cached yet")
+        return 0
+    entries = _entries_under(root)
+    total = 0
+    lines = []
+    for entry in entries:
+        size = sum(f.stat().st_size for f in entry.iterdir() if f.is_file())
+        total += size
+        lines.append(f"  {entry.relative_to(root)}  {size / 2**20:,.1f} MB")
+    print(f"cache root: {root} ({where})")
+    print(f"{len(entries)} entries, {total / 2**20:,.1f} MB" + (":" if entries else ""))
+    for line in lines:
+        print(line)
+    print("'omlc cache verify' checks every entry's checksums; deleting the folder is safe "
+          "(entries are rebuilt from their source files)")
+    return 0
+
+
 # ---------------------------------------------------------------------- main
 
 def _run_experiment(args, argv):
@@ -611,6 +920,8 @@ def _run_experiment(args, argv):
 
 
 def _cache(args):
+    if args.action in (None, "list"):
+        return _cache_list()
     if args.action == "verify":
         from omlc.io.cache import format_verification, verify_cache
         results = verify_cache(args.path, remove=args.remove)
@@ -620,7 +931,16 @@ def _cache(args):
 
 
 #: Subcommand -> handler(args); an experiment's subcommand goes to the runner.
-HANDLERS = {"run": _run, "datasets": _datasets, "cache": _cache}
+def _run_quietly_scaled(args):
+    with warnings.catch_warnings():
+        # ``omlc run`` decides the scaling and says so itself (_warn_if_wide).
+        from omlc.exceptions import UnscaledDataWarning
+        warnings.simplefilter("ignore", UnscaledDataWarning)
+        return _run(args)
+
+
+HANDLERS = {"run": _run_quietly_scaled, "train": _train, "predict": _predict,
+            "datasets": _datasets, "cache": _cache}
 
 
 def _dispatch(argv):

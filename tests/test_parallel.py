@@ -26,7 +26,7 @@ def _all_protocols(train, test, **kw):
                                  metrics=METRICS, **kw)
     gs = evaluate.grid_search(PassiveAggressiveBR(variant="pa1"), {"C": [0.1, 1.0, 10.0]}, train,
                               n_folds=3, random_state=4, metrics=METRICS, **kw)
-    return tt.runs, cv, (gs.best_params, gs.best_scores, gs.table)
+    return tt.runs, cv.runs, (gs.best_params, gs.best_scores, gs.table)
 
 
 @pytest.mark.parametrize("prefer", ["threads", "processes"])

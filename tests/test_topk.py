@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-import omlc
 from omlc import metrics
 from omlc._topk import top_k
 from omlc.learners.registry import learner_names, make_learner

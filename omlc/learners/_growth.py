@@ -157,5 +157,8 @@ def grow(model, n_features=None, n_labels=None):
         new[key] = arr
     for key, arr in new.items():
         setattr(model, key, arr)
+    if d1 > d0 and getattr(model, "feature_names_in_", None) is not None:
+        # The DataFrame column names no longer cover the columns: forgotten.
+        del model.feature_names_in_
     model.n_features_in_, model.n_labels_ = d1, L1
     return model
