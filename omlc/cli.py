@@ -24,18 +24,15 @@ import os
 import sys
 import warnings
 
+# The scaling policy of ``--scale`` lives with the scalers (imported here for
+# the command's own use and as ``omlc.cli.choose_scaling``).
+from omlc.preprocessing import (WIDE_RANGE, choose_scaling, describe_scaling,  # noqa: F401
+                                scaler_for, warn_if_wide)
+
 DEFAULT_LEARNERS = ("falt", "salt", "pa-br")
-#: The embedded default stream of ``omlc run``: rcv1-like sparsity, small enough for seconds.
-DEFAULT_SYNTHETIC = dict(n_samples=60_000, n_features=20_000, n_labels=50, nnz_per_row=60,
-                         cardinality=3.0, noise=0.5)
-_SYNTHETIC_KEYS = {"n": "n_samples", "d": "n_features", "L": "n_labels", "l": "n_labels",
-                   "nnz": "nnz_per_row", "card": "cardinality", "noise": "noise",
-                   "stream": "stream"}
 _NOT_PERCENT = {"coverage"}
 DEFAULT_RUNS = 5
 _DATA_SUFFIXES = (".arff", ".svm", ".txt", ".libsvm", ".gz", ".bz2", ".xz")
-#: ``--scale auto`` warns when a stream it leaves unscaled has values beyond this.
-WIDE_RANGE = 10.0
 
 
 class UsageError(Exception):
@@ -276,58 +273,13 @@ def _add_experiments(sub):
 # ------------------------------------------------------------------- checks
 
 def _synthetic_params(spec):
-    params = dict(DEFAULT_SYNTHETIC)
-    given = set()
-    if ":" in spec:
-        for item in spec.split(":", 1)[1].split(","):
-            if not item.strip():
-                continue
-            k, eq, v = item.partition("=")
-            key = _SYNTHETIC_KEYS.get(k.strip())
-            if key is None:
-                raise UsageError(f"--data {spec}: unknown synthetic option {k.strip()!r} "
-                                 f"(use n, d, L, nnz, card, noise, stream)")
-            as_float = key in ("cardinality", "noise")
-            try:
-                value = float(v)
-                if not as_float:
-                    if value != int(value):
-                        raise ValueError
-                    value = int(value)
-            except (ValueError, OverflowError):
-                raise UsageError(f"--data {spec}: {k.strip()} must be "
-                                 f"{'a number' if as_float else 'an integer'}, got {v.strip()!r}") \
-                    from None
-            params[key] = value
-            given.add(key)
-    elif spec != "synthetic":
-        raise UsageError(f"--data {spec}: write synthetic options after a colon, "
-                         f"e.g. synthetic:n=5000,d=2000,L=20")
-    n, d, L = params["n_samples"], params["n_features"], params["n_labels"]
-    if "nnz_per_row" not in given and d >= 2:
-        # The default row length (60, rcv1-like) shrinks with a small vocabulary:
-        # at most a tenth of d, so rows stay sparse and the spec stays valid.
-        params["nnz_per_row"] = max(1, min(params["nnz_per_row"], d // 10))
-    if "cardinality" not in given and L >= 1:
-        params["cardinality"] = min(params["cardinality"], L / 2)
-    problems = []
-    if n < 1:
-        problems.append("n (rows) must be at least 1")
-    if d < 2:
-        problems.append("d (features) must be at least 2")
-    if L < 1:
-        problems.append("L (labels) must be at least 1")
-    if not 0 < params["nnz_per_row"] < d:
-        problems.append(f"nnz must be between 1 and d - 1 = {d - 1}")
-    if not 0 <= params["cardinality"] < L:
-        problems.append(f"card must be in [0, L) = [0, {L})")
-    if params.get("stream", 0) < 0:
-        problems.append("stream must be >= 0")
-    if params["noise"] < 0:
-        problems.append("noise must be >= 0")
-    if problems:
-        raise UsageError(f"--data {spec}: " + "; ".join(problems))
-    return params
+    """The parameters of ``--data synthetic[:...]`` (the policy lives in
+    :func:`omlc.datasets.synthetic.parse_stream_spec`)."""
+    from omlc.datasets.synthetic import parse_stream_spec
+    try:
+        return parse_stream_spec(spec)
+    except ValueError as exc:
+        raise UsageError(f"--data {exc}") from None
 
 
 def _looks_like_path(text):
@@ -472,56 +424,6 @@ def _load_data(args, source):
     return stream, tuple(train), tuple(test)
 
 
-def choose_scaling(X, scale):
-    """The scaling ``--scale`` means for a stream whose first row is ``X[0]``:
-    ``(name, why)`` with name "maxabs", "minmax" or "none".
-
-    ``auto`` looks only at the first row, which is known before anything is
-    predicted: more than half of its features nonzero means dense data, scaled
-    min-max onto [-1, 1] (it centres every feature's range, which the bias-free
-    linear learners need on Mulan's dense sets: yeast's features are not
-    centred); a sparse row with every value in [-1, 1] (L2-normalised tf-idf,
-    binary bag of words) is left as it is (per-feature rescaling would inflate
-    rare terms: on the default synthetic stream max-abs costs FALT 4 points of
-    micro-F1); any other sparse row gets max-abs, which keeps zeros.
-    """
-    if scale != "auto":
-        return scale, "--scale " + scale
-    import numpy as np
-    if X.shape[0] == 0:
-        return "none", "empty stream"
-    row = X[:1]
-    nnz = row.nnz if hasattr(row, "nnz") else int(np.count_nonzero(row))
-    if nnz > 0.5 * X.shape[1]:
-        return "minmax", "auto: dense rows"
-    vals = row.data if hasattr(row, "data") else np.asarray(row)
-    if vals.size == 0 or float(np.abs(vals).max()) <= 1.0:
-        return "none", "auto: sparse rows with values in [-1, 1]"
-    return "maxabs", "auto: sparse rows with values beyond [-1, 1]"
-
-
-def _make_scaler(name):
-    from omlc.preprocessing import MaxAbsScaler, MinMaxScaler
-    return MinMaxScaler(feature_range=(-1.0, 1.0)) if name == "minmax" else MaxAbsScaler()
-
-
-def _describe_scaling(name, why):
-    text = {"none": "none", "maxabs": "max-abs (each feature / its largest |value|)",
-            "minmax": "min-max onto [-1, 1]"}[name]
-    return f"{text} [{why}]"
-
-
-def _warn_if_wide(X, name):
-    if name != "none":
-        return
-    from omlc.preprocessing import feature_range_report
-    low, high, _ = feature_range_report(X)
-    if max(-low, high) > WIDE_RANGE:
-        warnings.warn(f"feature values range over {low:g}..{high:g} and the data is not scaled; "
-                      f"learners with a fixed step size do poorly on such data: use --scale auto "
-                      f"(the default) or --scale maxabs", UserWarning)
-
-
 # --------------------------------------------------------------------- output
 
 def _fmt(metric, value):
@@ -599,16 +501,16 @@ def _run(args):
     stream, train, test = _load_data(args, source)
     first = stream if args.protocol == "prequential" else train
     scaling, why = choose_scaling(first[0], args.scale)
-    _warn_if_wide(first[0], scaling)
+    warn_if_wide(first[0], scaling)
     progress = False if args.quiet else None
     results = []
     if args.protocol == "prequential":
         n, L = stream[1].shape
         print(f"prequential (test-then-train) over {n:,} rows, {stream[0].shape[1]:,} features, "
-              f"{L} labels; scaling: {_describe_scaling(scaling, why)}"
+              f"{L} labels; scaling: {describe_scaling(scaling, why)}"
               + (", online" if scaling != "none" else ""), file=sys.stderr)
         for name, learner in learners:
-            model = learner if scaling == "none" else ScaledLearner(learner, _make_scaler(scaling))
+            model = learner if scaling == "none" else ScaledLearner(learner, scaler_for(scaling))
             res = evaluate.prequential(model, stream, metrics=metrics, block_size=args.block_size,
                                        progress=progress, desc=name)
             res.params = learner.get_params()
@@ -621,11 +523,11 @@ def _run(args):
                   "update); the progress bar's rows/s is wall time, metrics included")
     else:
         if scaling != "none":
-            scaler = _make_scaler(scaling)
+            scaler = scaler_for(scaling)
             train = (scaler.fit_transform(train[0]), train[1])
             test = (scaler.transform(test[0]), test[1])
         print(f"train-then-test: {args.runs} runs, train {train[0].shape[0]:,} rows, "
-              f"test {test[0].shape[0]:,} rows; scaling: {_describe_scaling(scaling, why)}"
+              f"test {test[0].shape[0]:,} rows; scaling: {describe_scaling(scaling, why)}"
               + (", fitted on the training set" if scaling != "none" else ""), file=sys.stderr)
         for name, learner in learners:
             res = evaluate.train_then_test(learner, train, test, n_runs=args.runs,
@@ -933,7 +835,7 @@ def _cache(args):
 #: Subcommand -> handler(args); an experiment's subcommand goes to the runner.
 def _run_quietly_scaled(args):
     with warnings.catch_warnings():
-        # ``omlc run`` decides the scaling and says so itself (_warn_if_wide).
+        # ``omlc run`` decides the scaling and says so itself (preprocessing.warn_if_wide).
         from omlc.exceptions import UnscaledDataWarning
         warnings.simplefilter("ignore", UnscaledDataWarning)
         return _run(args)
