@@ -530,6 +530,8 @@ class _Booster(BaseLearner):
             self._check_fitted()
             return self._scores(check_X(X, self.n_features_in_))
 
+    label_scores = scores  # predict_top_k ranks by the expert's scores, not the cut ones
+
     def __setstate__(self, state):
         super().__setstate__(state)
         self._pending = 0
