@@ -629,3 +629,54 @@ def test_synthetic_stream_without_a_writable_cache(tmp_path, monkeypatch):
     _same(ds.Y, cached.Y)
     assert ds.label_names == cached.label_names
     assert ds.meta["stats"] == cached.meta["stats"]
+
+
+def test_verify_remove_never_deletes_what_omlc_did_not_write(tmp_path, monkeypatch, capsys):
+    """`omlc cache verify . --remove` in a folder of the user's: nothing goes;
+    the damaged entry omlc wrote goes only when it is not the path given."""
+    from omlc import cli
+    work = tmp_path / "work"
+    (work / "project" / "sub").mkdir(parents=True)
+    (work / "meta.json").write_text('{"mine": 1}')
+    (work / "project" / "meta.json").write_text('{"format": "omlc-cache"}')
+    (work / "project" / "paper.tex").write_text("x")
+    (work / "project" / "sub" / "meta.json").write_text("not json")
+    entry = write_cache(_random_dataset(n=20, seed=3), work / "files" / "e1")
+    assert (entry / cache._MARKER).is_file()
+    (entry / "X_data.npy").write_bytes(b"cut")
+    monkeypatch.chdir(work)
+    before = sorted(str(p) for p in work.rglob("*") if p.parent != entry and p != entry)
+    assert cli.main(["cache", "verify", str(entry), "--remove"]) == 1
+    out = capsys.readouterr().out
+    assert entry.exists() and "kept: it is the path given" in out
+    assert cli.main(["cache", "verify", "."]) == 1
+    out = capsys.readouterr().out
+    assert "DAMAGED  files/e1: " in out and "(--remove would delete it)" in out
+    assert "project/sub: " in out and "kept: it carries no omlc entry marker" in out
+    assert cli.main(["cache", "verify", ".", "--remove"]) == 1
+    out = capsys.readouterr().out
+    assert not entry.exists() and "(removed)" in out
+    after = sorted(str(p) for p in work.rglob("*"))
+    assert [p for p in before if p not in after] == [], "a file of the user's was deleted"
+    assert (work / "meta.json").read_text() == '{"mine": 1}'
+
+
+def test_remove_entry_refuses_a_folder_holding_other_files(tmp_path):
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "meta.json").write_text("{}")
+    (d / "keep.txt").write_text("x")
+    with pytest.raises(OSError, match="keep.txt"):
+        cache.remove_entry(d)
+    assert (d / "keep.txt").exists()
+    link = tmp_path / "link"
+    os.symlink(d, link)
+    with pytest.raises(OSError, match="symbolic link"):
+        cache.remove_entry(link)
+    # A writer's leftovers are swept only when they hold nothing but entry files.
+    stray = tmp_path / ".tmp-x-host-1-abc"
+    stray.mkdir()
+    (stray / "diary.txt").write_text("x")
+    os.utime(stray, (0, 0))
+    cache._sweep_stale(tmp_path, max_age=0)
+    assert (stray / "diary.txt").exists()

@@ -33,3 +33,23 @@ def test_hostile_inputs_never_crash_the_interpreter(tmp_path):
         pytest.fail(f"the interpreter died of {name} on:\n{last.read_text()}")
     assert res.returncode == 0, f"{res.stdout[-3000:]}\n{res.stderr[-5000:]}"
     assert "no crash" in res.stdout
+
+
+def _run_family(tmp_path, family, examples, timeout=600):
+    last = tmp_path / "last.txt"
+    res = subprocess.run([sys.executable, str(HERE / "hostile_families.py"), "--family", family,
+                          "--examples", str(examples), "--last", str(last)],
+                         capture_output=True, text=True, timeout=timeout)
+    if res.returncode < 0:
+        name = signal.Signals(-res.returncode).name
+        pytest.fail(f"the interpreter died of {name} on:\n{last.read_text()}")
+    assert res.returncode == 0, f"{res.stdout[-3000:]}\n{res.stderr[-5000:]}"
+    assert "no crash" in res.stdout
+
+
+@pytest.mark.slow
+def test_cache_verify_remove_deletes_only_damaged_omlc_entries(tmp_path):
+    """Folders of users' files (a meta.json of any content, links, files put
+    into entries), the given path and the working directory all survive
+    ``verify_cache(..., remove=True)``; damaged entries omlc wrote go."""
+    _run_family(tmp_path, "cache_removal", 15)
