@@ -12,6 +12,23 @@ cache_removal
     write survives, and the given path, the working directory and its parents
     are never deleted.
 
+kernel_state
+    A fitted KernelFALT / kernel PA-BR whose support set is damaged -- column
+    ids out of range, negative or huge, ``indptr`` not monotone, overrunning
+    or short, arrays of the wrong type, shape or length, NaN coefficients,
+    counts out of range, a bad ``gamma_`` -- through a pickle, an attribute
+    assignment or an in-place write. Unpickling, learning, predicting and
+    reading ``support_vectors_`` raise ``ValueError``/``TypeError`` or give
+    finite results, never a signal.
+
+compiled_buffers
+    Every compiled object reachable from a fitted learner's public attributes
+    (every learner of tests/learner_cases.py), and the module-level entries of
+    ``omlc._core.kernels``, called with buffers of the wrong length (empty,
+    one value) among valid ones: no call signals, and no method of a model's
+    object accepts an empty buffer.
+    ``--exempt TYPE`` leaves a type out (one another issue is fixing).
+
 Before each example the script writes it to ``--last`` for the parent test.
 
     python tests/hostile_families.py --family cache_removal --examples 30
@@ -163,13 +180,266 @@ def cache_removal():
     return cache_trees(), _check_cache_tree
 
 
+# ----------------------------------------------------------------- kernel_state
+
+_KERNEL_DAMAGE = ["index_out_of_range", "index_negative", "index_huge", "indptr_not_monotone",
+                  "indptr_overrun", "indptr_short", "indptr_first", "wrong_dtype", "wrong_ndim",
+                  "alpha_short", "alpha_columns", "alpha_nan", "sqnorm_nan", "n_support_big",
+                  "n_support_negative", "n_support_float", "n_features_smaller", "gamma_nan",
+                  "gamma_negative", "stamp_short", "list_instead", "none"]
+
+
+@st.composite
+def kernel_tampering(draw):
+    return (draw(st.integers(0, 4)), draw(st.sampled_from(_KERNEL_DAMAGE)),
+            draw(st.sampled_from(["pickle", "assign", "inplace"])),
+            draw(st.sampled_from(["decision", "partial_fit", "predict_then_learn", "support"])),
+            draw(st.integers(0, 2**31 - 1)))
+
+
+def _kernel_learner(which):
+    from omlc import KernelFALT, PassiveAggressiveBR
+    return [KernelFALT(gamma=1.0, M=4), KernelFALT(kernel="poly", degree=2, budget=5),
+            KernelFALT(kernel="linear", budget=8, budget_policy="smallest"),
+            PassiveAggressiveBR(kernel="rbf", gamma=0.5),
+            PassiveAggressiveBR(kernel="poly", degree=3, budget=4)][which]
+
+
+def _damage_support(m, damage, rng):
+    """{attribute: new value} for ``damage`` of ``m``'s support set."""
+    S = m.n_support_
+    end = int(m.sv_indptr_[S])
+    ind, ptr = m.sv_indices_.copy(), m.sv_indptr_.copy()
+    k = int(rng.integers(0, max(end, 1)))
+    if damage == "index_out_of_range" and end:
+        ind[k] = m.n_features_in_ + int(rng.integers(0, 3))
+        return {"sv_indices_": ind}
+    if damage == "index_negative" and end:
+        ind[k] = -1 - int(rng.integers(0, 2**20))
+        return {"sv_indices_": ind}
+    if damage == "index_huge" and end:
+        ind[k] = 2**31 - 1
+        return {"sv_indices_": ind}
+    if damage == "indptr_not_monotone" and S >= 2:
+        ptr[1] = ptr[S] + 1
+        return {"sv_indptr_": ptr}
+    if damage == "indptr_overrun":
+        ptr[S] = ind.shape[0] + 10**6
+        return {"sv_indptr_": ptr}
+    if damage == "indptr_short":
+        return {"sv_indptr_": ptr[:S]}
+    if damage == "indptr_first":
+        ptr[0] = -5
+        return {"sv_indptr_": ptr}
+    if damage == "wrong_dtype":
+        return {"sv_indices_": ind.astype(np.int64)}
+    if damage == "wrong_ndim":
+        return {"sv_alpha_": m.sv_alpha_.ravel().copy()}
+    if damage == "alpha_short" and S:
+        return {"sv_alpha_": m.sv_alpha_[:S - 1].copy()}
+    if damage == "alpha_columns":
+        return {"sv_alpha_": np.zeros((m.sv_alpha_.shape[0], 1))}
+    if damage == "alpha_nan" and S:
+        a = m.sv_alpha_.copy()
+        a[int(rng.integers(0, S)), 0] = np.nan
+        return {"sv_alpha_": a}
+    if damage == "sqnorm_nan" and S:
+        a = m.sv_sqnorm_.copy()
+        a[0] = np.inf
+        return {"sv_sqnorm_": a}
+    if damage == "n_support_big":
+        return {"n_support_": S + 1 + int(rng.integers(0, 10**6))}
+    if damage == "n_support_negative":
+        return {"n_support_": -1}
+    if damage == "n_support_float":
+        return {"n_support_": S + 0.5}
+    if damage == "n_features_smaller" and m.n_features_in_ > 1:
+        return {"n_features_in_": m.n_features_in_ - 1}
+    if damage == "gamma_nan":
+        return {"gamma_": float("nan")}
+    if damage == "gamma_negative":
+        return {"gamma_": -1.0}
+    if damage == "stamp_short" and S:
+        return {"sv_stamp_": m.sv_stamp_[:S - 1].copy()}
+    if damage == "list_instead":
+        return {"sv_indices_": ind.tolist()}
+    return {}
+
+
+def _check_kernel_state(case):
+    import pickle
+    which, damage, route, action, seed = case
+    rng = np.random.default_rng(seed)
+    X = sp.random(30, 6, density=0.5, format="csr", random_state=seed)
+    Y = sp.csr_matrix((rng.random((30, 3)) < 0.4).astype(np.int32))
+    m = _kernel_learner(which).partial_fit(X, Y)
+    changes = _damage_support(m, damage, rng)
+    try:
+        if route == "pickle":
+            state = m.__getstate__()
+            state.update(changes)
+            m = pickle.loads(pickle.dumps(m))
+            m.__setstate__(state)
+        elif route == "assign":
+            for k, v in changes.items():
+                setattr(m, k, v)
+        else:
+            for k, v in changes.items():
+                cur = getattr(m, k)
+                if isinstance(cur, np.ndarray) and isinstance(v, np.ndarray) \
+                        and v.shape == cur.shape and v.dtype == cur.dtype:
+                    cur[...] = v          # read-only: refused
+                else:
+                    setattr(m, k, v)
+        Xn = X[:5] if action != "decision" or "n_features" not in damage else X[:5, :-1]
+        if action == "decision":
+            D = m.decision_function(Xn)
+            assert np.isfinite(D).all()
+        elif action == "partial_fit":
+            m.partial_fit(Xn, Y[:5])
+            assert np.isfinite(m.decision_function(Xn)).all()
+        elif action == "predict_then_learn":
+            assert np.isfinite(m.predict_then_learn(Xn, Y[:5])).all()
+        elif hasattr(type(m), "support_vectors_"):
+            sv = m.support_vectors_
+            assert sv.shape[1] == m.n_features_in_
+        else:
+            assert np.isfinite(m.predict(Xn).toarray()).all()
+    except (ValueError, TypeError):
+        return
+    real = {k: v for k, v in changes.items()}
+    if real and damage not in ("none",):
+        # Accepted: only an undamaging change may be (e.g. a damage that the
+        # drawn state could not carry).
+        raise AssertionError(f"damaged support set accepted: {damage} via {route}")
+
+
+@family
+def kernel_state():
+    return kernel_tampering(), _check_kernel_state
+
+
+# ------------------------------------------------------------- compiled_buffers
+
+def _compiled_objects(exempt):
+    """[(where, bound method)] of the public methods of compiled objects
+    reachable from fitted learners' public attributes."""
+    from learner_cases import all_learners, planted_problem
+    X, Y = planted_problem(n=150, d=30, L=5)
+    found, seen = [], set()
+
+    def walk(o, path, depth):
+        t = type(o)
+        mod = getattr(t, "__module__", "") or ""
+        if depth > 4 or isinstance(o, (np.ndarray, np.generic, int, float, str, bytes, type(None))):
+            return
+        if mod.startswith("omlc._core") and not isinstance(o, type):
+            if t.__name__ in exempt or t in seen:
+                return
+            seen.add(t)
+            for name in dir(o):
+                f = getattr(o, name, None)
+                if not name.startswith("_") and callable(f):
+                    found.append((f"{path}.{name}", f))
+            return
+        if isinstance(o, (list, tuple)):
+            for i, x in enumerate(o[:2]):
+                walk(x, f"{path}[{i}]", depth + 1)
+        elif isinstance(o, dict):
+            for k, x in list(o.items())[:4]:
+                walk(x, f"{path}[{k!r}]", depth + 1)
+        elif mod.startswith("omlc") and hasattr(o, "__dict__"):
+            for k, x in vars(o).items():
+                if not k.startswith("_"):
+                    walk(x, f"{path}.{k}", depth + 1)
+
+    for m in all_learners():
+        m.fit(X, Y)
+        for k in dir(m):
+            if k.startswith("_"):
+                continue
+            try:
+                v = getattr(m, k)
+            except Exception:
+                continue
+            walk(v, f"{type(m).__name__}.{k}", 0)
+    return found
+
+
+def _kernel_entries():
+    from omlc._core import kernels
+    from omlc._core.losses import ALTLoss
+
+    def block(kb, alpha, alive, stamp, q, yp, yi, out):
+        return kernels.support_block(ALTLoss(), kb, alpha, alive, stamp, q, yp, yi, 0, 0, 1.0, 1,
+                                     -1, 0, 0, out)
+    return [("kernels.support_block", block), ("kernels.csr_row_sqnorms",
+                                               kernels.csr_row_sqnorms)]
+
+
+_BUFFER_KINDS = ["f64", "i64", "i32", "u8", "f64_2d"]
+
+
+@st.composite
+def buffer_calls(draw):
+    n_args = draw(st.integers(1, 8))
+    lengths = draw(st.lists(st.sampled_from([0, 1, 4, 64]), min_size=n_args, max_size=n_args))
+    kinds = draw(st.lists(st.sampled_from(_BUFFER_KINDS), min_size=n_args, max_size=n_args))
+    return draw(st.integers(0, 10**6)), lengths, kinds, draw(st.sampled_from([0, 1, 3]))
+
+
+def _buffer(kind, n, fill):
+    if kind == "f64_2d":
+        return np.full((n, 4), float(fill))
+    return np.full(n, fill, dtype={"f64": np.float64, "i64": np.int64, "i32": np.int32,
+                                   "u8": np.uint8}[kind])
+
+
+_TARGETS = []
+
+
+def _check_buffer_call(case):
+    import inspect
+    pick, lengths, kinds, fill = case
+    where, f = _TARGETS[pick % len(_TARGETS)]
+    try:
+        arity = len([p for p in inspect.signature(f).parameters.values()
+                     if p.default is inspect.Parameter.empty])
+    except (TypeError, ValueError):
+        arity = len(lengths)
+    arity = max(1, min(arity, len(lengths))) if arity else 0
+    args = [_buffer(k, n, fill) for k, n in zip(kinds[:arity], lengths[:arity])]
+    # A model's object has at least one feature and one label: an empty
+    # buffer is the wrong length for any of its methods. (The module-level
+    # entries take whole blocks, where empty can be a valid block of 0 rows:
+    # for them the property is no signal, checked by the parent process.)
+    short = not where.startswith("kernels.") and any(a.shape[0] == 0 for a in args)
+    try:
+        f(*args)
+    except (ValueError, TypeError, IndexError):
+        return
+    except Exception as exc:  # a clean exception is not a crash either
+        return
+    if short:
+        raise AssertionError(f"{where} accepted an empty buffer: "
+                             f"{[(k, n) for k, n in zip(kinds, lengths[:arity])]}")
+
+
+@family
+def compiled_buffers(exempt=()):
+    _TARGETS[:] = _compiled_objects(set(exempt)) + _kernel_entries()
+    return buffer_calls(), _check_buffer_call
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--family", required=True, choices=sorted(FAMILIES))
     ap.add_argument("--examples", type=int, default=30)
     ap.add_argument("--last", default=os.devnull)
+    ap.add_argument("--exempt", action="append", default=[])
     args = ap.parse_args(argv)
-    strategy, check = FAMILIES[args.family]()
+    make = FAMILIES[args.family]
+    strategy, check = make(args.exempt) if args.exempt else make()
     warnings.simplefilter("ignore")
 
     @settings(max_examples=args.examples, deadline=None, derandomize=True, database=None,
