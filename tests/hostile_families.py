@@ -29,6 +29,25 @@ compiled_buffers
     object accepts an empty buffer.
     ``--exempt TYPE`` leaves a type out (one another issue is fixing).
 
+refused_calls
+    Every learner of tests/learner_cases.py, fitted, then a call that must be
+    refused -- ``fit``/``partial_fit``/``predict_then_learn`` with a bad Y
+    (ids out of range, wrong row count, 2s, NaN) or X (wrong width, NaN, inf),
+    a first call whose state allocation fails (MemoryError) -- leaves the
+    model exactly as it was: same state, same decisions, ``is_fitted`` as
+    before.
+
+zero_based_parts
+    A data set cut into LIBSVM parts (2-4 files, any of them using feature
+    index 0 or not, some empty), read with ``load_files`` under
+    ``zero_based="auto"``: a feature id is the same column in every part.
+
+label_tables
+    Y as Python lists: rectangular 0/1 tables (ints, floats, bools), label-id
+    lists, sets, ragged rows; a table is read as an indicator matrix, ids as
+    ids, and a table that reads both ways is refused -- never a silent
+    misreading.
+
 Before each example the script writes it to ``--last`` for the parent test.
 
     python tests/hostile_families.py --family cache_removal --examples 30
@@ -429,6 +448,194 @@ def _check_buffer_call(case):
 def compiled_buffers(exempt=()):
     _TARGETS[:] = _compiled_objects(set(exempt)) + _kernel_entries()
     return buffer_calls(), _check_buffer_call
+
+
+# ---------------------------------------------------------------- refused_calls
+
+_REFUSALS = ["Y_out_of_range", "Y_rows", "Y_two", "Y_nan", "X_width", "X_nan", "X_inf",
+             "alloc_fails"]
+
+
+@st.composite
+def refused_calls(draw):
+    from learner_cases import all_learners
+    return (draw(st.integers(0, len(all_learners()) - 1)), draw(st.sampled_from(_REFUSALS)),
+            draw(st.sampled_from(["fit", "partial_fit", "predict_then_learn"])),
+            draw(st.integers(0, 1000)))
+
+
+def _state_bytes(m):
+    import pickle
+    state = {k: v for k, v in m.__getstate__().items() if k.endswith("_")}
+    return pickle.dumps(state)
+
+
+def _check_refused_call(case):
+    from learner_cases import all_learners
+    from omlc.learners import clone
+    which, refusal, call, seed = case
+    rng = np.random.default_rng(seed)
+    n, d, L = 12, 7, 4
+    X = sp.random(n, d, density=0.5, format="csr", random_state=seed)
+    Y = (rng.random((n, L)) < 0.4).astype(np.int32)
+    m = clone(all_learners()[which])
+    fresh = refusal == "alloc_fails"
+    if not fresh:
+        m.fit(X, Y)
+    before = _state_bytes(m) if not fresh else None
+    D0 = m.decision_function(X) if not fresh else None
+    Xb, Yb = X, Y
+    if refusal == "Y_out_of_range":
+        Yb = [[0, L + 5]] + [[0]] * (n - 1)
+    elif refusal == "Y_rows":
+        Yb = Y[:-1]
+    elif refusal == "Y_two":
+        Yb = Y * 2
+    elif refusal == "Y_nan":
+        Yb = Y.astype(float)
+        Yb[0, 0] = np.nan
+    elif refusal == "X_width":
+        Xb = sp.random(n, d + 1, density=0.5, format="csr", random_state=seed)
+    elif refusal in ("X_nan", "X_inf"):
+        Xb = X.toarray()
+        Xb[0, 0] = np.nan if refusal == "X_nan" else np.inf
+    kwargs = {"n_labels": L} if isinstance(Yb, list) else {}
+    if fresh:
+        type(m)._init_state_orig = type(m)._init_state
+
+        def failing(self, *a):
+            type(self)._init_state_orig(self, *a)
+            raise MemoryError("simulated: the state does not fit")
+        type(m)._init_state = failing
+    try:
+        if refusal == "X_width" and call == "fit":
+            call = "partial_fit"   # a fresh fit may take any width
+        getattr(m, call)(Xb, Yb, **kwargs)
+    except (ValueError, TypeError, MemoryError):
+        pass
+    else:
+        raise AssertionError(f"{type(m).__name__}.{call} accepted {refusal}")
+    finally:
+        if fresh:
+            type(m)._init_state = type(m)._init_state_orig
+            del type(m)._init_state_orig
+    if fresh:
+        assert not m.is_fitted, "a failed allocation left the model fitted"
+        assert not [k for k in vars(m) if k.endswith("_")], sorted(vars(m))
+        m.partial_fit(X, Y)            # and it is usable afterwards
+        return
+    assert m.is_fitted
+    assert _state_bytes(m) == before, f"{type(m).__name__}.{call} ({refusal}) changed the state"
+    np.testing.assert_array_equal(m.decision_function(X), D0)
+
+
+@family
+def refused_calls_family():
+    return refused_calls(), _check_refused_call
+
+
+FAMILIES["refused_calls"] = FAMILIES.pop("refused_calls_family")
+
+
+# ------------------------------------------------------------- zero_based_parts
+
+@st.composite
+def libsvm_parts(draw):
+    n_parts = draw(st.integers(2, 4))
+    parts = []
+    for _ in range(n_parts):
+        rows = draw(st.lists(st.lists(st.integers(0, 9), min_size=1, max_size=4, unique=True),
+                             min_size=0, max_size=4))
+        parts.append([sorted(r) for r in rows])
+    return parts, draw(st.booleans())
+
+
+def _check_zero_based_parts(case):
+    from omlc.io.files import load_files
+    parts, via_name = case
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = []
+        for i, rows in enumerate(parts):
+            p = Path(tmp) / f"part{i}.svm"
+            # value = 10 * feature id + 1: the column a value lands in tells
+            # which id it came from.
+            p.write_text("".join("0 " + " ".join(f"{j}:{10 * j + 1}" for j in r) + "\n"
+                                 for r in rows))
+            paths.append(p)
+        ds = load_files(paths, cache_dir=Path(tmp) / "cache", n_labels=1)
+        ids = [j for rows in parts for r in rows for j in r]
+        shift = 0 if 0 in ids else 1
+        X = ds.X.tocoo()
+        for c, v in zip(X.col, X.data):
+            assert c == (v - 1) / 10 - shift, f"feature id {(v - 1) / 10:g} in column {c}"
+        assert X.nnz == len(ids)
+
+
+@family
+def zero_based_parts():
+    return libsvm_parts(), _check_zero_based_parts
+
+
+# ----------------------------------------------------------------- label_tables
+
+@st.composite
+def label_tables(draw):
+    n = draw(st.integers(1, 5))
+    kind = draw(st.sampled_from(["table_int", "table_float", "table_bool", "ids", "sets",
+                                 "ragged"]))
+    L = draw(st.integers(1, 5))
+    if kind.startswith("table"):
+        rows = draw(st.lists(st.lists(st.integers(0, 1), min_size=L, max_size=L),
+                             min_size=n, max_size=n))
+        cast = {"table_int": int, "table_float": float, "table_bool": bool}[kind]
+        rows = [[cast(v) for v in r] for r in rows]
+    else:
+        rows = draw(st.lists(st.lists(st.integers(0, L - 1), max_size=L, unique=True),
+                             min_size=n, max_size=n))
+        if kind == "sets":
+            rows = [set(r) for r in rows]
+    return kind, rows, L, draw(st.booleans())
+
+
+def _check_label_table(case):
+    from omlc import FALT
+    from omlc._validation import check_Y
+    kind, rows, L, give_n = case
+    n = len(rows)
+    table = (kind.startswith("table") or (
+        all(len(r) == len(rows[0]) for r in rows) and len(rows[0]) > 0
+        and not isinstance(rows[0], set) and all(v in (0, 1) for r in rows for v in r)))
+    if table:
+        width = len(rows[0])
+        repeats = any(len(set(map(float, r))) < width for r in rows)
+        indicator = kind == "table_bool" or repeats
+        as_ids = not indicator and give_n and width != L
+        ambiguous = not indicator and not as_ids
+    else:
+        indicator = as_ids = ambiguous = False
+    try:
+        Y = check_Y(rows, n, L if give_n else None)
+    except ValueError as exc:
+        assert ambiguous or (indicator and give_n and len(rows[0]) != L), \
+            f"{kind} refused: {exc}"
+        return
+    assert not ambiguous, f"ambiguous table {rows!r} accepted"
+    if indicator:
+        np.testing.assert_array_equal(Y.toarray(), np.array(rows, dtype=float) != 0)
+    else:
+        want = np.zeros((n, Y.shape[1]), dtype=bool)
+        for i, r in enumerate(rows):
+            want[i, list(r)] = True
+        np.testing.assert_array_equal(Y.toarray(), want)
+    FALT().partial_fit(np.ones((n, 3)), rows, **({"n_labels": L} if give_n else {}))
+
+
+@family
+def label_tables_family():
+    return label_tables(), _check_label_table
+
+
+FAMILIES["label_tables"] = FAMILIES.pop("label_tables_family")
 
 
 def main(argv=None):

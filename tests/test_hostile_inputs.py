@@ -84,3 +84,19 @@ def test_no_compiled_entry_reachable_from_a_public_attribute_accepts_a_wrong_len
 @pytest.mark.xfail(reason=str(_EXEMPT), strict=False)
 def test_exempt_compiled_types_refuse_wrong_length_buffers(tmp_path):
     _run_family(tmp_path, "compiled_buffers", 60)
+
+
+@pytest.mark.slow
+def test_refused_calls_leave_the_model_as_it_was(tmp_path):
+    """Every learner: a refused fit / partial_fit / predict_then_learn (bad Y,
+    bad X, failed allocation) leaves state, decisions and is_fitted as before."""
+    _run_family(tmp_path, "refused_calls", 40)
+
+
+@pytest.mark.slow
+def test_libsvm_parts_agree_on_the_index_base(tmp_path):
+    _run_family(tmp_path, "zero_based_parts", 25)
+
+
+def test_label_tables_are_indicators_and_ambiguous_ones_refused(tmp_path):
+    _run_family(tmp_path, "label_tables", 60)

@@ -19,8 +19,8 @@ import scipy.sparse as sp
 
 from omlc._core.linear import decide, learn
 from omlc._core.rowstream import RowStream
-from omlc._validation import (check_random_state, check_row, check_row_labels, check_X, check_Y,
-                              csr_arrays)
+from omlc._validation import (check_fits, check_random_state, check_row, check_row_labels,
+                              check_X, check_Y, csr_arrays)
 from omlc.exceptions import NotFittedError
 
 
@@ -134,10 +134,16 @@ class BaseLearner:
             n_labels = self.n_labels_
         Y = check_Y(Y, X.shape[0], n_labels)
         if first:
-            self.n_features_in_ = X.shape[1]
-            self.n_labels_ = Y.shape[1]
-            self.n_samples_seen_ = 0
-            self._init_state(self.n_features_in_, self.n_labels_)
+            # A refused first call (MemoryError, a size refused up front)
+            # leaves no half state: is_fitted stays False.
+            try:
+                self.n_features_in_ = X.shape[1]
+                self.n_labels_ = Y.shape[1]
+                self.n_samples_seen_ = 0
+                self._init_state(self.n_features_in_, self.n_labels_)
+            except BaseException:
+                self._reset()
+                raise
         return X, Y
 
     @staticmethod
@@ -179,8 +185,16 @@ class BaseLearner:
         an order drawn from ``random_state`` (the data is not copied)."""
         with self._lock:
             self._check_params()
+            # Validated before the old state goes: a refused fit leaves the
+            # model as it was (the state is only references, no copy).
+            kept = {k: v for k, v in vars(self).items() if k.endswith("_") and not k.startswith("__")}
             self._reset()
-            X, Y = self._validate(X, Y, n_labels)
+            try:
+                X, Y = self._validate(X, Y, n_labels)
+            except BaseException:
+                self._reset()
+                self.__dict__.update(kept)
+                raise
             order = None
             if shuffle:
                 order = check_random_state(getattr(self, "random_state", None)).permutation(X.shape[0])
@@ -334,7 +348,11 @@ class LinearLearner(BaseLearner):
     def _init_state(self, n_features, n_labels):
         K = n_labels + self._loss().n_extra
         rows = n_features + (1 if self._intercept else 0)
-        self.W_ = np.zeros((rows, K), dtype=weight_dtype(getattr(self, "dtype", np.float64)))
+        dtype = weight_dtype(getattr(self, "dtype", np.float64))
+        check_fits(rows * K * dtype.itemsize,
+                   f"{type(self).__name__}: the dense weight matrix ({rows:,} features x {K:,} "
+                   f"columns of {dtype.name})")
+        self.W_ = np.zeros((rows, K), dtype=dtype)
 
     def _learn(self, X, Y, order, out):
         learn(self._optimizer(), self._loss(), self._stream(X, Y, order), self._steps(), out)
