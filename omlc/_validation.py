@@ -93,6 +93,10 @@ def _dense_to_csr(A, name):
         raise ValueError(f"{name}: expected a 2-D array, got {A.ndim} dimensions")
     if A.dtype.kind == "f" and not np.isfinite(A).all():
         raise ValueError(f"{name}: non-finite value (NaN or inf)")
+    if A.dtype not in (np.float64, np.float32) and A.dtype.kind in "fiub":
+        # float16 (which SciPy's sparse matrices do not take), integers and
+        # bools become float64, as the README says.
+        A = A.astype(np.float64)
     return sp.csr_matrix(A)
 
 

@@ -680,3 +680,33 @@ def test_remove_entry_refuses_a_folder_holding_other_files(tmp_path):
     os.utime(stray, (0, 0))
     cache._sweep_stale(tmp_path, max_age=0)
     assert (stray / "diary.txt").exists()
+
+
+@pytest.mark.parametrize("how", ["copied_over", "swapped", "renamed_into_place"])
+def test_an_entry_of_another_data_set_in_its_place_is_rebuilt(tmp_path, how):
+    """open_or_build compares the entry's recorded source key with the one
+    asked for: another data set's (intact) entry in the place is rebuilt with
+    a warning, never served."""
+    opts = dict(n_features=40, n_labels=6, zero_based=False, cache_dir=tmp_path / "cache")
+    a = _random_dataset(n=30, seed=21)
+    b = _random_dataset(n=50, seed=22)
+    fa, fb = _libsvm_file(tmp_path / "a.svm", a), _libsvm_file(tmp_path / "b.svm", b)
+    ea = Path(load(fa, **opts).meta["cache_dir"])
+    eb = Path(load(fb, **opts).meta["cache_dir"])
+    if how == "copied_over":
+        shutil.rmtree(ea)
+        shutil.copytree(eb, ea)
+    elif how == "swapped":
+        tmp = ea.with_name("x")
+        os.rename(ea, tmp)
+        os.rename(eb, ea)
+        os.rename(tmp, eb)
+    else:
+        shutil.rmtree(ea)
+        os.rename(eb, ea)
+    with pytest.warns(CacheWarning, match="source key"):
+        got = load(fa, **opts)
+    _same(got.X, a.X)
+    _same(got.Y, a.Y)
+    got_b = load(fb, **opts)
+    _same(got_b.X, b.X)

@@ -282,3 +282,23 @@ def test_fetch_with_a_bad_checksum_fails_in_one_line_and_leaves_nothing(http_roo
     assert "does not match the expected" in r.stderr
     assert not (data / "emotions" / "emotions-test.arff").exists()
     assert not [p for p in (data / "emotions").iterdir() if p.name.startswith(".part")]
+
+
+def test_a_truncated_registry_file_is_refused(tmp_path, monkeypatch):
+    """A registered file cut short loads no rows silently: the size differs
+    (a warning) and the row count differs from the registry's (an error)."""
+    from omlc.datasets.loading import DataIntegrityWarning
+    import omlc
+    from conftest import shared_file
+    from omlc.exceptions import DataFormatError
+    src = shared_file("emotions/emotions-train.arff")
+    mine = tmp_path / "mine" / "emotions"
+    mine.mkdir(parents=True)
+    shutil.copy(shared_file("emotions/emotions.xml"), mine / "emotions.xml")
+    text = src.read_bytes()
+    # Cut at a line boundary: the file still parses.
+    (mine / "emotions-train.arff").write_bytes(text[:text.index(b"\n", len(text) * 2 // 3) + 1])
+    monkeypatch.setenv("OMLC_CACHE_DIR", str(tmp_path / "cache"))
+    with pytest.warns(DataIntegrityWarning, match="registry records 252,080"):
+        with pytest.raises(DataFormatError, match="the registry records 391"):
+            omlc.load("emotions", split="train", data_dir=tmp_path / "mine")

@@ -493,7 +493,7 @@ def make_rcv1_like(n_samples=781_265, labels="topics", seed=0, cache_dir=None, l
                 del X, Y
             return w.close()
 
-    ds = open_or_build(directory, build, refresh=refresh)
+    ds = open_or_build(directory, build, refresh=refresh, source_key=key)
     if libsvm_path is not None:
         _dump_in_chunks(ds, libsvm_path, chunk_size)
     return ds

@@ -1122,7 +1122,18 @@ def _prepare_root(root):
         raise _unwritable(root, exc) from exc
 
 
-def open_or_build(directory, build, *, refresh=False, verify=False):
+def _open_expected(directory, verify, source_key):
+    ds = open_cache(directory, verify=verify)
+    if source_key is not None and ds.meta.get("source_key") != source_key:
+        # An entry directory copied or moved over another's: intact, but of
+        # another data set (or parse).
+        raise CorruptCacheError(
+            f"{directory}: the entry records source key {str(ds.meta.get('source_key'))[:16]}..., "
+            f"not {str(source_key)[:16]}... (another data set's entry in this place)")
+    return ds
+
+
+def open_or_build(directory, build, *, refresh=False, verify=False, source_key=None):
     """The data set cached at ``directory``, building it first if needed.
 
     ``build(target)`` makes the data set: with a path it must publish the
@@ -1132,6 +1143,8 @@ def open_or_build(directory, build, *, refresh=False, verify=False):
     one is removed and rebuilt with a :class:`CacheWarning`; ``refresh=True``
     rebuilds in any case. When the cache root cannot be created or written,
     the result is ``build(None)``, with one :class:`CacheWarning` per root.
+    ``source_key``: the key the entry must record (an entry of another data
+    set found in its place counts as damaged).
     """
     directory = Path(directory)
     if refresh:
@@ -1143,7 +1156,7 @@ def open_or_build(directory, build, *, refresh=False, verify=False):
             exists = False
         if exists:
             try:
-                return open_cache(directory, verify=verify)
+                return _open_expected(directory, verify, source_key)
             except CorruptCacheError as exc:
                 _warn(f"omlc: damaged cache entry ({exc}); rebuilding it from its source")
                 remove_entry(directory)
@@ -1152,7 +1165,7 @@ def open_or_build(directory, build, *, refresh=False, verify=False):
         for attempt in range(3):
             build(directory)
             try:
-                return open_cache(directory)
+                return _open_expected(directory, False, source_key)
             except CorruptCacheError:
                 # Damaged between publication and opening (someone else's doing):
                 # rebuild rather than hand out a broken entry.

@@ -199,7 +199,7 @@ def load_files(paths, *, fmt=None, cache_dir=None, refresh=False, verify=False, 
                     w.append(ds.X[a:b], ds.Y[a:b])
             return w.close()
 
-    return open_or_build(directory, build, refresh=refresh, verify=verify)
+    return open_or_build(directory, build, refresh=refresh, verify=verify, source_key=key)
 
 
 def load(path, *, cache_dir=None, refresh=False, verify=False, **parse_options):

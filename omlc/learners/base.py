@@ -17,7 +17,7 @@ import threading
 import numpy as np
 import scipy.sparse as sp
 
-from omlc._core.linear import decide, learn
+from omlc._core.linear import NonFiniteError, decide, learn
 from omlc._core.rowstream import RowStream
 from omlc._validation import (check_fits, check_random_state, check_row, check_row_labels,
                               check_X, check_Y, csr_arrays)
@@ -133,6 +133,10 @@ class BaseLearner:
                 raise ValueError(f"n_labels={n_labels} but the model has {self.n_labels_} labels")
             n_labels = self.n_labels_
         Y = check_Y(Y, X.shape[0], n_labels)
+        if first and Y.shape[1] < self._min_labels:
+            raise ValueError(f"{type(self).__name__}: Y has {Y.shape[1]} label columns; this "
+                             f"model needs at least {self._min_labels} (pass n_labels= or an "
+                             f"indicator with the label columns)")
         if first:
             # A refused first call (MemoryError, a size refused up front)
             # leaves no half state: is_fitted stays False.
@@ -163,9 +167,19 @@ class BaseLearner:
         """
         with self._lock:
             X, Y = self._validate(X, Y, n_labels)
-            self._learn(X, Y, None, None)
-            self.n_samples_seen_ += X.shape[0]
+            self._learn_counted(X, Y, None, None)
         return self
+
+    def _learn_counted(self, X, Y, order, out):
+        # n_samples_seen_ counts the rows learned, also when a block stops
+        # part-way (NonFiniteError says how many went in).
+        try:
+            self._learn(X, Y, order, out)
+        except NonFiniteError as exc:
+            if getattr(exc, "n_learned", None) is not None:
+                self.n_samples_seen_ += int(exc.n_learned)
+            raise
+        self.n_samples_seen_ += X.shape[0]
 
     def predict_then_learn(self, X, Y, *, n_labels=None):
         """Prequential step: decision values of each row before it is learned.
@@ -176,8 +190,7 @@ class BaseLearner:
         with self._lock:
             X, Y = self._validate(X, Y, n_labels)
             out = np.empty((X.shape[0], self.n_labels_), dtype=np.float64)
-            self._learn(X, Y, None, out)
-            self.n_samples_seen_ += X.shape[0]
+            self._learn_counted(X, Y, None, out)
         return out
 
     def fit(self, X, Y, *, n_labels=None, shuffle=False):
@@ -198,8 +211,7 @@ class BaseLearner:
             order = None
             if shuffle:
                 order = check_random_state(getattr(self, "random_state", None)).permutation(X.shape[0])
-            self._learn(X, Y, order, None)
-            self.n_samples_seen_ += X.shape[0]
+            self._learn_counted(X, Y, order, None)
         return self
 
     def decision_function(self, X):
@@ -299,6 +311,9 @@ class BaseLearner:
         return {"multilabel": True, "multioutput": True, "multioutput_only": True,
                 "requires_y": True, "X_types": ["2darray", "sparse"], "poor_score": True,
                 "allow_nan": False, "binary_only": False}
+
+    # Fewest label columns the model can learn (0: an empty label space works).
+    _min_labels = 0
 
     # --- to implement -----------------------------------------------------
     def _check_params(self):

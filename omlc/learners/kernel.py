@@ -41,6 +41,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from omlc._core.kernels import BudgetPolicy, csr_row_sqnorms, support_block
+from omlc._core.linear import NonFiniteError
 from omlc._core.losses import ALTLoss, PALoss, PAVariant
 from omlc.learners.base import BaseLearner, positive_float, repetitions
 
@@ -333,12 +334,22 @@ def learn_support(est, X, Y, order, out, loss, eta=1.0, M=1):
         stamp = np.zeros(S0 + nb, dtype=np.int64)
         stamp[:S0] = est.sv_stamp_[:S0]
         q = kernel_diag(sq, *kern)
+        _check_finite_kernel(Kb, q, a, order, kern)
         stamp0 = est.n_samples_seen_ + a
         support_block(loss, Kb, alpha, alive, stamp, q,
                       np.ascontiguousarray(Yb.indptr, dtype=np.int64),
                       np.ascontiguousarray(Yb.indices, dtype=np.int32),
                       S0, stamp0, float(eta), int(M), budget, policy,
                       S0, None if out is None else out[a:b])
+        if not np.isfinite(alpha).all():
+            # Finite kernel values, but steps that overflow: refused before
+            # the block's support vectors join (the stored state is unchanged).
+            slot = int(np.flatnonzero(~np.isfinite(alpha).all(axis=1))[0])
+            t = max(slot - S0, 0)
+            row = a + t if order is None else int(order[a + t])
+            raise NonFiniteError(f"row {row}: coefficients are not finite "
+                                 f"({_kernel_hint(kern)}); the rows before its block of "
+                                 f"{nb} were learned", row, a)
         new = np.flatnonzero(alive[S0:])
         if not alive[:S0].all():
             keep = np.flatnonzero(alive[:S0])
@@ -374,7 +385,32 @@ def support_scores(est, X):
         Xb = X[a:a + step]
         Kt = kernel_from_dots(_dots(Xb, sv), row_sqnorms(Xb), sv_sq, *kern)
         out[a:a + step] = Kt @ alpha
+        block = out[a:a + step]
+        if not np.isfinite(block).all():
+            t = int(np.flatnonzero(~np.isfinite(block).all(axis=1))[0])
+            raise NonFiniteError(f"row {a + t}: scores are not finite (kernel values overflow: "
+                                 f"{_kernel_hint(kern)})", a + t, 0)
     return out
+
+
+def _kernel_hint(kern):
+    kernel, gamma, degree, coef0 = kern
+    if kernel == "poly":
+        return (f"(gamma x.y + coef0) ** degree with gamma={gamma:g}, coef0={coef0:g}, "
+                f"degree={degree}; scale the features or lower the degree")
+    return "scale the features"
+
+
+def _check_finite_kernel(Kb, q, a, order, kern):
+    """NonFiniteError naming the first row whose kernel values overflow (a
+    polynomial kernel of high degree on large features), before any update."""
+    if np.isfinite(q).all() and np.isfinite(Kb).all():
+        return
+    bad = ~np.isfinite(Kb).all(axis=1) | ~np.isfinite(q)
+    t = int(np.flatnonzero(bad)[0])
+    row = a + t if order is None else int(order[a + t])
+    raise NonFiniteError(f"row {row}: kernel values are not finite ({_kernel_hint(kern)}); "
+                         f"the rows before its block of {Kb.shape[0]} were learned", row, a)
 
 
 # --- learners ------------------------------------------------------------------
