@@ -10,6 +10,9 @@ __version__ = "0.1.0"
 _EXPORTS = {
     "DataFormatError": "omlc.exceptions",
     "NotFittedError": "omlc.exceptions",
+    "ModelFileError": "omlc.exceptions",
+    "save": "omlc.persistence",
+    "load_model": "omlc.persistence",
     "Dataset": "omlc.io.dataset",
     "load_libsvm": "omlc.io.libsvm",
     "load_arff": "omlc.io.arff",

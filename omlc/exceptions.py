@@ -31,3 +31,16 @@ class DataFormatError(ValueError):
 
 class NotFittedError(ValueError, AttributeError):
     """A learner was asked to predict before it saw any data."""
+
+
+class ModelFileError(ValueError):
+    """A model file given to :func:`omlc.load_model` is missing, malformed or
+    fails validation. The message is one line: ``path: problem``."""
+
+    def __init__(self, problem, path=None):
+        self.problem = problem
+        self.path = None if path is None else str(path)
+        super().__init__(f"{self.path if self.path is not None else '<model>'}: {problem}")
+
+    def __reduce__(self):
+        return (type(self), (self.problem, self.path))

@@ -1,0 +1,520 @@
+"""Safe model files: ``omlc.save(model, path)`` and ``omlc.load_model(path)``.
+
+A model file is one ZIP container (stored, not compressed, like ``numpy.savez``)
+holding
+
+- ``model.json``: the format name and version, the omlc and NumPy versions that
+  wrote it, the learner's class name, its parameters and its scalar state;
+- ``arrays/N.npy``: every state array in NumPy's ``.npy`` format.
+
+Loading executes nothing from the file: the JSON is parsed by :mod:`json`, each
+``.npy`` header by NumPy's literal parser with ``allow_pickle=False`` (object
+arrays are refused), the class is looked up in a fixed table of omlc's own
+learners (never imported by name from the file), and nested objects and random
+generators are rebuilt from a fixed whitelist. Before the model is handed back,
+every array is validated against a reference state built from the saved
+parameters and sizes (``_init_state``): same dtype and shape, finite floats,
+non-negative counters, and for support sets monotone ``indptr`` and column ids
+inside ``[0, n_features)`` — so no compiled kernel ever sees an array that was
+not checked. Every problem is one line naming the file:
+``ModelFileError("model.omlc: array 'W_' has shape (3, 4), expected (12, 6)")``.
+
+The file is written to a temporary name beside ``path`` and renamed over it, so
+a crash never leaves a half-written model under the final name.
+
+Learners whose state has no validator yet (the boosters and the Hoeffding tree:
+their trees' node arrays would need a full tree check) are refused by
+:func:`save` with a one-line message; pickling them keeps working for files
+you trust. Pickle stays the format of ``clone``/joblib/process pools.
+
+Compatibility: a file records ``format_version``; this version reads versions
+``<= FORMAT_VERSION``. A parameter missing from an older file takes its current
+default; a parameter unknown to this omlc (a newer file) is an error.
+"""
+import io
+import json
+import math
+import os
+import tempfile
+import zipfile
+
+import numpy as np
+
+from omlc.exceptions import ModelFileError
+
+__all__ = ["save", "load_model", "savable_learners", "unsavable_learners", "FORMAT_VERSION"]
+
+FORMAT = "omlc-model"
+FORMAT_VERSION = 1
+_JSON = "model.json"
+_MAX_JSON_BYTES = 64 << 20
+_MAX_DIM = 2 ** 31 - 1
+_DTYPES = {np.dtype(t) for t in (np.bool_, np.int32, np.int64, np.float32, np.float64)}
+
+# Learners refused by save(), with the one-line reason.
+_REFUSED = {
+    "AdaOLMR": "its Hoeffding-tree weak learners have node arrays without a validator yet",
+    "OnlineBMR": "its Hoeffding-tree weak learners have node arrays without a validator yet",
+    "HoeffdingTree": "its node arrays have no validator yet",
+}
+
+# Scalar state that changes while learning: any non-negative int is valid.
+_COUNTERS = {"n_samples_seen_", "t_", "n_relevant_", "n_coded_", "n_iter_", "t"}
+
+
+def _classes():
+    from omlc import learners
+    names = ["FALT", "SALT", "PassiveAggressiveBR", "KernelFALT", "OSMLELM", "ELMOMLL",
+             "RankSVM", "MMP", "DPP", "CSDPP", "OnlineBR", "OnlineCS", "OnlineRandomProjection"]
+    return {n: getattr(learners, n) for n in names}
+
+
+def savable_learners():
+    """Class names :func:`save` writes."""
+    return sorted(_classes())
+
+
+def unsavable_learners():
+    """``{class name: one-line reason}`` for the learners :func:`save` refuses."""
+    return dict(_REFUSED)
+
+
+def _nested_classes():
+    from omlc.learners.label_space import _Regressor
+    return {"Regressor": _Regressor}
+
+
+class _Unsavable(Exception):
+    pass
+
+
+class _Invalid(Exception):
+    pass
+
+
+# --- encoding -------------------------------------------------------------------
+
+def _encode(value, arrays, where):
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        v = float(value)
+        return v if math.isfinite(v) else {"__float__": repr(v)}
+    if isinstance(value, tuple):
+        return {"__tuple__": [_encode(v, arrays, where) for v in value]}
+    if isinstance(value, list):
+        return [_encode(v, arrays, where) for v in value]
+    if isinstance(value, np.ndarray):
+        if value.dtype not in _DTYPES:
+            raise _Unsavable(f"{where} is an array of dtype {value.dtype}")
+        name = f"arrays/{len(arrays)}.npy"
+        arrays.append((name, value))
+        return {"__array__": name}
+    if value in (np.float64, np.float32) or isinstance(value, np.dtype):
+        return {"__dtype__": np.dtype(value).name}
+    if isinstance(value, np.random.Generator):
+        bg = value.bit_generator
+        if type(bg).__name__ not in ("PCG64", "PCG64DXSM"):
+            raise _Unsavable(f"{where} is a Generator over {type(bg).__name__} "
+                             "(only PCG64/PCG64DXSM are saved)")
+        return {"__generator__": type(bg).__name__, "state": bg.state}
+    for tag, cls in _nested_classes().items():
+        if type(value) is cls:
+            # A constant scratch pair the regressor rebuilds itself.
+            state = {k: v for k, v in vars(value).items() if k != "_noy"}
+            return {"__object__": tag, "state": {k: _encode(v, arrays, f"{where}.{k}")
+                                                  for k, v in state.items()}}
+    raise _Unsavable(f"{where} is a {type(value).__name__}")
+
+
+def save(model, path):
+    """Write ``model`` (fitted or not) to ``path`` as one safe model file.
+
+    Returns ``path``. Parameters go to JSON, arrays to ``.npy`` members; the
+    file is written under a temporary name in the same directory and renamed
+    over ``path``. Raises ``ValueError`` (one line) for a learner that cannot
+    be saved safely yet (:func:`unsavable_learners`).
+
+    >>> import numpy as np, scipy.sparse as sp, omlc, tempfile, os
+    >>> X = sp.csr_matrix(np.eye(4)); Y = sp.csr_matrix(np.eye(4)[:, :2])
+    >>> model = omlc.FALT().partial_fit(X, Y)
+    >>> path = omlc.save(model, os.path.join(tempfile.mkdtemp(), "falt.omlc"))
+    >>> bool((omlc.load_model(path).decision_function(X) == model.decision_function(X)).all())
+    True
+    """
+    cls = type(model)
+    name = cls.__name__
+    if name in _REFUSED and cls.__module__.startswith("omlc."):
+        raise ValueError(f"omlc.save: {name} cannot be saved safely yet ({_REFUSED[name]}); "
+                         "pickle it only for readers who trust the file")
+    classes = _classes()
+    if classes.get(name) is not cls:
+        raise ValueError(f"omlc.save saves omlc's own learners ({', '.join(sorted(classes))}); "
+                         f"got {cls.__module__}.{name}")
+    path = os.fspath(path)
+    arrays = []
+    with model._lock:
+        try:
+            params = {k: _encode(v, arrays, k) for k, v in model.get_params().items()}
+            fitted = bool(model.is_fitted)
+            state = {}
+            if fitted:
+                state = {k: _encode(v, arrays, k) for k, v in vars(model).items()
+                         if k.endswith("_") and not k.startswith("_")}
+        except _Unsavable as exc:
+            raise ValueError(f"omlc.save: {name} cannot be saved: {exc}") from None
+        import omlc
+        doc = {"format": FORMAT, "format_version": FORMAT_VERSION,
+               "omlc_version": omlc.__version__, "numpy_version": np.__version__,
+               "class": name, "fitted": fitted, "params": params, "state": state}
+        text = json.dumps(doc, allow_nan=False, indent=1, sort_keys=True)
+        directory = os.path.dirname(os.path.abspath(path))
+        fd, tmp = tempfile.mkstemp(prefix=".omlc-save-", suffix=".tmp", dir=directory)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                with zipfile.ZipFile(fh, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
+                    zf.writestr(_JSON, text)
+                    for member, arr in arrays:
+                        with zf.open(member, "w", force_zip64=True) as out:
+                            np.lib.format.write_array(out, np.asanyarray(arr), allow_pickle=False)
+                fh.flush()
+                os.fsync(fh.fileno())
+            # mkstemp makes the file private (0600); a model file gets the usual mode.
+            os.chmod(tmp, 0o666 & ~_umask())
+            os.replace(tmp, path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+    return path
+
+
+def _umask():
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+# --- decoding ---------------------------------------------------------------------
+
+def _read_array(zf, member):
+    try:
+        info = zf.getinfo(member)
+    except KeyError:
+        raise _Invalid(f"member {member!r} is missing") from None
+    with zf.open(info) as fh:
+        try:
+            version = np.lib.format.read_magic(fh)
+            if version == (1, 0):
+                shape, fortran, dtype = np.lib.format.read_array_header_1_0(fh)
+            elif version == (2, 0):
+                shape, fortran, dtype = np.lib.format.read_array_header_2_0(fh)
+            else:
+                raise ValueError(f"unsupported .npy version {version}")
+        except ValueError as exc:
+            raise _Invalid(f"{member}: {exc}") from None
+        if dtype.hasobject or dtype.newbyteorder("=") not in _DTYPES:
+            raise _Invalid(f"{member}: dtype {dtype} is not allowed")
+        n = 1
+        for s in shape:
+            n *= int(s)
+        nbytes = n * dtype.itemsize
+        header = fh.tell()
+        if info.file_size - header != nbytes:
+            raise _Invalid(f"{member}: holds {info.file_size - header} data bytes, "
+                           f"its header says {nbytes}")
+        buf = bytearray(nbytes)
+        if nbytes and fh.readinto(memoryview(buf)) != nbytes:
+            raise _Invalid(f"{member}: truncated")
+    arr = np.frombuffer(buf, dtype=dtype).reshape(shape, order="F" if fortran else "C")
+    return arr.astype(dtype.newbyteorder("="), copy=False)
+
+
+def _decode(value, zf, used):
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, list):
+        return [_decode(v, zf, used) for v in value]
+    if not isinstance(value, dict) or len(value) not in (1, 2):
+        raise _Invalid(f"unexpected value {str(value)[:60]!r}")
+    if "__float__" in value:
+        text = value["__float__"]
+        if text not in ("nan", "inf", "-inf"):
+            raise _Invalid(f"bad float {text!r}")
+        return float(text)
+    if "__tuple__" in value:
+        items = value["__tuple__"]
+        if not isinstance(items, list):
+            raise _Invalid("bad tuple")
+        return tuple(_decode(v, zf, used) for v in items)
+    if "__array__" in value:
+        member = value["__array__"]
+        if not isinstance(member, str) or member in used:
+            raise _Invalid(f"array member {member!r} referenced twice or malformed")
+        used.add(member)
+        return _read_array(zf, member)
+    if "__dtype__" in value:
+        name = value["__dtype__"]
+        if name not in ("float64", "float32"):
+            raise _Invalid(f"dtype {name!r} is not allowed")
+        return np.dtype(name).type
+    if "__generator__" in value:
+        kind = value["__generator__"]
+        if kind not in ("PCG64", "PCG64DXSM"):
+            raise _Invalid(f"random generator {kind!r} is not allowed")
+        bg = getattr(np.random, kind)()
+        try:
+            bg.state = value.get("state")
+        except (TypeError, ValueError, KeyError) as exc:
+            raise _Invalid(f"bad {kind} state ({exc})") from None
+        return np.random.Generator(bg)
+    if "__object__" in value:
+        cls = _nested_classes().get(value["__object__"])
+        state = value.get("state")
+        if cls is None or not isinstance(state, dict):
+            raise _Invalid(f"object {value['__object__']!r} is not allowed")
+        obj = cls.__new__(cls)
+        obj.__dict__.update({str(k): _decode(v, zf, used) for k, v in state.items()})
+        return obj
+    raise _Invalid(f"unexpected value {str(value)[:60]!r}")
+
+
+# --- validation -----------------------------------------------------------------
+
+def _counter(name, v):
+    if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+        raise _Invalid(f"{name} must be a non-negative int, got {v!r}")
+
+
+def _check_array(name, ref, v):
+    if not isinstance(v, np.ndarray):
+        raise _Invalid(f"{name} must be an array, got {type(v).__name__}")
+    if v.dtype != ref.dtype:
+        raise _Invalid(f"array {name!r} has dtype {v.dtype}, expected {ref.dtype}")
+    if v.shape != ref.shape:
+        raise _Invalid(f"array {name!r} has shape {v.shape}, expected {ref.shape}")
+    _check_values(name, v)
+    # Kept in the file's order (C or Fortran, as saved), so arithmetic on it
+    # sums in the same order; the compiled kernels refuse a non-C-contiguous
+    # weight array themselves (optimizers._bind).
+    return v
+
+
+def _check_values(name, v):
+    if v.dtype.kind == "f" and not np.isfinite(v).all():
+        raise _Invalid(f"array {name!r} holds NaN or infinite values")
+    if v.dtype.kind == "i" and v.size and v.min() < 0:
+        raise _Invalid(f"array {name!r} holds negative values")
+
+
+def _compare(name, ref, v):
+    """``v`` checked against the reference value ``ref``; returns the value to keep."""
+    if isinstance(ref, np.ndarray):
+        return _check_array(name, ref, v)
+    if name.rsplit(".", 1)[-1] in _COUNTERS:
+        _counter(name, v)
+        return v
+    if isinstance(ref, np.random.Generator):
+        if not isinstance(v, np.random.Generator):
+            raise _Invalid(f"{name} must be a random generator")
+        return v
+    if isinstance(ref, tuple):
+        if not isinstance(v, tuple) or len(v) != len(ref):
+            raise _Invalid(f"{name} must be a tuple of {len(ref)}")
+        return tuple(_compare(f"{name}[{i}]", r, x) for i, (r, x) in enumerate(zip(ref, v)))
+    nested = tuple(_nested_classes().values())
+    if isinstance(ref, nested):
+        if type(v) is not type(ref):
+            raise _Invalid(f"{name} must be a {type(ref).__name__}")
+        refd = {k: x for k, x in vars(ref).items() if k != "_noy"}
+        got = vars(v)
+        if set(got) != set(refd):
+            raise _Invalid(f"{name} has entries {sorted(got)}, expected {sorted(refd)}")
+        for k in refd:
+            got[k] = _compare(f"{name}.{k}", refd[k], got[k])
+        if "_noy" in vars(ref):
+            v._noy = ref._noy
+        return v
+    # Anything else is fixed by the parameters and sizes: it must equal the reference.
+    if type(v) is not type(ref) or v != ref:
+        raise _Invalid(f"{name} is {v!r}, expected {ref!r}")
+    return v
+
+
+def _check_support(state, ref, d):
+    """The support set of the kernel learners (``init_support`` in kernel.py)."""
+    n = state.get("n_support_")
+    _counter("n_support_", n)
+    arr = {}
+    for k, dt, ndim in (("sv_indptr_", np.int64, 1), ("sv_indices_", np.int32, 1),
+                        ("sv_data_", np.float64, 1), ("sv_sqnorm_", np.float64, 1),
+                        ("sv_alpha_", np.float64, 2), ("sv_stamp_", np.int64, 1)):
+        v = state.get(k)
+        if not isinstance(v, np.ndarray) or v.dtype != dt or v.ndim != ndim:
+            raise _Invalid(f"{k} must be a {ndim}-d {np.dtype(dt).name} array")
+        arr[k] = np.ascontiguousarray(v)
+    if arr["sv_alpha_"].shape[1] != ref["sv_alpha_"].shape[1]:
+        raise _Invalid(f"sv_alpha_ has {arr['sv_alpha_'].shape[1]} columns, "
+                       f"expected {ref['sv_alpha_'].shape[1]}")
+    indptr = arr["sv_indptr_"]
+    if indptr.shape[0] < n + 1:
+        raise _Invalid(f"sv_indptr_ has {indptr.shape[0]} entries for {n} support vectors")
+    for k in ("sv_sqnorm_", "sv_alpha_", "sv_stamp_"):
+        if arr[k].shape[0] < n:
+            raise _Invalid(f"{k} has {arr[k].shape[0]} rows for {n} support vectors")
+    live = indptr[:n + 1]
+    if live[0] != 0 or (n and np.any(np.diff(live) < 0)):
+        raise _Invalid("sv_indptr_ must start at 0 and never decrease")
+    end = int(live[-1])
+    if arr["sv_indices_"].shape[0] < end or arr["sv_data_"].shape[0] < end:
+        raise _Invalid(f"sv_indices_/sv_data_ are shorter than sv_indptr_[n_support_] = {end}")
+    idx = arr["sv_indices_"][:end]
+    if end and (idx.min() < 0 or idx.max() >= d):
+        raise _Invalid(f"sv_indices_ holds a column id outside [0, {d})")
+    for k in ("sv_data_", "sv_sqnorm_", "sv_alpha_"):
+        _check_values(k, arr[k][:end] if k == "sv_data_" else arr[k][:n])
+    g = state.get("gamma_")
+    if g is not None and (isinstance(g, bool) or not isinstance(g, (int, float))
+                          or not math.isfinite(g) or g < 0):
+        raise _Invalid(f"gamma_ must be None or a finite non-negative number, got {g!r}")
+    state.update(arr)
+    return {"n_support_", "gamma_", *arr}
+
+
+def _check_elm_buffers(state, ref, d):
+    H, T = state.get("H_buffer_"), state.get("T_buffer_")
+    for k, v in (("H_buffer_", H), ("T_buffer_", T)):
+        r = ref[k]
+        if not isinstance(v, np.ndarray) or v.dtype != r.dtype or v.ndim != 2 \
+                or v.shape[1] != r.shape[1]:
+            raise _Invalid(f"{k} must be a 2-d {r.dtype} array with {r.shape[1]} columns")
+        _check_values(k, v)
+    if H.shape[0] != T.shape[0]:
+        raise _Invalid("H_buffer_ and T_buffer_ have different row counts")
+    if not isinstance(state.get("initialised_"), bool):
+        raise _Invalid("initialised_ must be a bool")
+    state["H_buffer_"], state["T_buffer_"] = np.ascontiguousarray(H), np.ascontiguousarray(T)
+    return {"H_buffer_", "T_buffer_", "initialised_"}
+
+
+def _check_dpp_drop(state, ref, d):
+    # The row of Q_ left out of the projection this step (-1: none, full rank).
+    v, rows = state.get("drop_"), ref["Q_"].shape[0]
+    if isinstance(v, bool) or not isinstance(v, int) or not -1 <= v < rows:
+        raise _Invalid(f"drop_ must be an int in [-1, {rows}), got {v!r}")
+    return {"drop_"}
+
+
+def _group_checks(model):
+    name = type(model).__name__
+    if name == "KernelFALT" or (name == "PassiveAggressiveBR" and model.kernel != "linear"):
+        return [_check_support]
+    if name in ("OSMLELM", "ELMOMLL"):
+        return [_check_elm_buffers]
+    if name in ("DPP", "CSDPP"):
+        return [_check_dpp_drop]
+    return []
+
+
+def _validated_state(model, state):
+    for k in ("n_features_in_", "n_labels_", "n_samples_seen_"):
+        _counter(k, state.get(k))
+    d, L = state["n_features_in_"], state["n_labels_"]
+    if d > _MAX_DIM or L > _MAX_DIM:
+        raise _Invalid(f"n_features_in_={d} / n_labels_={L} exceed {_MAX_DIM}")
+    # The reference: what this omlc builds for these parameters and sizes.
+    ref_model = type(model)(**model.get_params())
+    ref_model.n_features_in_, ref_model.n_labels_, ref_model.n_samples_seen_ = d, L, 0
+    try:
+        ref_model._init_state(d, L)
+    except MemoryError:
+        raise _Invalid(f"n_features_in_={d}, n_labels_={L} need more memory than is free") from None
+    ref = {k: v for k, v in vars(ref_model).items() if k.endswith("_") and not k.startswith("_")}
+    done = set()
+    for check in _group_checks(model):
+        done |= check(state, ref, d)
+    for k in state:
+        if k not in ref and k not in done and k not in _COUNTERS:
+            raise _Invalid(f"unexpected state entry {k!r}")
+    for k in ref:
+        if k not in state:
+            raise _Invalid(f"state entry {k!r} is missing")
+        if k not in done:
+            state[k] = _compare(k, ref[k], state[k])
+    return state
+
+
+def load_model(path):
+    """The model saved in ``path`` by :func:`save`, validated; runs no code
+    from the file. Raises :class:`omlc.exceptions.ModelFileError` (a
+    ``ValueError``) with one line naming the file and the problem."""
+    path = os.fspath(path)
+    if not os.path.isfile(path):
+        raise ModelFileError("no such model file", path)
+    try:
+        zf = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise ModelFileError(f"not an omlc model file ({exc})", path) from None
+    with zf:
+        try:
+            info = zf.getinfo(_JSON)
+        except KeyError:
+            raise ModelFileError(f"not an omlc model file (no {_JSON})", path) from None
+        if info.file_size > _MAX_JSON_BYTES:
+            raise ModelFileError(f"{_JSON} is {info.file_size} bytes (limit {_MAX_JSON_BYTES})",
+                                 path)
+        try:
+            doc = json.loads(zf.read(info).decode("utf-8"))
+        except (ValueError, UnicodeDecodeError, zipfile.BadZipFile) as exc:
+            raise ModelFileError(f"{_JSON} is not valid JSON ({exc})", path) from None
+        if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+            raise ModelFileError("not an omlc model file (format is not 'omlc-model')", path)
+        version = doc.get("format_version")
+        if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+            raise ModelFileError(f"bad format_version {version!r}", path)
+        written_by = doc.get("omlc_version", "?")
+        if version > FORMAT_VERSION:
+            import omlc
+            raise ModelFileError(f"written by omlc {written_by} in format {version}; omlc "
+                                 f"{omlc.__version__} reads formats <= {FORMAT_VERSION}: "
+                                 "upgrade omlc", path)
+        name = doc.get("class")
+        classes = _classes()
+        if name not in classes:
+            why = f" ({_REFUSED[name]})" if name in _REFUSED else ""
+            raise ModelFileError(f"learner class {name!r} cannot be loaded{why}", path)
+        cls = classes[name]
+        params, state = doc.get("params"), doc.get("state")
+        if not isinstance(params, dict) or not isinstance(state, dict):
+            raise ModelFileError("params and state must be JSON objects", path)
+        valid = set(cls._get_param_names())
+        unknown = sorted(set(params) - valid)
+        if unknown:
+            raise ModelFileError(f"{name} has no parameter {unknown[0]!r} in this omlc "
+                                 f"(the file was written by omlc {written_by})", path)
+        used = set()
+        try:
+            params = {k: _decode(v, zf, used) for k, v in params.items()}
+            model = cls(**params)
+            try:
+                model._check_params()
+            except (TypeError, ValueError) as exc:
+                raise _Invalid(f"invalid parameter: {exc}") from None
+            if doc.get("fitted"):
+                state = {str(k): _decode(v, zf, used) for k, v in state.items()}
+                state = _validated_state(model, state)
+                for k, v in state.items():
+                    setattr(model, k, v)
+            elif state:
+                raise _Invalid("an unfitted model with state entries")
+        except _Invalid as exc:
+            raise ModelFileError(str(exc), path) from None
+        except zipfile.BadZipFile as exc:
+            raise ModelFileError(f"corrupt container ({exc})", path) from None
+    return model

@@ -1,0 +1,302 @@
+"""omlc.save / omlc.load_model: exact round trips, committed fixtures that must
+keep loading, and hostile files refused with one line before any kernel runs."""
+import io
+import json
+import os
+import pickle
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import omlc
+from omlc.exceptions import ModelFileError
+from omlc.learners.registry import learner_names, make_learner
+from omlc.persistence import savable_learners, unsavable_learners
+
+FIXTURES = Path(__file__).parent / "fixtures" / "models"
+
+
+def _data(n=60, d=12, L=5, seed=0):
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, d, density=0.3, random_state=seed, format="lil")
+    X[3] = 0  # an empty row
+    X = X.tocsr()
+    Y = sp.csr_matrix((rng.random((n, L)) < 0.3).astype(np.int32))
+    return X, Y
+
+
+VARIANTS = [(n, {}) for n in learner_names()] + [
+    ("pa2-br", {"kernel": "rbf", "budget": 8}), ("ranksvm", {"solver": "lbfgs"}),
+    ("falt", {"dtype": "float32", "fit_intercept": True}), ("obr", {"solver": "sgd"}),
+    ("obr", {"solver": "adagrad"}), ("dpp", {"basis": "none", "code_dim": 2}),
+    ("osmlelm", {"n_hidden": 12, "n_init": 50}), ("kfalt", {"kernel": "poly", "budget": 10}),
+    ("elmomll", {"n_hidden": 10, "random_state": np.random.default_rng(5)}),
+]
+
+
+def _savable(name):
+    return type(make_learner(name)).__name__ in savable_learners()
+
+
+@pytest.mark.parametrize("name,params", VARIANTS, ids=[f"{n}{p}" for n, p in VARIANTS])
+def test_round_trip_predicts_and_keeps_learning_the_same(tmp_path, name, params):
+    X, Y = _data()
+    model = make_learner(name, **params)
+    if not _savable(name):
+        with pytest.raises(ValueError, match="cannot be saved safely yet") as info:
+            omlc.save(model.partial_fit(X[:10], Y[:10]), tmp_path / "m.omlc")
+        assert "\n" not in str(info.value)
+        assert not any(tmp_path.iterdir())  # nothing written, no temporary left
+        return
+    model.partial_fit(X[:40], Y[:40])
+    path = omlc.save(model, tmp_path / "m.omlc")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.omlc"]
+    loaded = omlc.load_model(path)
+    assert type(loaded) is type(model)
+    assert loaded.get_params().keys() == model.get_params().keys()
+    np.testing.assert_array_equal(loaded.decision_function(X[40:]), model.decision_function(X[40:]))
+    # The whole state came back: both go on learning identically.
+    a = model.predict_then_learn(X[40:], Y[40:])
+    b = loaded.predict_then_learn(X[40:], Y[40:])
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(loaded.decision_function(X), model.decision_function(X))
+    # Pickle and clone keep working on a loaded model.
+    again = pickle.loads(pickle.dumps(loaded))
+    np.testing.assert_array_equal(again.decision_function(X), model.decision_function(X))
+    assert omlc.clone(loaded).get_params().keys() == model.get_params().keys()
+
+
+def test_unfitted_model_round_trips(tmp_path):
+    model = omlc.SALT(eta=0.5, delta=2.0)
+    loaded = omlc.load_model(omlc.save(model, tmp_path / "u.omlc"))
+    assert loaded.get_params() == model.get_params() and not loaded.is_fitted
+
+
+def test_every_registered_class_is_saved_or_refused_with_a_reason():
+    from omlc.learners.registry import learner_classes
+    names = {c.__name__ for c in learner_classes()} | {"HoeffdingTree"}
+    assert names == set(savable_learners()) | set(unsavable_learners())
+    assert all(r and "\n" not in r for r in unsavable_learners().values())
+
+
+def test_hoeffding_tree_and_foreign_objects_are_refused(tmp_path):
+    with pytest.raises(ValueError, match="HoeffdingTree cannot be saved safely yet"):
+        omlc.save(omlc.HoeffdingTree(), tmp_path / "t.omlc")
+
+    class MyFALT(omlc.FALT):
+        pass
+    with pytest.raises(ValueError, match="omlc's own learners"):
+        omlc.save(MyFALT(), tmp_path / "t.omlc")
+    assert not any(tmp_path.iterdir())
+
+
+def test_save_replaces_an_existing_file(tmp_path):
+    X, Y = _data()
+    path = tmp_path / "m.omlc"
+    path.write_bytes(b"old")
+    omlc.save(omlc.FALT().partial_fit(X, Y), path)
+    assert omlc.load_model(path).n_samples_seen_ == 60
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.omlc"]
+
+
+def test_file_records_versions_and_holds_no_pickle(tmp_path):
+    X, Y = _data()
+    path = omlc.save(omlc.KernelFALT(budget=5).partial_fit(X, Y), tmp_path / "k.omlc")
+    with zipfile.ZipFile(path) as zf:
+        doc = json.loads(zf.read("model.json"))
+        for member in zf.namelist():
+            assert b"pickle" not in zf.read(member) or member == "model.json"
+    assert doc["format"] == "omlc-model" and doc["format_version"] == 1
+    assert doc["omlc_version"] == omlc.__version__ and doc["class"] == "KernelFALT"
+
+
+# --- committed fixtures: every later omlc loads them and predicts the same ----
+
+def _fixture_names():
+    return sorted(p.stem for p in FIXTURES.glob("*.omlc"))
+
+
+def test_fixtures_cover_every_savable_class():
+    classes = {json.loads(zipfile.ZipFile(FIXTURES / f"{n}.omlc").read("model.json"))["class"]
+               for n in _fixture_names()}
+    assert classes == set(savable_learners())
+
+
+@pytest.mark.parametrize("name", _fixture_names())
+def test_committed_fixture_loads_and_predicts_the_same(name):
+    with np.load(FIXTURES / "expected.npz", allow_pickle=False) as ref:
+        probe = sp.csr_matrix((ref["probe_data"], ref["probe_indices"], ref["probe_indptr"]),
+                              shape=tuple(ref["probe_shape"]))
+        expected = ref[name]
+    model = omlc.load_model(FIXTURES / f"{name}.omlc")
+    np.testing.assert_allclose(model.decision_function(probe), expected, rtol=1e-12, atol=1e-12)
+
+
+# --- hostile files ---------------------------------------------------------------
+
+def _rewrite(src, dst, doc_fn=None, members=None):
+    """Copy a model file, editing its JSON (``doc_fn(doc)``) and replacing members."""
+    members = members or {}
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w") as zout:
+        for info in zin.infolist():
+            data = zin.read(info)
+            if info.filename == "model.json" and doc_fn is not None:
+                doc = json.loads(data)
+                doc_fn(doc)
+                data = json.dumps(doc).encode()
+            zout.writestr(info.filename, members.get(info.filename, data))
+    return dst
+
+
+def _npy(arr, allow_pickle=False):
+    buf = io.BytesIO()
+    np.lib.format.write_array(buf, arr, allow_pickle=allow_pickle)
+    return buf.getvalue()
+
+
+def _member(doc, key):
+    return doc["state"][key]["__array__"]
+
+
+@pytest.fixture
+def saved(tmp_path):
+    X, Y = _data()
+    out = {}
+    for name in ("falt", "kfalt", "dpp", "osmlelm"):
+        params = {"n_hidden": 8} if name == "osmlelm" else {}
+        out[name] = omlc.save(make_learner(name, **params).partial_fit(X, Y),
+                              tmp_path / f"{name}.omlc")
+    return out
+
+
+def _doc(path):
+    with zipfile.ZipFile(path) as zf:
+        return json.loads(zf.read("model.json"))
+
+
+class _Boom:
+    def __reduce__(self):
+        return (os.system, ("touch BOOM_FILE",))
+
+
+def test_object_array_is_refused_without_running_it(saved, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    doc = _doc(saved["falt"])
+    evil = np.empty(1, dtype=object)
+    evil[0] = _Boom()
+    bad = _rewrite(saved["falt"], tmp_path / "evil.omlc",
+                   members={_member(doc, "W_"): _npy(evil, allow_pickle=True)})
+    with pytest.raises(ModelFileError, match="evil.omlc: .*dtype object is not allowed"):
+        omlc.load_model(bad)
+    assert not (tmp_path / "BOOM_FILE").exists()
+
+
+def _doc_edit(changes=None, **more):
+    changes = dict(changes or {}, **more)
+
+    def fn(doc):
+        for key, value in changes.items():
+            target = doc
+            parts = key.split("/")
+            for p in parts[:-1]:
+                target = target[p]
+            target[parts[-1]] = value
+    return fn
+
+
+HOSTILE = [
+    ("falt", _doc_edit(format="other"), "not an omlc model file"),
+    ("falt", _doc_edit(format_version=99), "format 99; omlc .* reads formats <= 1"),
+    ("falt", _doc_edit(**{"class": "os.system"}), "learner class 'os.system' cannot be loaded"),
+    ("falt", _doc_edit(**{"class": "AdaOLMR"}), "cannot be loaded .*validator"),
+    ("falt", _doc_edit({"params/bogus": 1}), "has no parameter 'bogus'"),
+    ("falt", _doc_edit({"params/eta": -1.0}), "invalid parameter: eta must be positive"),
+    ("falt", _doc_edit({"state/n_labels_": 7}), "array 'W_' has shape \\(12, 6\\), expected \\(12, 8\\)"),
+    ("falt", _doc_edit({"state/n_features_in_": 10 ** 12}), "exceed"),
+    ("falt", _doc_edit({"state/n_samples_seen_": -3}), "n_samples_seen_ must be a non-negative int"),
+    ("falt", _doc_edit({"state/extra_": 1}), "unexpected state entry 'extra_'"),
+    ("falt", _doc_edit({"state/W_": {"__array__": "arrays/99.npy"}}), "member 'arrays/99.npy' is missing"),
+    ("falt", _doc_edit({"state/W_": {"__object__": "Popen", "state": {}}}), "object 'Popen' is not allowed"),
+    ("falt", _doc_edit({"params/dtype": {"__dtype__": "object"}}), "dtype 'object' is not allowed"),
+    ("dpp", _doc_edit({"state/code_dim_": 4}), "code_dim_ is 4, expected 1"),
+    ("dpp", _doc_edit({"state/rng_": {"__generator__": "MT19937", "state": {}}}), "MT19937"),
+    ("dpp", _doc_edit({"state/reg_/state/d": 3}), "reg_.d is 3, expected 12"),
+    ("kfalt", _doc_edit({"state/n_support_": 10 ** 6}), "sv_indptr_ has .* entries for 1000000"),
+    ("osmlelm", _doc_edit({"state/initialised_": 1}), "initialised_ must be a bool"),
+]
+
+
+@pytest.mark.parametrize("base,edit,message", HOSTILE, ids=[m[:30] for _, _, m in HOSTILE])
+def test_hostile_json_is_refused_in_one_line(saved, tmp_path, base, edit, message):
+    bad = _rewrite(saved[base], tmp_path / "bad.omlc", doc_fn=edit)
+    with pytest.raises(ModelFileError, match="bad.omlc: .*" + message) as info:
+        omlc.load_model(bad)
+    assert "\n" not in str(info.value)
+
+
+def _array_cases():
+    w = np.zeros((12, 6))
+    nan = w.copy()
+    nan[0, 0] = np.nan
+    return [
+        ("falt", "W_", _npy(np.zeros((12, 5))), "shape \\(12, 5\\), expected \\(12, 6\\)"),
+        ("falt", "W_", _npy(w.astype(np.float32)), "dtype float32, expected float64"),
+        ("falt", "W_", _npy(nan), "NaN or infinite"),
+        ("falt", "W_", _npy(w)[:-8], "holds 568 data bytes, its header says 576"),
+        ("falt", "W_", b"not an npy file at all", "arrays/0.npy: "),
+        ("kfalt", "sv_indices_", None, "column id outside \\[0, 12\\)"),
+        ("kfalt", "sv_indptr_", None, "must start at 0 and never decrease"),
+    ]
+
+
+@pytest.mark.parametrize("base,key,payload,message", _array_cases(),
+                         ids=[c[3][:30] for c in _array_cases()])
+def test_hostile_arrays_are_refused_before_any_kernel(saved, tmp_path, base, key, payload, message):
+    doc = _doc(saved[base])
+    if payload is None:
+        with zipfile.ZipFile(saved[base]) as zf:
+            arr = np.lib.format.read_array(io.BytesIO(zf.read(_member(doc, key))))
+        arr = arr.copy()
+        if key == "sv_indices_":
+            arr[0] = 12
+        else:
+            arr[1] = -5
+        payload = _npy(arr)
+    bad = _rewrite(saved[base], tmp_path / "bad.omlc", members={_member(doc, key): payload})
+    with pytest.raises(ModelFileError, match="bad.omlc: .*" + message) as info:
+        omlc.load_model(bad)
+    assert "\n" not in str(info.value)
+
+
+def test_not_a_model_file(tmp_path):
+    with pytest.raises(ModelFileError, match="nope.omlc: no such model file"):
+        omlc.load_model(tmp_path / "nope.omlc")
+    (tmp_path / "text.omlc").write_text("hello")
+    with pytest.raises(ModelFileError, match="text.omlc: not an omlc model file"):
+        omlc.load_model(tmp_path / "text.omlc")
+    with zipfile.ZipFile(tmp_path / "empty.omlc", "w"):
+        pass
+    with pytest.raises(ModelFileError, match="no model.json"):
+        omlc.load_model(tmp_path / "empty.omlc")
+
+
+def test_readme_example_runs(tmp_path, monkeypatch):
+    import re
+    text = (Path(__file__).parent.parent / "README.md").read_text()
+    section = text.split("## Saving and loading models", 1)[1].split("\n## ", 1)[0]
+    code = re.findall(r"```python\n(.+?)\n```", section, flags=re.S)
+    assert len(code) == 1
+    monkeypatch.chdir(tmp_path)
+    exec(compile(code[0], "README.md", "exec"), {})
+    assert (tmp_path / "salt.omlc").exists()
+
+
+def test_docstring_example_runs():
+    import doctest
+
+    import omlc.persistence
+    result = doctest.testmod(omlc.persistence)
+    assert result.failed == 0 and result.attempted > 0
