@@ -59,12 +59,15 @@ def load(path_or_name, *, split=None, cache_dir=None, refresh=False, verify=Fals
                     verify=verify, label=label, name=label, **options)
     rows = [r.n_samples if r is not None else None for r in records]
     if None not in rows and ds.X.shape[0] != sum(rows):
-        from omlc.exceptions import DataFormatError
-        raise DataFormatError(
+        # A warning, not an error: a stand-in or a deliberately cut file under
+        # a registered name is the user's choice; a silently short data set
+        # is not.
+        import warnings
+        warnings.warn(
             f"{info.name}: {ds.X.shape[0]:,} rows read, the registry records {sum(rows):,} -- "
             f"the file is truncated or another version; download it again "
             f"(omlc datasets download {info.name}) or load the file by its path to use it as is",
-            path=str(files[0]))
+            DataIntegrityWarning, stacklevel=2)
     return ds
 
 
@@ -85,8 +88,7 @@ class DataIntegrityWarning(UserWarning):
 
 def _check_sizes(name, files, records):
     """Warn when a file's size differs from the registry's record (the row
-    count, checked after parsing, is what refuses: a size can differ for a
-    harmless reason, such as line endings)."""
+    count is checked too, after parsing)."""
     import warnings
     for path, rec in zip(files, records):
         if rec is None or rec.size is None or Path(path).name != rec.filename:
