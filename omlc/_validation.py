@@ -327,7 +327,8 @@ def _indicator_rows(rows, n_labels=None):
     """True when ``rows`` (lists) is a rectangular 0/1 table, i.e. an indicator
     matrix: ``[[0, 1, 1], [1, 0, 0]]`` is two rows of three labels, not label
     ids. Where the table reads both ways (every row's values distinct, no
-    bools: ``[[0, 1], [1, 0]]``, ``[[0], [1]]``) it is refused as ambiguous.
+    bools: ``[[0, 1], [1, 0]]``) it is refused as ambiguous; a single column
+    of 0/1 ints (``[[0]]``) is label ids.
     Sets are always label ids, and so are distinct 0/1 values in rows whose
     length is not the known label count ``n_labels``."""
     if not rows or any(isinstance(r, (set, frozenset)) for r in rows):
@@ -344,7 +345,10 @@ def _indicator_rows(rows, n_labels=None):
                 return False
         repeats = repeats or len(set(float(v) for v in r)) < width
     if not (has_bool or repeats):
-        if n_labels is not None and width != n_labels:
+        # One column of 0/1 ints ([[0]], [[1], [0]]) is read as label ids:
+        # that is how one label per row is written; a one-label indicator
+        # comes as an array or bools.
+        if width == 1 or (n_labels is not None and width != n_labels):
             return False
         raise ValueError(
             "Y: ambiguous label lists: every row has the same length and only 0/1 values, so "

@@ -45,8 +45,8 @@ zero_based_parts
 label_tables
     Y as Python lists: rectangular 0/1 tables (ints, floats, bools), label-id
     lists, sets, ragged rows; a table is read as an indicator matrix, ids as
-    ids, and a table that reads both ways is refused -- never a silent
-    misreading.
+    ids (one column of 0/1 ints too), and a table that reads both ways is
+    refused -- never a silent misreading.
 
 Before each example the script writes it to ``--last`` for the parent test.
 
@@ -609,14 +609,15 @@ def _check_label_table(case):
         width = len(rows[0])
         repeats = any(len(set(map(float, r))) < width for r in rows)
         indicator = kind == "table_bool" or repeats
-        as_ids = not indicator and give_n and width != L
+        as_ids = not indicator and (width == 1 or give_n and width != L)
         ambiguous = not indicator and not as_ids
     else:
         indicator = as_ids = ambiguous = False
     try:
         Y = check_Y(rows, n, L if give_n else None)
     except ValueError as exc:
-        assert ambiguous or (indicator and give_n and len(rows[0]) != L), \
+        out_of_range = as_ids and give_n and any(v >= L for r in rows for v in r)
+        assert ambiguous or out_of_range or (indicator and give_n and len(rows[0]) != L), \
             f"{kind} refused: {exc}"
         return
     assert not ambiguous, f"ambiguous table {rows!r} accepted"
@@ -625,7 +626,7 @@ def _check_label_table(case):
     else:
         want = np.zeros((n, Y.shape[1]), dtype=bool)
         for i, r in enumerate(rows):
-            want[i, list(r)] = True
+            want[i, [int(v) for v in r]] = True
         np.testing.assert_array_equal(Y.toarray(), want)
     FALT().partial_fit(np.ones((n, 3)), rows, **({"n_labels": L} if give_n else {}))
 

@@ -140,8 +140,8 @@ def make_X(dense, damage, form):
 def _zero_one_table(rows):
     """(width, some row repeats a value) when ``rows`` is rectangular with
     only 0/1 values, else None."""
-    if not rows or not rows[0] or any(len(r) != len(rows[0]) for r in rows):
-        return None
+    if not rows or len(rows[0]) < 2 or any(len(r) != len(rows[0]) for r in rows):
+        return None   # (one column of 0/1 ints is label ids)
     if not all(v in (0, 1) and not isinstance(v, float) for r in rows for v in r):
         return None
     return len(rows[0]), any(len(set(r)) < len(r) for r in rows)
