@@ -8,7 +8,9 @@ kernel tests once in both modes together (see ``.ci/run``).
 """
 import glob
 import os
+import shutil
 import sys
+import sysconfig
 
 import numpy as np
 from Cython.Build import cythonize
@@ -18,13 +20,15 @@ from setuptools.command.sdist import sdist
 
 DEBUG = os.environ.get("OMLC_DEBUG_BUILD", "0") not in ("", "0")
 SANITIZE = os.environ.get("OMLC_SANITIZE", "")
+NATIVE = os.environ.get("OMLC_NATIVE", "0") not in ("", "0")
 MODE_FILE = os.path.join("build", ".omlc_build_mode")
 
 
 def _mode_changed():
     # Cython and setuptools only compare timestamps, so switching between debug
     # and release directives must force a full rebuild or stale objects survive.
-    mode = ("debug" if DEBUG else "release") + (f"+{SANITIZE}" if SANITIZE else "")
+    mode = ("debug" if DEBUG else "release") + (f"+{SANITIZE}" if SANITIZE else "") + \
+        ("+native" if NATIVE else "")
     try:
         with open(MODE_FILE) as fh:
             previous = fh.read().strip()
@@ -41,6 +45,37 @@ class BuildExt(build_ext):
         super().finalize_options()
         if FORCE:
             self.force = True
+        if self.parallel is None:
+            # The extensions are independent: compile them on every core
+            # (``-j N`` on the command line still wins).
+            self.parallel = os.cpu_count() or 1
+
+    def build_extension(self, ext):
+        if getattr(self, "editable_mode", False) and not self.force and self._reuse(ext):
+            return
+        super().build_extension(ext)
+
+    def _reuse(self, ext):
+        """``pip install -e`` builds into a fresh temporary folder, so setuptools
+        would compile every extension again right after ``pip install .`` (or an
+        in-place build) made the same ones. A compiled module at least as new
+        as its C source, from a build of the same mode (``_mode_changed``
+        forces a rebuild otherwise), is copied instead."""
+        target = self.get_ext_fullpath(ext.name)
+        rel = os.path.relpath(target, self.build_lib)
+        plain_lib = os.path.join("build", f"lib.{sysconfig.get_platform()}-"
+                                          f"{sys.implementation.cache_tag}")
+        try:
+            newest = max(os.path.getmtime(s) for s in list(ext.sources) + list(ext.depends))
+        except OSError:
+            return False
+        for candidate in (os.path.join(plain_lib, rel), rel):
+            if os.path.isfile(candidate) and os.path.getmtime(candidate) >= newest:
+                os.makedirs(os.path.dirname(target), exist_ok=True)
+                shutil.copy2(candidate, target)
+                print(f"omlc: reusing {candidate} (up to date)")
+                return True
+        return False
 
 
 class SDist(sdist):
@@ -72,7 +107,7 @@ if sys.platform != "win32":
         compile_args = ["-O0", "-g"]
     if SANITIZE:
         compile_args += [f"-fsanitize={SANITIZE}", "-fno-omit-frame-pointer", "-g"]
-    if os.environ.get("OMLC_NATIVE", "0") not in ("", "0"):
+    if NATIVE:
         compile_args.append("-march=native")
 
 extensions = [

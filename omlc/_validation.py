@@ -197,10 +197,26 @@ def csr_arrays(M):
             np.ascontiguousarray(data))
 
 
+def _one_dimensional(X):
+    if sp.issparse(X) or isinstance(X, (str, bytes)):
+        return False
+    try:
+        A = np.asarray(X)
+    except (ValueError, TypeError):     # ragged: _as_csr says so
+        return False
+    return A.ndim == 1 and A.dtype != object
+
+
 def check_X(X, n_features=None, name="X", owner="the model"):
     """Return ``X`` as a canonical CSR matrix with float64 or float32 values,
     or raise ``ValueError``/``TypeError``. ``owner`` names the model in the
     feature-count message (scikit-learn's wording)."""
+    if _one_dimensional(X):
+        # scikit-learn's rule and wording: a 1-D array is ambiguous (one row, or
+        # one feature?), so it is refused rather than guessed.
+        raise ValueError(f"{name}: expected a 2-D array, got a 1-D array instead. Reshape your "
+                         "data with array.reshape(-1, 1) if it has a single feature or "
+                         "array.reshape(1, -1) if it is a single sample")
     X = _as_csr(X, name)
     if X.shape[1] > INT32_MAX:
         raise ValueError(f"{name}: {X.shape[1]} columns do not fit int32 indices")
@@ -462,3 +478,60 @@ def row_block(M, start, stop):
     # One index dtype for both arrays, as SciPy's own routines require.
     out.indptr = (np.asarray(M.indptr[start:stop + 1]) - a).astype(M.indices.dtype, copy=False)
     return out
+
+
+def check_sample_weight(sample_weight, n_samples):
+    """``None`` (every row weighs 1) or a float64 array of ``n_samples``
+    finite, non-negative weights; a scalar applies to every row."""
+    if sample_weight is None:
+        return None
+    w = np.asarray(sample_weight)
+    if w.dtype == object or w.dtype.kind not in "biuf":
+        raise ValueError(f"sample_weight must hold numbers, got dtype {w.dtype}")
+    w = w.astype(np.float64)
+    if w.ndim == 0:
+        w = np.full(n_samples, float(w))
+    if w.ndim != 1 or w.shape[0] != n_samples:
+        raise ValueError(f"sample_weight must be 1-D with one weight per row ({n_samples}), "
+                         f"got shape {w.shape}")
+    if not np.isfinite(w).all():
+        raise ValueError("sample_weight: non-finite value (NaN or inf)")
+    if w.size and w.min() < 0:
+        raise ValueError(f"sample_weight must be non-negative, got {w.min():g}")
+    return w
+
+
+def feature_names_of(X):
+    """The column names of a pandas DataFrame (or anything with string
+    ``columns``) as an object array, else ``None`` (scikit-learn's rule: only
+    all-string names count)."""
+    cols = getattr(X, "columns", None)
+    if cols is None or sp.issparse(X):
+        return None
+    names = np.asarray(list(cols), dtype=object)
+    if names.size == 0 or not all(isinstance(n, str) for n in names):
+        return None
+    return names
+
+
+def check_feature_names(owner, X, reset):
+    """Record (``reset``) or compare ``owner.feature_names_in_`` with the
+    names of ``X``, with scikit-learn's rules: names seen at fit and differing
+    later are an error; names on one side only are not."""
+    names = feature_names_of(X)
+    if reset:
+        if names is not None:
+            owner.feature_names_in_ = names
+        elif hasattr(owner, "feature_names_in_"):
+            del owner.feature_names_in_
+        return
+    fitted = getattr(owner, "feature_names_in_", None)
+    if fitted is None or names is None:
+        return
+    if names.shape != fitted.shape or not (names == fitted).all():
+        diff = [n for n in names if n not in set(fitted)][:3]
+        missing = [n for n in fitted if n not in set(names)][:3]
+        detail = (f"unseen at fit time: {diff}" if diff else
+                  f"missing: {missing}" if missing else "same names in another order")
+        raise ValueError(f"The feature names should match those that were passed during fit "
+                         f"({type(owner).__name__} was fitted on other columns; {detail})")

@@ -1,9 +1,14 @@
-"""The ``omlc`` command line: the only place that parses arguments or prints tables.
+"""The ``omlc`` command line: the one ``ArgumentParser`` of the package.
 
     omlc run                       prequential comparison on a built-in synthetic stream
     omlc run --learner falt --param eta=0.5 --data yeast --protocol train-test
+    omlc train --data SOURCE --learner falt --model-out M.omlc      learn, save the model
+    omlc predict --model M.omlc --data SOURCE --out preds.txt       label sets, one line a row
     omlc reproduce alt             a paper's experiments beside its published numbers
+                                   (one subcommand per omlc.experiments module, built from
+                                   the options it declares; run by omlc.experiments.runner)
     omlc datasets list | info NAME | fetch NAME
+    omlc cache [list]              where the data cache is and what it holds
     omlc cache verify [PATH]       check every cached entry's checksums
     omlc bench                     the rcv1v2-scale speed comparison
 
@@ -19,16 +24,15 @@ import os
 import sys
 import warnings
 
+# The scaling policy of ``--scale`` lives with the scalers (imported here for
+# the command's own use and as ``omlc.cli.choose_scaling``).
+from omlc.preprocessing import (WIDE_RANGE, choose_scaling, describe_scaling,  # noqa: F401
+                                scaler_for, warn_if_wide)
+
 DEFAULT_LEARNERS = ("falt", "salt", "pa-br")
-#: The embedded default stream of ``omlc run``: rcv1-like sparsity, small enough for seconds.
-DEFAULT_SYNTHETIC = dict(n_samples=60_000, n_features=20_000, n_labels=50, nnz_per_row=60,
-                         cardinality=3.0, noise=0.5)
-_SYNTHETIC_KEYS = {"n": "n_samples", "d": "n_features", "L": "n_labels", "l": "n_labels",
-                   "nnz": "nnz_per_row", "card": "cardinality", "noise": "noise"}
 _NOT_PERCENT = {"coverage"}
+DEFAULT_RUNS = 5
 _DATA_SUFFIXES = (".arff", ".svm", ".txt", ".libsvm", ".gz", ".bz2", ".xz")
-#: ``--scale auto`` warns when a stream it leaves unscaled has values beyond this.
-WIDE_RANGE = 10.0
 
 
 class UsageError(Exception):
@@ -67,7 +71,12 @@ def _learners_epilog():
     rows = describe_learners()
     w = max(len(n) for n, _, _ in rows)
     return "learners (--learner NAME; parameters are the class's, see help(omlc.CLASS)):\n" + \
-        "\n".join(f"  {n.ljust(w)}  {cls}: {text}" for n, cls, text in rows)
+        "\n".join(f"  {n.ljust(w)}  {cls}: {_without_prefix(text, cls)}" for n, cls, text in rows)
+
+
+def _without_prefix(text, cls):
+    # A description that opens with its class name would print it twice.
+    return text[len(cls) + 1:].lstrip() if text.startswith(cls + ":") else text
 
 
 def _metrics_help():
@@ -80,11 +89,20 @@ def _metrics_help():
             + ", ".join(METRICS) + ". Groups: " + ", ".join(GROUPS))
 
 
+def _version():
+    try:
+        from omlc import __version__
+    except ImportError:          # an unbuilt tree
+        return "(version unknown: the package is not built)"
+    return __version__
+
+
 def _build_parser():
     p = _Parser(prog="omlc", description="Online multi-label classification.",
                 epilog="Errors print one line; --debug (anywhere) or OMLC_DEBUG=1 shows the "
                        "traceback.")
     p.add_argument("--debug", action="store_true", help="show tracebacks of errors")
+    p.add_argument("--version", action="version", version=f"omlc {_version()}")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
 
     run = sub.add_parser(
@@ -103,15 +121,16 @@ def _build_parser():
                           "60,000-row rcv1-like stream), a registered data set name (omlc "
                           "datasets list), or a file (.arff, LIBSVM .svm/.txt, optionally .gz/.bz2/.xz)")
     run.add_argument("--test", default=None, metavar="FILE",
-                     help="test file for --protocol train-test when --data is a file")
+                     help="test file for --protocol train-test when --data is a file (a "
+                          "registered set brings its own split)")
     run.add_argument("--protocol", choices=["prequential", "train-test"], default="prequential",
                      help="prequential: test-then-train over the stream (a registered set's train "
                           "then test split); train-test: one pass over the shuffled training set, "
                           "then the frozen model on the test set, repeated --runs times "
                           "(default: %(default)s)")
-    run.add_argument("--runs", type=int, default=5,
-                     help="train-test: shuffled training passes, reported as mean ± std "
-                          "(default: %(default)s; the ALT paper uses 20)")
+    run.add_argument("--runs", type=int, default=None,
+                     help="train-test only: shuffled training passes, reported as mean ± std "
+                          f"(default: {DEFAULT_RUNS}; the ALT paper uses 20)")
     run.add_argument("--seed", type=int, default=0,
                      help="seed of the synthetic stream and of the train-test shuffles "
                           "(default: %(default)s)")
@@ -134,9 +153,58 @@ def _build_parser():
                           "extra: pip install 'omlc[plot]')")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
 
-    rep = sub.add_parser("reproduce", help="re-run a paper's experiments beside its numbers")
-    rep.add_argument("paper", help="alt (more as their issues land)")
-    rep.add_argument("rest", nargs=argparse.REMAINDER, help="options passed to the reproduction")
+    data_help = ("'synthetic[:n=..,d=..,L=..,nnz=..,card=..,noise=..,stream=..]' (stream=1: "
+                 "fresh rows from the same teacher, a held-out set), a registered data set name "
+                 "(its {split} split when it has one), or a file (.arff, LIBSVM .svm/.txt, "
+                 "optionally .gz/.bz2/.xz)")
+    tr = sub.add_parser(
+        "train", help="learn a stream and save the model (Vowpal Wabbit's vw -d DATA -f MODEL)",
+        description="Learn every row of a data source in one or more passes and save the model "
+                    "to a safe model file (omlc.save; read back with omlc predict or "
+                    "omlc.load_model). No scaling is applied: the same rows reach the model in "
+                    "omlc predict.",
+        epilog=_learners_epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
+    tr.add_argument("--data", required=True, metavar="SOURCE",
+                    help=data_help.format(split="train"))
+    tr.add_argument("--learner", action=_LearnerAction, dest="learners", default=None,
+                    metavar="NAME", help="learner short name (default: falt; listed below)")
+    tr.add_argument("--param", action=_LearnerAction, dest="learners", metavar="NAME=VALUE",
+                    help="a parameter of the --learner, repeatable")
+    tr.add_argument("--model-out", required=True, metavar="FILE",
+                    help="where the model is written (a temporary file renamed over FILE)")
+    tr.add_argument("--passes", type=int, default=1,
+                    help="passes over the data (default: %(default)s)")
+    tr.add_argument("--shuffle", action="store_true",
+                    help="visit the rows of each pass in a seeded random order (default: "
+                         "the file's order); needs the whole data in memory, as fit does")
+    tr.add_argument("--seed", type=int, default=0,
+                    help="seed of the synthetic stream and of --shuffle (default: %(default)s)")
+    tr.add_argument("--block-size", type=int, default=8192, metavar="ROWS",
+                    help="rows per learner call (default: %(default)s)")
+    tr.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    pr = sub.add_parser(
+        "predict", help="predict label sets with a saved model (vw -t -i MODEL -d DATA -p PREDS)",
+        description="Predict every row of a data source with a model saved by omlc train (or "
+                    "omlc.save) and write one line per row: the predicted labels, "
+                    "comma-separated, as names when the data set has label names, else as "
+                    "label ids. The model does not learn.")
+    pr.add_argument("--model", required=True, metavar="FILE", help="a model file")
+    pr.add_argument("--data", required=True, metavar="SOURCE", help=data_help.format(split="test"))
+    pr.add_argument("--out", required=True, metavar="FILE",
+                    help="where the predictions go ('-': standard output)")
+    pr.add_argument("--ids", action="store_true",
+                    help="write label ids even when the data set has label names")
+    pr.add_argument("--scores", action="store_true",
+                    help="also write every label's decision value after a tab, as id:score "
+                         "(positive means predicted)")
+    pr.add_argument("--seed", type=int, default=0,
+                    help="seed of a synthetic stream (default: %(default)s)")
+    pr.add_argument("--block-size", type=int, default=8192, metavar="ROWS",
+                    help="rows per prediction call (default: %(default)s)")
+    pr.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    p.reproduce_parser = _add_experiments(sub)
 
     ds = sub.add_parser("datasets", help="the dataset registry: list, info NAME, fetch NAME")
     dsub = ds.add_subparsers(dest="action", parser_class=_Parser)
@@ -154,62 +222,63 @@ def _build_parser():
     fetch.add_argument("--force", action="store_true",
                        help="download even if the set is already present")
 
-    cache = sub.add_parser("cache", help="the data cache: verify [PATH]").add_subparsers(
-        dest="action", parser_class=_Parser)
+    cache = sub.add_parser("cache", help="the data cache: list (the default), verify [PATH]"
+                           ).add_subparsers(dest="action", parser_class=_Parser)
+    cache.add_parser("list", help="where the cache is and the entries it holds")
     verify = cache.add_parser("verify", help="re-read every entry (or PATH) and check its checksums")
     verify.add_argument("path", nargs="?", help="cache root or entry (default: the cache root)")
     verify.add_argument("--remove", action="store_true", help="delete damaged entries")
-
-    bench = sub.add_parser("bench", help="rcv1v2-scale speed comparison against peer tools")
-    bench.add_argument("rest", nargs=argparse.REMAINDER, help="options passed to the benchmark")
     return p
+
+
+#: Reproductions not yet moved to omlc.experiments: their modules parse their
+#: own options (``main(argv)``), so the line after the paper's name is theirs.
+LEGACY_REPRODUCTIONS = ("boosting", "csdpp")
+
+
+def _experiments():
+    try:
+        from omlc import experiments
+    except ImportError:          # an unbuilt tree: --help still works
+        return []
+    return experiments.all_experiments()
+
+
+def _reproductions():
+    return sorted([e.name for e in _experiments() if e.command == "reproduce"]
+                  + list(LEGACY_REPRODUCTIONS))
+
+
+def _add_experiments(sub):
+    """``omlc reproduce PAPER`` and ``omlc bench``: one subcommand per
+    experiment, its options the experiment's declared ones and the runner's."""
+    from omlc.experiments import runner
+    rep = sub.add_parser("reproduce", help="re-run a paper's experiments beside its numbers",
+                         description="Re-run a paper's experiments beside its published numbers.")
+    papers = rep.add_subparsers(dest="paper", parser_class=_Parser, metavar="PAPER")
+    for exp in _experiments():
+        if exp.command == "reproduce":
+            parser = papers.add_parser(exp.name, help=exp.title, description=exp.description)
+        else:
+            parser = sub.add_parser(exp.command, help=exp.title, description=exp.description)
+        runner.add_arguments(parser, exp)
+        parser.set_defaults(experiment=exp)
+    for name in LEGACY_REPRODUCTIONS:
+        papers.add_parser(name, help=f"the {name} paper (options: omlc reproduce {name} --help)",
+                          add_help=False)
+    return rep
 
 
 # ------------------------------------------------------------------- checks
 
 def _synthetic_params(spec):
-    params = dict(DEFAULT_SYNTHETIC)
-    if ":" in spec:
-        for item in spec.split(":", 1)[1].split(","):
-            if not item.strip():
-                continue
-            k, eq, v = item.partition("=")
-            key = _SYNTHETIC_KEYS.get(k.strip())
-            if key is None:
-                raise UsageError(f"--data {spec}: unknown synthetic option {k.strip()!r} "
-                                 f"(use n, d, L, nnz, card, noise)")
-            as_float = key in ("cardinality", "noise")
-            try:
-                value = float(v)
-                if not as_float:
-                    if value != int(value):
-                        raise ValueError
-                    value = int(value)
-            except (ValueError, OverflowError):
-                raise UsageError(f"--data {spec}: {k.strip()} must be "
-                                 f"{'a number' if as_float else 'an integer'}, got {v.strip()!r}") \
-                    from None
-            params[key] = value
-    elif spec != "synthetic":
-        raise UsageError(f"--data {spec}: write synthetic options after a colon, "
-                         f"e.g. synthetic:n=5000,d=2000,L=20")
-    n, d, L = params["n_samples"], params["n_features"], params["n_labels"]
-    problems = []
-    if n < 1:
-        problems.append("n (rows) must be at least 1")
-    if d < 2:
-        problems.append("d (features) must be at least 2")
-    if L < 1:
-        problems.append("L (labels) must be at least 1")
-    if not 0 < params["nnz_per_row"] < d:
-        problems.append(f"nnz must be between 1 and d - 1 = {d - 1}")
-    if not 0 <= params["cardinality"] < L:
-        problems.append(f"card must be in [0, L) = [0, {L})")
-    if params["noise"] < 0:
-        problems.append("noise must be >= 0")
-    if problems:
-        raise UsageError(f"--data {spec}: " + "; ".join(problems))
-    return params
+    """The parameters of ``--data synthetic[:...]`` (the policy lives in
+    :func:`omlc.datasets.synthetic.parse_stream_spec`)."""
+    from omlc.datasets.synthetic import parse_stream_spec
+    try:
+        return parse_stream_spec(spec)
+    except ValueError as exc:
+        raise UsageError(f"--data {exc}") from None
 
 
 def _looks_like_path(text):
@@ -230,7 +299,13 @@ def _check_source(args):
     """What --data names, checked without reading it: ("synthetic", params),
     ("file", path) or ("registry", name)."""
     data = args.data
+    if args.test and args.protocol != "train-test":
+        raise UsageError("--test applies to --protocol train-test only (the prequential protocol "
+                         "runs over one stream)")
     if data == "synthetic" or data.startswith("synthetic:"):
+        if args.test:
+            raise UsageError("--test does not apply to a synthetic stream (its train-test split "
+                             "is its first 70% / last 30%)")
         return "synthetic", _synthetic_params(data)
     from omlc.datasets import registry
     if os.path.isfile(data):
@@ -250,6 +325,9 @@ def _check_source(args):
                          f"{hint}'omlc datasets list' shows the names") from None
     if args.protocol == "train-test" and not {"train", "test"} <= set(info.splits):
         raise UsageError(f"--data {info.name} has no train/test split; use --protocol prequential")
+    if args.test:
+        raise UsageError(f"--test does not apply to the registered set {info.name}: it brings "
+                         f"its own split; give --data a file to pair it with --test FILE")
     try:
         for split in ("train", "test") if {"train", "test"} <= set(info.splits) else (None,):
             registry.find_files(info.name, split=split)
@@ -300,10 +378,16 @@ def _check_plot(args):
     if not os.path.isdir(folder):
         raise UsageError(f"--plot {args.plot}: folder {folder} does not exist")
     try:
-        import matplotlib  # noqa: F401
+        from matplotlib.backend_bases import FigureCanvasBase
     except ImportError:
         raise UsageError("--plot needs matplotlib, which is not installed: "
                          "pip install 'omlc[plot]' (or pip install matplotlib)") from None
+    kinds = FigureCanvasBase.get_supported_filetypes()
+    ext = os.path.splitext(args.plot)[1].lower().lstrip(".")
+    if ext not in kinds:
+        raise UsageError(f"--plot {args.plot}: the file name must end with an image format "
+                         f"matplotlib writes: {', '.join('.' + k for k in sorted(kinds))} "
+                         f"(e.g. curves.png)")
 
 
 # --------------------------------------------------------------------- data
@@ -355,56 +439,6 @@ def _load_data(args, source):
     return stream, tuple(train), tuple(test)
 
 
-def choose_scaling(X, scale):
-    """The scaling ``--scale`` means for a stream whose first row is ``X[0]``:
-    ``(name, why)`` with name "maxabs", "minmax" or "none".
-
-    ``auto`` looks only at the first row, which is known before anything is
-    predicted: more than half of its features nonzero means dense data, scaled
-    min-max onto [-1, 1] (it centres every feature's range, which the bias-free
-    linear learners need on Mulan's dense sets: yeast's features are not
-    centred); a sparse row with every value in [-1, 1] (L2-normalised tf-idf,
-    binary bag of words) is left as it is (per-feature rescaling would inflate
-    rare terms: on the default synthetic stream max-abs costs FALT 4 points of
-    micro-F1); any other sparse row gets max-abs, which keeps zeros.
-    """
-    if scale != "auto":
-        return scale, "--scale " + scale
-    import numpy as np
-    if X.shape[0] == 0:
-        return "none", "empty stream"
-    row = X[:1]
-    nnz = row.nnz if hasattr(row, "nnz") else int(np.count_nonzero(row))
-    if nnz > 0.5 * X.shape[1]:
-        return "minmax", "auto: dense rows"
-    vals = row.data if hasattr(row, "data") else np.asarray(row)
-    if vals.size == 0 or float(np.abs(vals).max()) <= 1.0:
-        return "none", "auto: sparse rows with values in [-1, 1]"
-    return "maxabs", "auto: sparse rows with values beyond [-1, 1]"
-
-
-def _make_scaler(name):
-    from omlc.preprocessing import MaxAbsScaler, MinMaxScaler
-    return MinMaxScaler(feature_range=(-1.0, 1.0)) if name == "minmax" else MaxAbsScaler()
-
-
-def _describe_scaling(name, why):
-    text = {"none": "none", "maxabs": "max-abs (each feature / its largest |value|)",
-            "minmax": "min-max onto [-1, 1]"}[name]
-    return f"{text} [{why}]"
-
-
-def _warn_if_wide(X, name):
-    if name != "none":
-        return
-    from omlc.preprocessing import feature_range_report
-    low, high, _ = feature_range_report(X)
-    if max(-low, high) > WIDE_RANGE:
-        warnings.warn(f"feature values range over {low:g}..{high:g} and the data is not scaled; "
-                      f"learners with a fixed step size do poorly on such data: use --scale auto "
-                      f"(the default) or --scale maxabs", UserWarning)
-
-
 # --------------------------------------------------------------------- output
 
 def _fmt(metric, value):
@@ -442,8 +476,21 @@ def _units_note(metrics):
 
 
 def _jsonable(params):
-    return {k: (v if isinstance(v, (int, float, str, bool, type(None))) else repr(v))
-            for k, v in params.items()}
+    return {k: _json_value(v) for k, v in params.items()}
+
+
+def _json_value(v):
+    if isinstance(v, (int, float, str, bool, type(None))):
+        return v
+    import numpy as np
+    if isinstance(v, np.generic):
+        return v.item()
+    try:
+        if isinstance(v, (type, np.dtype)):
+            return np.dtype(v).name          # "float32", not "<class 'numpy.float32'>"
+    except TypeError:
+        pass
+    return repr(v)
 
 
 def _run(args):
@@ -451,6 +498,10 @@ def _run(args):
     specs = args.learners or [[name, {}] for name in DEFAULT_LEARNERS]
     learners = _check_learners(specs)
     metrics = _check_metrics(args.metrics)
+    if args.runs is not None and args.protocol != "train-test":
+        raise UsageError("--runs applies to --protocol train-test only (a prequential run "
+                         "makes one pass over the stream in its order)")
+    args.runs = DEFAULT_RUNS if args.runs is None else args.runs
     if args.runs < 1:
         raise UsageError(f"--runs must be at least 1, got {args.runs}")
     if args.block_size < 1:
@@ -465,16 +516,16 @@ def _run(args):
     stream, train, test = _load_data(args, source)
     first = stream if args.protocol == "prequential" else train
     scaling, why = choose_scaling(first[0], args.scale)
-    _warn_if_wide(first[0], scaling)
+    warn_if_wide(first[0], scaling)
     progress = False if args.quiet else None
     results = []
     if args.protocol == "prequential":
         n, L = stream[1].shape
         print(f"prequential (test-then-train) over {n:,} rows, {stream[0].shape[1]:,} features, "
-              f"{L} labels; scaling: {_describe_scaling(scaling, why)}"
+              f"{L} labels; scaling: {describe_scaling(scaling, why)}"
               + (", online" if scaling != "none" else ""), file=sys.stderr)
         for name, learner in learners:
-            model = learner if scaling == "none" else ScaledLearner(learner, _make_scaler(scaling))
+            model = learner if scaling == "none" else ScaledLearner(learner, scaler_for(scaling))
             res = evaluate.prequential(model, stream, metrics=metrics, block_size=args.block_size,
                                        progress=progress, desc=name)
             res.params = learner.get_params()
@@ -487,11 +538,11 @@ def _run(args):
                   "update); the progress bar's rows/s is wall time, metrics included")
     else:
         if scaling != "none":
-            scaler = _make_scaler(scaling)
+            scaler = scaler_for(scaling)
             train = (scaler.fit_transform(train[0]), train[1])
             test = (scaler.transform(test[0]), test[1])
         print(f"train-then-test: {args.runs} runs, train {train[0].shape[0]:,} rows, "
-              f"test {test[0].shape[0]:,} rows; scaling: {_describe_scaling(scaling, why)}"
+              f"test {test[0].shape[0]:,} rows; scaling: {describe_scaling(scaling, why)}"
               + (", fitted on the training set" if scaling != "none" else ""), file=sys.stderr)
         for name, learner in learners:
             res = evaluate.train_then_test(learner, train, test, n_runs=args.runs,
@@ -507,14 +558,19 @@ def _run(args):
     if args.json:
         payload = []
         for (name, _), r in zip(learners, results):
-            entry = {"learner": name, "params": _jsonable(r.params), "scaling": scaling,
+            entry = {"learner": name, "params": _jsonable(r.params), "data": args.data,
+                     "protocol": args.protocol, "scaling": scaling,
                      "metric_units": "fraction (0 to 1); coverage in labels"}
             if args.protocol == "prequential":
-                entry.update(metrics=r.metrics, rows_per_second=r.rows_per_second,
-                             learn_time=r.learn_time)
+                entry.update(n_rows=int(stream[0].shape[0]), n_features=int(stream[0].shape[1]),
+                             n_labels=int(stream[1].shape[1]), metrics=r.metrics,
+                             rows_per_second=r.rows_per_second, learn_time=r.learn_time)
             else:
-                entry.update(mean=r.mean, std=r.std, runs=r.runs, train_time=r.train_time,
-                             test_time=r.test_time)
+                entry.update(n_train_rows=int(train[0].shape[0]),
+                             n_test_rows=int(test[0].shape[0]),
+                             n_features=int(train[0].shape[1]), n_labels=int(train[1].shape[1]),
+                             seed=args.seed, mean=r.mean, std=r.std, runs=r.runs,
+                             train_time=r.train_time, test_time=r.test_time)
             payload.append(entry)
         print(json.dumps(payload, indent=2))
     else:
@@ -530,6 +586,170 @@ def _run(args):
         plot_curves(results, args.plot, metrics=list(metrics), title=title)
         print(f"wrote {args.plot}", file=sys.stderr)
     return 0
+
+
+# ------------------------------------------------------------ train / predict
+
+def _persistence():
+    import omlc
+    try:
+        return omlc.save, omlc.load_model
+    except AttributeError:
+        raise UsageError("this omlc cannot write model files yet (omlc.save is missing)") \
+            from None
+
+
+def _open_source(text, split, seed, option="--data", widths=None):
+    """A data source for train/predict: ``(X, Y, label_names)``. ``widths``
+    ``(n_features, n_labels)`` reads a LIBSVM file at a model's widths."""
+    if text == "synthetic" or text.startswith("synthetic:"):
+        from omlc.datasets import make_multilabel_stream
+        data = make_multilabel_stream(seed=seed, **_synthetic_params(text))
+        return data.X, data.Y, None
+    from omlc import datasets
+    from omlc.datasets import registry
+    if os.path.isfile(text):
+        opts = {}
+        if widths is not None:
+            from omlc.io.files import sniff_format
+            if sniff_format(text) == "libsvm":
+                opts = dict(n_features=widths[0], n_labels=widths[1])
+        data = datasets.load(text, **opts)
+    else:
+        try:
+            info = registry.get_dataset_info(text)
+        except KeyError:
+            if os.path.exists(text) or _looks_like_path(text):
+                _check_file(text, option)
+            raise UsageError(f"{option} {text}: no such file and no registered data set of "
+                             f"that name; 'omlc datasets list' shows the names") from None
+        data = datasets.load(info.name, split=split if split in info.splits else None)
+    names = data.label_names
+    from omlc.io.dataset import NumberedNames
+    if names is not None and isinstance(names, NumberedNames):
+        names = None
+    return data.X, data.Y, names
+
+
+def _check_common(args):
+    if args.block_size < 1:
+        raise UsageError(f"--block-size must be at least 1, got {args.block_size}")
+    if args.seed < 0:
+        raise UsageError(f"--seed must be >= 0, got {args.seed}")
+
+
+def _train(args):
+    specs = args.learners or [["falt", {}]]
+    if len(specs) != 1:
+        raise UsageError("omlc train learns one model: give one --learner")
+    (name, learner), = _check_learners(specs)
+    _check_common(args)
+    if args.passes < 1:
+        raise UsageError(f"--passes must be at least 1, got {args.passes}")
+    folder = os.path.dirname(os.path.abspath(args.model_out))
+    if not os.path.isdir(folder):
+        raise UsageError(f"--model-out {args.model_out}: folder {folder} does not exist")
+    if os.path.isdir(args.model_out):
+        raise UsageError(f"--model-out {args.model_out}: is a directory")
+    save, _ = _persistence()
+    from omlc.persistence import unsavable_learners
+    if type(learner).__name__ in unsavable_learners():
+        raise UsageError(f"--learner {name}: {unsavable_learners()[type(learner).__name__]}; "
+                         f"it cannot be saved to a model file yet")
+    X, Y, _ = _open_source(args.data, "train", args.seed)
+    n = X.shape[0]
+    print(f"training {name} on {n:,} rows, {X.shape[1]:,} features, {Y.shape[1]} labels"
+          + (f", {args.passes} passes" if args.passes > 1 else "")
+          + (" (shuffled)" if args.shuffle else ""), file=sys.stderr)
+    from omlc._progress import Progress
+    from omlc._validation import check_random_state
+    rng = check_random_state(args.seed) if args.shuffle else None
+    if args.shuffle and "random_state" in learner.get_params():
+        learner.set_params(random_state=args.seed)
+    with Progress(n * args.passes, name, enabled=False if args.quiet else None) as bar:
+        for _ in range(args.passes):
+            order = rng.permutation(n) if rng is not None else None
+            for a in range(0, n, args.block_size):
+                b = min(n, a + args.block_size)
+                Xb, Yb = (X[a:b], Y[a:b]) if order is None else (X[order[a:b]], Y[order[a:b]])
+                learner.partial_fit(Xb, Yb, n_labels=Y.shape[1])
+                bar.update(b - a)
+    save(learner, args.model_out)
+    print(f"wrote {args.model_out}", file=sys.stderr)
+    return 0
+
+
+def _label_text(ids, names):
+    if names is None:
+        return ",".join(map(str, ids))
+    return ",".join(names[i] for i in ids)
+
+
+def _predict(args):
+    _check_common(args)
+    _, load_model = _persistence()
+    if not os.path.isfile(args.model):
+        if os.path.isdir(args.model):
+            raise UsageError(f"--model {args.model}: is a directory, not a model file")
+        raise UsageError(f"--model {args.model}: no such file")
+    if args.out != "-":
+        folder = os.path.dirname(os.path.abspath(args.out))
+        if not os.path.isdir(folder):
+            raise UsageError(f"--out {args.out}: folder {folder} does not exist")
+    model = load_model(args.model)
+    if not getattr(model, "is_fitted", False):
+        raise UsageError(f"--model {args.model}: the model has not learned anything")
+    d, L = model.n_features_in_, model.n_labels_
+    X, Y, names = _open_source(args.data, "test", args.seed, widths=(d, L))
+    if X.shape[1] != d or (Y is not None and Y.shape[1] != L):
+        raise UsageError(f"--data {args.data}: {X.shape[1]:,} features and "
+                         f"{Y.shape[1] if Y is not None else '?'} labels, but the model in "
+                         f"{args.model} was trained on {d:,} features and {L} labels")
+    if args.ids:
+        names = None
+    elif names is not None and len(names) != L:
+        names = None
+    n = X.shape[0]
+    print(f"predicting {n:,} rows with {type(model).__name__} from {args.model}", file=sys.stderr)
+    import numpy as np
+
+    from omlc._progress import Progress
+    out, tmp = (sys.stdout, None) if args.out == "-" else _open_for_rows(args.out)
+    try:
+        with Progress(n, "predict", enabled=False if args.quiet else None) as bar:
+            for a in range(0, n, args.block_size):
+                b = min(n, a + args.block_size)
+                D = model.decision_function(X[a:b])
+                lines = []
+                for row in D:
+                    ids = np.flatnonzero(row > 0)
+                    text = _label_text(ids, names)
+                    if args.scores:
+                        text += "\t" + " ".join(f"{j}:{v:.6g}" for j, v in enumerate(row))
+                    lines.append(text)
+                out.write("\n".join(lines) + ("\n" if lines else ""))
+                bar.update(b - a)
+    except BaseException:
+        if tmp is not None:
+            out.close()
+            os.unlink(tmp)
+        raise
+    if tmp is not None:
+        out.close()
+        os.replace(tmp, args.out)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(args.out, 0o666 & ~umask)      # mkstemp made it private
+        print(f"wrote {args.out} ({n:,} rows)", file=sys.stderr)
+    return 0
+
+
+def _open_for_rows(path):
+    # Written under a temporary name and renamed when complete: a crash never
+    # leaves a truncated prediction file under the final name.
+    import tempfile
+    fd, tmp = tempfile.mkstemp(prefix=".omlc-predict-", dir=os.path.dirname(os.path.abspath(path)))
+    return os.fdopen(fd, "w", buffering=1 << 20), tmp
 
 
 # ------------------------------------------------------------------ datasets
@@ -583,47 +803,89 @@ def _datasets(args):
     return 0
 
 
+def _cache_list():
+    from pathlib import Path
+
+    from omlc.io.cache import _entries_under, get_cache_dir
+    root = Path(get_cache_dir())
+    where = ("$OMLC_CACHE_DIR" if os.environ.get("OMLC_CACHE_DIR") else
+             "the user cache folder; OMLC_CACHE_DIR moves it")
+    if not root.is_dir():
+        print(f"cache root: {root} ({where}); empty: nothing has been cached yet")
+        return 0
+    entries = _entries_under(root)
+    total = 0
+    lines = []
+    for entry in entries:
+        size = sum(f.stat().st_size for f in entry.iterdir() if f.is_file())
+        total += size
+        lines.append(f"  {entry.relative_to(root)}  {size / 2**20:,.1f} MB")
+    print(f"cache root: {root} ({where})")
+    print(f"{len(entries)} entries, {total / 2**20:,.1f} MB" + (":" if entries else ""))
+    for line in lines:
+        print(line)
+    print("'omlc cache verify' checks every entry's checksums; deleting the folder is safe "
+          "(entries are rebuilt from their source files)")
+    return 0
+
+
 # ---------------------------------------------------------------------- main
 
-def _dispatch(argv):
-    parser = _build_parser()
-    # ``reproduce PAPER ...`` and ``bench ...`` own their options: hand them over
-    # verbatim (argparse would reorder or reject a leading ``--option``).
-    if argv[:1] == ["bench"] or \
-            argv[:1] == ["reproduce"] and len(argv) > 1 and not argv[1].startswith("-"):
-        passthrough = argv[2:] if argv[0] == "reproduce" else argv[1:]
-        args = parser.parse_args(argv[:2] if argv[0] == "reproduce" else argv[:1])
-        args.rest = passthrough
-    else:
-        args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help()
-        return 0
-    if args.command == "run":
-        return _run(args)
-    if args.command == "datasets":
-        return _datasets(args)
-    if args.command == "reproduce":
-        import importlib
-        if not args.paper.isidentifier():
-            raise UsageError(f"no reproduction for {args.paper!r} (available: alt, ansgd, boosting, csdpp)")
-        try:
-            module = importlib.import_module(f"omlc.reproduce.{args.paper}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"omlc.reproduce.{args.paper}":
-                raise
-            raise UsageError(f"no reproduction for {args.paper!r} (available: alt, ansgd, boosting, csdpp)") from None
-        return module.main(args.rest)
-    if args.command == "cache" and args.action == "verify":
+def _run_experiment(args, argv):
+    from omlc.experiments import runner
+    return runner.run(args.experiment, args, argv)
+
+
+def _cache(args):
+    if args.action in (None, "list"):
+        return _cache_list()
+    if args.action == "verify":
         from omlc.io.cache import format_verification, verify_cache
         results = verify_cache(args.path, remove=args.remove)
         print(format_verification(results))
         return 1 if any(not r.ok for r in results) else 0
-    if args.command == "bench":
-        from omlc import bench
-        return bench.main(args.rest)
-    parser.print_help()
-    return 2
+    return None
+
+
+#: Subcommand -> handler(args); an experiment's subcommand goes to the runner.
+def _run_quietly_scaled(args):
+    with warnings.catch_warnings():
+        # ``omlc run`` decides the scaling and says so itself (preprocessing.warn_if_wide).
+        from omlc.exceptions import UnscaledDataWarning
+        warnings.simplefilter("ignore", UnscaledDataWarning)
+        return _run(args)
+
+
+HANDLERS = {"run": _run_quietly_scaled, "train": _train, "predict": _predict,
+            "datasets": _datasets, "cache": _cache}
+
+
+def _dispatch(argv):
+    if argv[:1] == ["reproduce"] and len(argv) > 1 and not argv[1].startswith("-"):
+        known = _reproductions()
+        if argv[1] not in known:
+            raise UsageError(f"no reproduction for {argv[1]!r} (available: {', '.join(known)})")
+        if argv[1] in LEGACY_REPRODUCTIONS:
+            import importlib
+            return importlib.import_module(f"omlc.reproduce.{argv[1]}").main(argv[2:])
+    if argv[:2] == ["bench", "--"]:
+        argv = argv[:1] + argv[2:]
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    if getattr(args, "experiment", None) is not None:
+        return _run_experiment(args, argv[2:] if args.command == "reproduce" else argv[1:])
+    handler = HANDLERS.get(args.command)
+    code = handler(args) if handler is not None else None
+    if code is None:
+        if args.command == "reproduce":
+            parser.reproduce_parser.print_help()
+            return 0
+        parser.print_help()
+        return 2
+    return code
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):

@@ -50,11 +50,33 @@ def bigger_is_better(metric):
     return _metrics_module().METRICS[metric].bigger_is_better
 
 
+def _load(data, split=None):
+    """A data set name or a file path, loaded (omlc.load); anything else as given."""
+    import os
+    if isinstance(data, (str, os.PathLike)):
+        from omlc.datasets import load      # late: evaluation takes names as a convenience
+        return load(data, split=split) if split else load(data)
+    return data
+
+
+def _load_like(data, n_features, n_labels):
+    """A test file read with the training set's widths (a LIBSVM file only
+    knows the largest ids it happens to hold)."""
+    import os
+    if isinstance(data, (str, os.PathLike)) and os.path.isfile(data):
+        from omlc.datasets import load
+        from omlc.io.files import sniff_format
+        if sniff_format(data) == "libsvm":
+            return load(data, n_features=n_features, n_labels=n_labels)
+    return _load(data)
+
+
 def _xy(data, n_labels=None):
-    """(X, Y) from a Dataset or a pair, as CSR. X's entries are checked block by
-    block as the learner takes them, so a memory-mapped stream is never read
-    ahead of the pass (a full check here would touch every page)."""
-    X, Y = data
+    """(X, Y) from a Dataset, a pair, a registered data set name or a file
+    path, as CSR. X's entries are checked block by block as the learner takes
+    them, so a memory-mapped stream is never read ahead of the pass (a full
+    check here would touch every page)."""
+    X, Y = _load(data)
     if not (sp.issparse(X) and X.format == "csr" and X.dtype == np.float64):
         X = check_X(X)
     Y = check_Y(Y, X.shape[0], n_labels)
@@ -169,7 +191,10 @@ def _with_seed(learner, seed):
 
 @dataclass
 class TrainTestResult:
-    """Per-run metric values, their mean and sample standard deviation (ddof=1)."""
+    """Per-run metric values, their mean and sample standard deviation (ddof=1).
+
+    The result of :func:`train_then_test` (a run: one shuffled training pass,
+    then the test set) and of :func:`cross_validate` (a run: one fold)."""
 
     learner: str
     runs: List[Dict[str, float]]
@@ -198,16 +223,25 @@ def _train_test_run(learner, seed, Xtr, Ytr, Xte, Yte, metrics, block_size,
     return res, t1 - t0, time.perf_counter() - t1
 
 
-def train_then_test(learner, train, test, *, n_runs=20, random_state=None,
+def train_then_test(learner, train, test=None, *, n_runs=20, random_state=None,
                     metrics=DEFAULT_METRICS, update_during_test=False, block_size=8192,
                     progress=None, desc=None, conventions=None, n_jobs=1, prefer="threads"):
     """The thresholding paper's protocol: per run, one online pass over a
     shuffled copy of ``train`` (permutation seeded from ``random_state``), then
     the frozen model scores ``test``. Returns a :class:`TrainTestResult`.
 
-    ``n_jobs`` runs go side by side (see the module notes); the results do not
-    depend on it."""
+    ``train`` and ``test`` are ``(X, Y)`` pairs, Datasets, file paths or
+    registered data set names; a registered name alone (``test=None``) uses
+    its own train and test splits. ``n_jobs`` runs go side by side (see the
+    module notes); the results do not depend on it."""
+    if test is None:
+        import os
+        if not isinstance(train, (str, os.PathLike)):
+            raise TypeError("train_then_test needs test data, unless train is a registered "
+                            "data set name with its own train/test split")
+        train, test = _load(train, "train"), _load(train, "test")
     Xtr, Ytr = _xy(train)
+    test = _load_like(test, Xtr.shape[1], Ytr.shape[1])
     Xte, Yte = _xy(test, Ytr.shape[1])
     seeds = _run_seeds(random_state, n_runs)
     args = (Xtr, Ytr, Xte, Yte, metrics, block_size, update_during_test, conventions)
@@ -238,10 +272,17 @@ def kfold_indices(n, n_folds, random_state=None):
 
 
 def _fold_run(learner, seed, X, Y, tr, te, metrics, block_size, conventions):
+    return _timed_fold_run(learner, seed, X, Y, tr, te, metrics, block_size, conventions)[0]
+
+
+def _timed_fold_run(learner, seed, X, Y, tr, te, metrics, block_size, conventions):
     model = _with_seed(learner, seed)
+    t0 = time.perf_counter()
     model.fit(X[tr], Y[tr], shuffle=True, n_labels=Y.shape[1])
-    return score(model, (X[te], Y[te]), metrics=metrics, block_size=block_size,
-                 conventions=conventions)
+    t1 = time.perf_counter()
+    res = score(model, (X[te], Y[te]), metrics=metrics, block_size=block_size,
+                conventions=conventions)
+    return res, t1 - t0, time.perf_counter() - t1
 
 
 def _fold_tasks(learner, X, Y, n_folds, random_state, metrics, block_size, conventions):
@@ -254,11 +295,25 @@ def cross_validate(learner, data, *, n_folds=10, random_state=None, metrics=DEFA
                    block_size=8192, conventions=None, n_jobs=1, prefer="threads"):
     """k-fold CV, one online pass (shuffled, seeded) over the training folds.
 
-    Returns the list of per-fold metric dicts. ``n_jobs`` folds go side by
-    side; the results do not depend on it."""
+    ``data`` is what :func:`train_then_test` takes for ``train`` (a pair, a
+    Dataset, a file path or a registered name: its training split when it has
+    one). Returns a :class:`TrainTestResult` as :func:`train_then_test` does,
+    one run per fold (``.runs``: per-fold metric dicts; ``.mean``, ``.std``).
+    ``n_jobs`` folds go side by side; the results do not depend on it."""
+    import os
+    if isinstance(data, (str, os.PathLike)) and not os.path.exists(data):
+        from omlc.datasets import get_dataset_info
+        try:
+            splits = get_dataset_info(data).splits
+        except KeyError:                # not a name: _xy says what is wrong
+            splits = ()
+        if "train" in splits:
+            data = _load(data, "train")
     X, Y = _xy(data)
     tasks = _fold_tasks(learner, X, Y, n_folds, random_state, metrics, block_size, conventions)
-    return run_tasks(_fold_run, tasks, n_jobs=n_jobs, prefer=prefer)
+    out = run_tasks(_timed_fold_run, tasks, n_jobs=n_jobs, prefer=prefer)
+    return TrainTestResult(_learner_name(learner), [r for r, _, _ in out],
+                           [t for _, t, _ in out], [t for _, _, t in out], learner.get_params())
 
 
 def majority_better(challenger, incumbent, metrics):

@@ -44,3 +44,8 @@ class ModelFileError(ValueError):
 
     def __reduce__(self):
         return (type(self), (self.problem, self.path))
+
+
+class UnscaledDataWarning(UserWarning):
+    """A learner whose default step assumes features of order 1 sees values far
+    beyond that (given once per model, on its first block)."""

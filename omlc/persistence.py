@@ -31,7 +31,6 @@ Compatibility: a file records ``format_version``; this version reads versions
 ``<= FORMAT_VERSION``. A parameter missing from an older file takes its current
 default; a parameter unknown to this omlc (a newer file) is an error.
 """
-import io
 import json
 import math
 import os
@@ -164,7 +163,11 @@ def save(model, path):
             state = {}
             if fitted:
                 state = {k: _encode(v, arrays, k) for k, v in vars(model).items()
-                         if k.endswith("_") and not k.startswith("_")}
+                         if k.endswith("_") and not k.startswith("_")
+                         and k != "feature_names_in_"}
+                if getattr(model, "feature_names_in_", None) is not None:
+                    # A DataFrame's column names: JSON strings, not an object array.
+                    state["feature_names_in_"] = [str(n) for n in model.feature_names_in_]
         except _Unsavable as exc:
             raise ValueError(f"omlc.save: {name} cannot be saved: {exc}") from None
         import omlc
@@ -437,6 +440,13 @@ def _validated_state(model, state):
         raise _Invalid(f"n_features_in_={d}, n_labels_={L} need more memory than is free") from None
     ref = {k: v for k, v in vars(ref_model).items() if k.endswith("_") and not k.startswith("_")}
     done = set()
+    if "feature_names_in_" in state:
+        names = state["feature_names_in_"]
+        if not isinstance(names, list) or len(names) != d or \
+                not all(isinstance(n, str) for n in names):
+            raise _Invalid(f"feature_names_in_ must be {d} strings")
+        state["feature_names_in_"] = np.asarray(names, dtype=object)
+        done.add("feature_names_in_")
     for check in _group_checks(model):
         done |= check(state, ref, d)
     for k in state:

@@ -42,6 +42,17 @@ NOT_APPLICABLE = {
     "check_classifiers_train": "trains on 1-D binary/multiclass y; omlc learns 2-D label "
                                "indicators only (tags: single_output=False)",
     "check_classifiers_one_label": "1-D y with one class",
+    "check_classifiers_one_label_sample_weights": "1-D y with one class",
+    "check_sample_weights_pandas_series": "1-D multiclass y (values 1/2)",
+    "check_sample_weights_not_an_array": "1-D multiclass y (values 1/2)",
+    "check_sample_weights_shape": "1-D multiclass y (values 1/2)",
+    "check_sample_weights_not_overwritten": "1-D multiclass y (values 1/2)",
+    "check_sample_weight_equivalence_on_dense_data": "compares weights with the repeated rows "
+                                                     "in another order; an online learner "
+                                                     "depends on the order (omlc's tests check "
+                                                     "that weight k equals the row k times in "
+                                                     "place)",
+    "check_sample_weight_equivalence_on_sparse_data": "as on dense data",
     "check_classifiers_classes": "1-D y of string class names; omlc's labels are columns",
     "check_classifiers_regression_target": "1-D continuous y",
     "check_classifier_not_supporting_multiclass": "fits 1-D multiclass y and expects the "
@@ -75,8 +86,6 @@ NOT_APPLICABLE = {
     "check_dtype_object": "object arrays are refused rather than coerced",
     "check_estimators_empty_data_messages": "zero rows is a valid (empty) stream for an "
                                             "online learner",
-    "check_fit2d_predict1d": "a 1-D X is read as one row (the single-row streaming "
-                             "convenience)",
     "check_non_transformer_estimators_n_iter": "RankSVM's batch solver has max_iter but "
                                                "reports no n_iter_",
     "check_array_api_input": "skipped by scikit-learn unless SCIPY_ARRAY_API=1",

@@ -228,7 +228,7 @@ def run_case(learner, problem):
             return
     except (ValueError, TypeError):
         if valid and xd != "huge_value":
-            raise AssertionError(f"valid input refused (X {xd}/{xf}, Y {yd}/{yf})")
+            raise AssertionError(f"valid input refused (X {xd}/{xf}, Y {yd}/{yf})") from None
         return
     if not valid:
         raise AssertionError(f"damaged input accepted (X {xd}/{xf}, Y {yd}/{yf})")

@@ -570,7 +570,8 @@ BAD = [
     ("nominal-duplicate", "@relation t\n@attribute a {x,x}\n@data\n", 2, "x", "duplicate nominal"),
     ("type-missing", "@relation t\n@attribute a\n@data\n", 2, None, "missing attribute type"),
     ("type-trailing", "@relation t\n@attribute a numeric junk\n@data\n", 2, "junk", "after the attribute type"),
-    ("duplicate-attribute", "@relation t\n@attribute a numeric\n@attribute a numeric\n@data\n", 3, "a", "duplicate attribute"),
+    ("duplicate-attribute", "@relation t\n@attribute a numeric\n@attribute a numeric\n@data\n", 3, "a",
+     "duplicate attribute"),
     ("data-trailing", "@relation t\n@attribute a numeric\n@data 1\n", 3, "1", "after @data"),
 ]
 

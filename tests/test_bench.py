@@ -106,7 +106,8 @@ def test_read_vw_preds(tmp_path):
 
 def test_main_writes_files(tmp_path, capsys):
     out_json, out_md = tmp_path / "r.json", tmp_path / "r.md"
-    rc = bench.main(["--", "--n-train", "200", "--n-test", "300", "--peers", "none",
+    from omlc import cli
+    rc = cli.main(["bench", "--", "--n-train", "200", "--n-test", "300", "--peers", "none",
                      "--learners", "pa-br", "--no-io", "--quiet", "--cache-dir",
                      str(tmp_path / "c"), "--json", str(out_json), "--md", str(out_md)])
     assert rc == 0
@@ -117,7 +118,7 @@ def test_main_writes_files(tmp_path, capsys):
     assert "| system |" in capsys.readouterr().out
     # Re-rendering a saved result runs nothing and gives the same table.
     md2 = tmp_path / "r2.md"
-    assert bench.main(["--from-json", str(out_json), "--md", str(md2)]) == 0
+    assert cli.main(["bench", "--from-json", str(out_json), "--md", str(md2)]) == 0
     assert md2.read_text() == out_md.read_text()
 
 
@@ -161,7 +162,6 @@ def test_configuration_dtype_by_name(monkeypatch):
     build_learner(json.loads(json.dumps(config.spec())))
     assert seen == {"name": "falt", "dtype": "float32", "M": 1}
     monkeypatch.undo()
-    import scipy.sparse as sp
     learner = build_learner(json.loads(json.dumps(config.spec())))
     learner.partial_fit(sp.csr_matrix(np.eye(3)), sp.csr_matrix(np.eye(3)))
     assert learner.W_.dtype == np.float32

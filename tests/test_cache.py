@@ -2,7 +2,6 @@
 import json
 import multiprocessing as mp
 import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -296,7 +295,6 @@ def test_sniff_format(tmp_path):
 def test_multi_file_libsvm_set_is_widened_to_the_largest_ids(tmp_path, monkeypatch):
     from omlc.datasets import load, registry
     a = _random_dataset(n=50, d=40, L=6, seed=1)
-    b = _random_dataset(n=30, d=25, L=4, seed=2)
     folder = tmp_path / "data" / "rcv1v2"
     folder.mkdir(parents=True)
     info = registry.get_dataset_info("rcv1v2-topics")

@@ -101,12 +101,23 @@ def test_datasets_commands(capsys):
     assert "14" in capsys.readouterr().out
 
 
-def test_subcommand_options_pass_through(monkeypatch):
+def test_experiment_subcommands_come_from_their_declared_options(monkeypatch):
+    # One parser: `omlc bench` is built from the bench experiment's options and
+    # run by the experiments' runner.
     seen = {}
-    import omlc.bench
-    monkeypatch.setattr(omlc.bench, "main", lambda argv: seen.setdefault("argv", argv) and 0)
-    cli.main(["bench", "--quick", "--json", "x.json"])
-    assert seen["argv"] == ["--quick", "--json", "x.json"]
+    import omlc.bench.runner
+    import omlc.bench.report
+    monkeypatch.setattr(omlc.bench.runner, "run", lambda **kw: seen.update(kw) or {})
+    monkeypatch.setattr(omlc.bench.report, "write", lambda *a: seen.setdefault("write", a))
+    assert cli.main(["bench", "--quick", "--json", "x.json", "--peers", "none"]) == 0
+    assert (seen["n_train"], seen["n_test"], seen["peers"]) == (2000, 5000, ())
+    assert seen["command"] == "omlc bench --quick --json x.json --peers none"
+    assert seen["write"][1:] == ("x.json", None)
+    from omlc import experiments
+    parser = cli._build_parser()
+    for exp in experiments.all_experiments():
+        words = ["reproduce", exp.name] if exp.command == "reproduce" else [exp.command]
+        assert parser.parse_args(words).experiment is exp
 
 
 def test_choose_scaling_rules():
@@ -229,7 +240,8 @@ def test_an_uncompiled_source_tree_fails_in_one_line(tmp_path):
     # What `pip install .` then `python -m omlc` from the clone's root meets:
     # the clone's omlc/ (no compiled modules) comes first on sys.path.
     src = tmp_path / "clone"
-    for f in (ROOT / "omlc").rglob("*.py"):
+    files = [f for pattern in ("*.py", "*.csv", "*.json") for f in (ROOT / "omlc").rglob(pattern)]
+    for f in files:
         dest = src / f.relative_to(ROOT)
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(f, dest)
@@ -247,6 +259,180 @@ def test_an_uncompiled_source_tree_fails_in_one_line(tmp_path):
     r = subprocess.run([sys.executable, "-m", "omlc", "run", "--help"], cwd=src,
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and "--scale" in r.stdout
+
+
+# ------------------------------------------------- first-hour rough edges (issue 27)
+
+def test_inapplicable_options_are_refused_before_any_work(tmp_path, capsys):
+    cases = [
+        (["run", "--runs", "3"], "--runs applies to --protocol train-test only"),
+        (["run", "--test", "x.svm"], "--test applies to --protocol train-test only"),
+        (["run", "--data", SMALL, "--protocol", "train-test", "--test", "x.svm"],
+         "does not apply to a synthetic stream"),
+        (["run", "--data", "yeast", "--protocol", "train-test", "--test", "x.svm"],
+         "brings its own split"),
+    ]
+    try:
+        import matplotlib  # noqa: F401
+        cases.append((["run", "--plot", str(tmp_path / "out.txt")], ".png"))
+    except ImportError:
+        pass
+    for args, phrase in cases:
+        assert cli.main(args + ["--quiet"]) == 2, args
+        err = capsys.readouterr().err
+        assert phrase in err and len(err.strip().splitlines()) == 1, (args, err)
+    assert not (tmp_path / "out.txt").exists()
+
+
+def test_version_and_reproduce_help_list_what_exists(capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["--version"])
+    assert exc.value.code == 0
+    import omlc as package
+    assert capsys.readouterr().out.strip() == f"omlc {package.__version__}"
+    with pytest.raises(SystemExit):
+        cli.main(["reproduce", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    for paper in ("alt", "ansgd", "boosting", "csdpp"):
+        assert paper in out
+
+
+def test_bare_cache_lists_like_bare_datasets(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("OMLC_CACHE_DIR", str(tmp_path / "cache"))
+    assert cli.main(["cache"]) == 0
+    assert "nothing has been cached" in capsys.readouterr().out
+    from omlc import datasets
+    f = tmp_path / "tiny.svm"
+    f.write_text("0,1 1:0.5 3:1\n2 2:1\n")
+    datasets.load(f)
+    assert cli.main(["cache", "list"]) == 0
+    out = capsys.readouterr().out
+    assert "1 entries" in out and str(tmp_path / "cache") in out
+
+
+def test_epilog_names_each_class_once():
+    text = cli._learners_epilog()
+    assert "OnlineBMR: OnlineBMR:" not in text and "OnlineBMR: " in text
+
+
+def test_json_records_dtype_names_data_protocol_and_counts(capsys):
+    cli.main(["run", "--data", SMALL, "--quiet", "--json", "--learner", "falt",
+              "--param", "dtype=float32"])
+    entry = json.loads(capsys.readouterr().out)[0]
+    assert entry["params"]["dtype"] == "float32"
+    assert entry["data"] == SMALL and entry["protocol"] == "prequential"
+    assert (entry["n_rows"], entry["n_features"], entry["n_labels"]) == (3000, 500, 8)
+    cli.main(["run", "--data", SMALL, "--quiet", "--json", "--learner", "falt",
+              "--protocol", "train-test", "--runs", "1"])
+    entry = json.loads(capsys.readouterr().out)[0]
+    assert entry["protocol"] == "train-test"
+    assert (entry["n_train_rows"], entry["n_test_rows"]) == (2100, 900)
+
+
+def test_synthetic_defaults_fit_a_small_vocabulary():
+    p = cli._synthetic_params("synthetic:d=50,L=4")
+    assert 1 <= p["nnz_per_row"] <= 5 and p["cardinality"] < 4
+    assert cli._synthetic_params("synthetic")["nnz_per_row"] == 60
+    with pytest.raises(cli.UsageError, match="nnz must be between"):
+        cli._synthetic_params("synthetic:d=50,nnz=60")
+
+
+def test_a_dense_csv_is_named_as_such(tmp_path, capsys):
+    from omlc.exceptions import DataFormatError
+    from omlc.io.files import sniff_format
+    table = "0.5,1.5,2.0,1,0\n0.1,0.2,0.3,0,1\n"
+    for name in ("data.csv", "data.txt"):
+        (tmp_path / name).write_text(table)
+        with pytest.raises(DataFormatError, match="CSV is not a supported format"):
+            sniff_format(tmp_path / name)
+    (tmp_path / "ok.txt").write_text("0,1 1:0.5\n2 3:1\n")
+    assert sniff_format(tmp_path / "ok.txt") == "libsvm"
+    assert cli.main(["run", "--data", str(tmp_path / "data.txt"), "--quiet"]) == 1
+    assert "CSV is not a supported format" in capsys.readouterr().err
+
+
+def test_loading_a_directory_says_so(tmp_path):
+    import omlc as package
+    with pytest.raises(IsADirectoryError, match="is a directory"):
+        package.load(tmp_path)
+    from omlc.io.files import load
+    with pytest.raises(IsADirectoryError, match="is a directory"):
+        load(tmp_path)
+
+
+# ------------------------------------------- train -> save -> predict (Vowpal Wabbit's loop)
+
+def _needs_model_files():
+    import omlc as package
+    if not hasattr(package, "save"):
+        pytest.skip("this omlc has no model files (omlc.save) yet")
+
+
+def test_train_then_predict_writes_one_line_per_row(tmp_path, capsys):
+    _needs_model_files()
+    import omlc as package
+    from omlc.datasets import make_multilabel_stream
+    model_path, preds = tmp_path / "m.omlc", tmp_path / "preds.txt"
+    assert cli.main(["train", "--data", SMALL, "--learner", "falt", "--param", "eta=0.5",
+                     "--model-out", str(model_path), "--quiet", "--block-size", "700"]) == 0
+    test = SMALL + ",stream=1"
+    assert cli.main(["predict", "--model", str(model_path), "--data", test, "--out", str(preds),
+                     "--quiet"]) == 0
+    capsys.readouterr()
+    model = package.load_model(model_path)
+    X = make_multilabel_stream(seed=0, **cli._synthetic_params(test)).X
+    P = model.predict(X)
+    lines = preds.read_text().splitlines()
+    assert len(lines) == X.shape[0]
+    for i in (0, 1, 500, X.shape[0] - 1):
+        assert lines[i] == ",".join(map(str, P[i].indices))
+    # the model equals one fit over the same rows
+    ref = package.FALT(eta=0.5).partial_fit(*make_multilabel_stream(
+        seed=0, **cli._synthetic_params(SMALL)))
+    np.testing.assert_array_equal(ref.decision_function(X), model.decision_function(X))
+    # scores on request, '-' for standard output
+    assert cli.main(["predict", "--model", str(model_path), "--data", test, "--out", "-",
+                     "--scores", "--quiet"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    labels, scores = first.split("\t")
+    D = model.decision_function(X[:1])[0]
+    assert labels == lines[0] and len(scores.split()) == D.shape[0]
+    assert float(scores.split()[3].split(":")[1]) == pytest.approx(D[3], rel=1e-5)
+
+
+def test_predict_refuses_other_widths_and_train_unsavable_learners(tmp_path, capsys):
+    _needs_model_files()
+    model_path = tmp_path / "m.omlc"
+    cli.main(["train", "--data", SMALL, "--model-out", str(model_path), "--quiet"])
+    capsys.readouterr()
+    assert cli.main(["predict", "--model", str(model_path), "--data",
+                     "synthetic:n=50,d=400,L=8", "--out", "-", "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "trained on 500 features" in err
+    assert cli.main(["predict", "--model", str(tmp_path), "--data", SMALL, "--out", "-"]) == 2
+    assert "is a directory" in capsys.readouterr().err
+    assert cli.main(["train", "--data", SMALL, "--learner", "adaolmr", "--model-out",
+                     str(tmp_path / "b.omlc")]) == 2
+    assert "cannot be saved" in capsys.readouterr().err
+
+
+def test_predict_writes_label_names_when_the_data_has_them(tmp_path, capsys, monkeypatch):
+    _needs_model_files()
+    monkeypatch.setenv("OMLC_CACHE_DIR", str(tmp_path / "cache"))
+    rows = ["1,0,0.9,0.1", "0,1,0.1,0.8", "1,0,0.8,0.0", "0,1,0.0,0.9"] * 10
+    (tmp_path / "tiny.arff").write_text(
+        "@relation 'tiny: -C 2'\n@attribute sports {0,1}\n@attribute arts {0,1}\n"
+        "@attribute f1 numeric\n@attribute f2 numeric\n@data\n" + "\n".join(rows) + "\n")
+    m = tmp_path / "m.omlc"
+    assert cli.main(["train", "--data", str(tmp_path / "tiny.arff"), "--model-out", str(m),
+                     "--passes", "3", "--shuffle", "--quiet"]) == 0
+    capsys.readouterr()
+    assert cli.main(["predict", "--model", str(m), "--data", str(tmp_path / "tiny.arff"),
+                     "--out", "-", "--quiet"]) == 0
+    assert capsys.readouterr().out.splitlines()[:2] == ["sports", "arts"]
+    assert cli.main(["predict", "--model", str(m), "--data", str(tmp_path / "tiny.arff"),
+                     "--out", "-", "--quiet", "--ids"]) == 0
+    assert capsys.readouterr().out.splitlines()[:2] == ["0", "1"]
 
 
 def test_train_test_files_share_the_index_base(tmp_path, monkeypatch, capsys):

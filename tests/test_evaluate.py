@@ -111,3 +111,24 @@ def test_progress_bar_reports_and_can_be_silenced():
     with Progress(100, "demo", enabled=False, stream=quiet) as bar:
         bar.update(100)
     assert quiet.getvalue() == ""
+
+
+def test_cross_validate_and_train_then_test_take_paths_and_share_a_result_type(tmp_path,
+                                                                               monkeypatch):
+    from omlc.datasets import make_multilabel_stream
+    from omlc.io.libsvm import dump_libsvm
+    monkeypatch.setenv("OMLC_CACHE_DIR", str(tmp_path / "cache"))
+    X, Y = make_multilabel_stream(n_samples=240, n_features=50, n_labels=4, nnz_per_row=8,
+                                  seed=1)
+    dump_libsvm(X[:160], Y[:160], str(tmp_path / "train.svm"))
+    dump_libsvm(X[160:], Y[160:], str(tmp_path / "test.svm"))
+    kw = dict(random_state=0, metrics=("micro_f1", "hamming_loss"))
+    cv = evaluate.cross_validate(omlc.FALT(), str(tmp_path / "train.svm"), n_folds=3, **kw)
+    tt = evaluate.train_then_test(omlc.FALT(), str(tmp_path / "train.svm"),
+                                  str(tmp_path / "test.svm"), n_runs=2, **kw)
+    assert type(cv) is type(tt) is evaluate.TrainTestResult
+    assert len(cv.runs) == 3 and len(cv.train_time) == 3 and set(cv.mean) == set(tt.mean)
+    pair = evaluate.cross_validate(omlc.FALT(), (X[:160], Y[:160]), n_folds=3, **kw)
+    assert pair.runs == cv.runs
+    with pytest.raises(TypeError, match="needs test data"):
+        evaluate.train_then_test(omlc.FALT(), (X, Y))

@@ -61,3 +61,48 @@ def test_omlc_load_resolves_names_and_paths(tmp_path):
     assert omlc.load is omlc.datasets.load
     (tmp_path / "d.svm").write_bytes(b"1 1:0.5\n")
     assert omlc.load(tmp_path / "d.svm", cache_dir=tmp_path / "c").X.shape == (1, 1)
+
+
+def _module_graph():
+    root = IO_DIR.parent
+    graph = {}
+    for path in root.rglob("*.py"):
+        rel = path.relative_to(root.parent).with_suffix("")
+        name = ".".join(rel.parts[:-1] if rel.name == "__init__" else rel.parts)
+        package = name if rel.name == "__init__" else name.rpartition(".")[0]
+        deps = set()
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            if isinstance(node, ast.Import):
+                deps |= {a.name for a in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = package.split(".")
+                    base = ".".join(parts[:len(parts) - node.level + 1] + ([base] if base else []))
+                deps.add(base)
+                deps |= {f"{base}.{a.name}" for a in node.names}
+        graph[name] = {d for d in deps if d.startswith("omlc") and d != name}
+    return {m: {d for d in deps if d in graph} for m, deps in graph.items()}
+
+
+def test_no_import_circle_in_the_package():
+    # Every import counts, lazy ones inside functions too (an entry point's
+    # ``__main__`` excepted: nothing imports it). A package's __init__ is
+    # not part of its submodules' circles: Python loads it first anyway.
+    graph = {m: {d for d in deps if not m.startswith(d + ".")}
+             for m, deps in _module_graph().items() if not m.endswith("__main__")}
+    state, cycles = {}, []
+
+    def visit(m, stack):
+        state[m] = 1
+        for d in sorted(graph.get(m, ())):
+            if state.get(d) == 1:
+                cycles.append(stack[stack.index(d):] + [d])
+            elif d not in state:
+                visit(d, stack + [d])
+        state[m] = 2
+
+    for m in sorted(graph):
+        if m not in state:
+            visit(m, [m])
+    assert cycles == []

@@ -7,7 +7,7 @@ import pytest
 from omlc import learners
 from omlc.learners import registry
 from omlc.learners.base import BaseLearner
-from omlc.reproduce import alt
+from omlc.experiments import alt
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -89,7 +89,7 @@ _CLASS_USE = re.compile(r"from omlc\.learners(\.\w+)? import|omlc\.(FALT|SALT|Pa
                         r"KernelFALT|OSMLELM|ELMOMLL)\b")
 
 
-@pytest.mark.parametrize("path", ["omlc/cli.py", "omlc/reproduce/alt.py",
+@pytest.mark.parametrize("path", ["omlc/cli.py", "omlc/experiments/alt.py",
                                   "asv_benchmarks/benchmarks/common.py"])
 def test_no_second_factory(path):
     # The command line, the reproductions and the asv suite name learners only

@@ -63,6 +63,7 @@ SCRIPT = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_memory_is_flat_over_many_single_row_calls():
     cases = all_learners()
     script = SCRIPT.format(here=str(HERE), indices=list(range(len(cases))))

@@ -1,6 +1,5 @@
 """n_jobs: runs, folds and grid cells side by side give exactly the numbers
 of n_jobs=1 (threads, processes, and a local Dask cluster)."""
-import numpy as np
 import pytest
 
 from learner_cases import planted_problem
@@ -27,7 +26,7 @@ def _all_protocols(train, test, **kw):
                                  metrics=METRICS, **kw)
     gs = evaluate.grid_search(PassiveAggressiveBR(variant="pa1"), {"C": [0.1, 1.0, 10.0]}, train,
                               n_folds=3, random_state=4, metrics=METRICS, **kw)
-    return tt.runs, cv, (gs.best_params, gs.best_scores, gs.table)
+    return tt.runs, cv.runs, (gs.best_params, gs.best_scores, gs.table)
 
 
 @pytest.mark.parametrize("prefer", ["threads", "processes"])
@@ -67,7 +66,7 @@ def test_n_jobs_arguments():
 
 
 def test_reproduce_alt_search_n_jobs_identical():
-    from omlc.reproduce import alt
+    from omlc.experiments import alt
     X, Y = planted_problem(n=150, d=30, L=4, seed=5)
     a = alt.search_params("PA-I-BR(l)", (X, Y), mode="cheap", n_jobs=1)
     b = alt.search_params("PA-I-BR(l)", (X, Y), mode="cheap", n_jobs=2)
@@ -92,7 +91,7 @@ def test_local_dask_cluster_identical(data):
 
 def test_reproduce_ansgd_n_jobs_identical(monkeypatch):
     from conftest import shared_file
-    from omlc.reproduce import ansgd
+    from omlc.experiments import ansgd
     shared_file("corel5k/Corel5k-sparse.arff")
     monkeypatch.setitem(ansgd.FIXED_LAMBDA, "corel5k", 1e-3)
     kw = dict(search="fixed", n_folds=2, steps=500, seed=0, algorithms=("SGD", "ANSGD"))

@@ -82,7 +82,7 @@ def test_errors():
 
 
 def test_params_and_sklearn_pipeline():
-    sklearn = pytest.importorskip("sklearn")
+    pytest.importorskip("sklearn")
     from sklearn.base import clone
     from sklearn.pipeline import Pipeline
     s = MinMaxScaler(feature_range=(-1.0, 1.0))
@@ -126,3 +126,42 @@ def test_docstring_examples_run():
     import doctest
     import omlc.preprocessing
     assert doctest.testmod(omlc.preprocessing).failed == 0
+
+
+# ------------------------------------- scikit-learn's transformer conventions (issue 27)
+
+@pytest.mark.parametrize("make", [MaxAbsScaler, lambda: MinMaxScaler((-1, 1))],
+                         ids=["maxabs", "minmax"])
+def test_scalers_invert_name_their_columns_and_refuse_complex_and_1d(make):
+    rng = np.random.default_rng(0)
+    A = rng.normal(size=(30, 4)) * [1, 10, 100, 0]
+    s = make().fit(A)
+    np.testing.assert_allclose(s.inverse_transform(s.transform(A)), A, atol=1e-9)
+    S = sp.csr_matrix(A)
+    back = s.inverse_transform(s.transform(S))
+    assert sp.issparse(back)
+    np.testing.assert_allclose(back.toarray(), A, atol=1e-9)
+    assert list(s.get_feature_names_out()) == ["x0", "x1", "x2", "x3"]
+    with pytest.raises(ValueError, match="Complex"):
+        make().fit(A.astype(complex))
+    with pytest.raises(ValueError, match="Reshape"):
+        s.transform(A[0])
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame(A, columns=list("abcd"))
+    s = make().fit(df)
+    assert list(s.get_feature_names_out()) == list("abcd")
+    with pytest.raises(ValueError, match="feature names should match"):
+        s.transform(df[list("badc")])
+
+
+def test_scalers_pass_scikit_learns_transformer_checks():
+    pytest.importorskip("sklearn")
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import FunctionTransformer
+
+    from omlc.preprocessing import MaxAbsScaler
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame(np.arange(12.0).reshape(4, 3), columns=["u", "v", "w"])
+    pipe = make_pipeline(MaxAbsScaler(), FunctionTransformer(feature_names_out="one-to-one"))
+    pipe.fit(df)
+    assert list(pipe.get_feature_names_out()) == ["u", "v", "w"]

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from conftest import shared_file
-from omlc.reproduce import ansgd
+from omlc.experiments import ansgd
 
 
 def test_folds_partition_the_rows():

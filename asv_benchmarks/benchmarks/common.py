@@ -59,7 +59,7 @@ def load_real(name):
         train = root / name / f"{name}-train.arff"
         test = root / name / f"{name}-test.arff"
         if train.is_file() and test.is_file():
-            from omlc.io.cache import load
+            from omlc.io.files import load
             # Through the cache: the ARFF text is parsed once per machine.
             return load(str(train)), load(str(test))
     raise NotImplementedError(f"{name} not found in {[str(p) for p in data_dirs()]}")

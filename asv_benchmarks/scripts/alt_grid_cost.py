@@ -19,7 +19,7 @@ import time
 import numpy as np
 
 from omlc import evaluate
-from omlc.reproduce import alt
+from omlc.experiments import alt
 
 
 def main(argv=None):

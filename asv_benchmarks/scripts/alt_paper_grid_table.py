@@ -10,7 +10,7 @@ Usage: python asv_benchmarks/scripts/alt_paper_grid_table.py [ROWS.jsonl] > tabl
 """
 import sys
 
-from omlc.reproduce import alt
+from omlc.experiments import alt
 
 
 def main(argv=None):

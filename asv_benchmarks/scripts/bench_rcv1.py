@@ -11,7 +11,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))  # the checkout, when omlc is built in place
 
-from omlc.bench import main  # noqa: E402
+from omlc.cli import main  # noqa: E402
 
 
 if __name__ == "__main__":
@@ -21,4 +21,4 @@ if __name__ == "__main__":
         argv += ["--json", str(reports / "bench_rcv1.json")]
     if "--md" not in argv:
         argv += ["--md", str(reports / "bench_rcv1.md")]
-    sys.exit(main(argv))
+    sys.exit(main(["bench"] + argv))

@@ -86,7 +86,7 @@ def main(argv=None):
         load = os.getloadavg()
     except OSError:
         load = None
-    say(f"Command: python asv_benchmarks/scripts/parallel_speedup.py "
+    say("Command: python asv_benchmarks/scripts/parallel_speedup.py "
         + " ".join(argv if argv is not None else sys.argv[1:]))
     say(f"Python {platform.python_version()}, {os.cpu_count()} CPUs, load average before: "
         f"{load}")

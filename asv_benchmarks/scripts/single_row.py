@@ -1,8 +1,11 @@
 """Single-row partial_fit / decision_function cost on an rcv1-shaped row (d=47,236, L=101, 75 nnz).
 Usage: python asv_benchmarks/scripts/single_row.py  (PYTHONPATH may select another build, e.g. an
 older commit built in place, for a before/after figure). Prints min-of-repeats microseconds per call."""
-import sys, timeit
-import numpy as np, scipy.sparse as sp
+import timeit
+
+import numpy as np
+import scipy.sparse as sp
+
 import omlc
 rng = np.random.default_rng(0)
 d, L, nnz, n = 47236, 101, 75, 2000

@@ -11,7 +11,6 @@ do (the command line prints it as one line).
 """
 import importlib.machinery
 import json
-import sys
 from pathlib import Path
 
 _HERE = Path(__file__).resolve().parent

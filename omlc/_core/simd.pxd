@@ -7,21 +7,29 @@
 # a plain C compiler.
 #
 # The AVX2 build does not enable FMA: every clone rounds each multiply and add
-# exactly as the baseline does, so results are bit-identical on every CPU.
+# exactly as the baseline does, so one build's results are bit-identical on every CPU
+# (another compiler's build may differ in the last bits).
 # Cython cannot attach the attribute to a function of its own, hence C here.
 from libc.stdint cimport int32_t, int64_t
 
 cdef extern from *:
     """
     #include <stdint.h>
+    /* Every module that cimports this gets every loop and calls a few: the
+       others are unused there by design, not a mistake to warn about. */
+    #if defined(__GNUC__) || defined(__clang__)
+    #  define OMLC_MAYBE_UNUSED __attribute__((unused))
+    #else
+    #  define OMLC_MAYBE_UNUSED
+    #endif
     #if defined(__x86_64__) && defined(__GLIBC__) && !defined(OMLC_NO_CLONES) \
         && defined(__has_attribute)
     #  if __has_attribute(target_clones)
-    #    define OMLC_CLONES __attribute__((target_clones("avx2", "default")))
+    #    define OMLC_CLONES __attribute__((target_clones("avx2", "default"))) OMLC_MAYBE_UNUSED
     #  endif
     #endif
     #ifndef OMLC_CLONES
-    #  define OMLC_CLONES
+    #  define OMLC_CLONES OMLC_MAYBE_UNUSED
     #endif
     #if defined(__GNUC__) || defined(__clang__)
     #  define OMLC_PREFETCH(p) __builtin_prefetch((const void*)(p), 1, 1)
@@ -167,7 +175,7 @@ cdef extern from *:
 
     /* Which build the loops above run: "avx2", "baseline" (an x86-64 CPU
        without AVX2) or "single" (one build only). */
-    static const char* omlc_simd_build(void) {
+    static OMLC_MAYBE_UNUSED const char* omlc_simd_build(void) {
     #if defined(__x86_64__) && defined(__GLIBC__) && !defined(OMLC_NO_CLONES) \
         && defined(__has_attribute)
     #  if __has_attribute(target_clones)

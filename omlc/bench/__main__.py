@@ -1,6 +1,6 @@
-"""``python -m omlc.bench``: the same as ``omlc bench``."""
+"""``python -m omlc.bench ARGS`` = ``omlc bench ARGS``."""
 import sys
 
-from omlc.bench import main
+from omlc.cli import main
 
-sys.exit(main())
+sys.exit(main(["bench"] + sys.argv[1:]))

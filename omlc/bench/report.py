@@ -78,7 +78,7 @@ def targets(result):
             ratio = r["pass_seconds"] / falt["pass_seconds"]
             rv = _row(result, f"{name}/views")
             add(label, f"{ratio:.2f}x", ratio <= limit,
-                views_note(lambda f: f"{rv['pass_seconds'] / f['pass_seconds']:.2f}x")
+                views_note(lambda f: f"{rv['pass_seconds'] / f['pass_seconds']:.2f}x")  # noqa: B023
                 if rv else "")
         else:
             missing = any(x.get("name") == name and x.get("skipped") == "not implemented yet"
@@ -95,7 +95,7 @@ def targets(result):
     op = io.get("omlc_cache_open")
     if op and "seconds" in op:
         add("cache reopen < 1 s", f"{op['seconds']:.3f} s", op["seconds"] < 1.0,
-            "omlc.io.cache.load in a fresh process (fingerprint + open)")
+            "omlc.io.files.load in a fresh process (fingerprint + open)")
     else:
         add("cache reopen < 1 s", None, None, "not run")
     if falt:
@@ -206,8 +206,8 @@ def format_table(result):
                   "|---|---:|---:|---:|---:|---|"]
         t2c = io.get("omlc_text_to_cache", {})
         names = {"omlc_parse": "omlc load_libsvm (text → Dataset)",
-                 "omlc_text_to_cache": "omlc io.cache.load (text → cache, refresh)",
-                 "omlc_cache_open": "omlc io.cache.load (reopen, fresh process)",
+                 "omlc_text_to_cache": "omlc io.files.load (text → cache, refresh)",
+                 "omlc_cache_open": "omlc io.files.load (reopen, fresh process)",
                  "sklearn_load": "sklearn load_svmlight_file(multilabel=True)"}
         for key, label in names.items():
             r = io.get(key)

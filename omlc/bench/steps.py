@@ -36,7 +36,7 @@ def omlc_parse(spec):
 
 
 def omlc_text_to_cache(spec):
-    from omlc.io.cache import load
+    from omlc.io.files import load
     t0 = time.perf_counter()
     ds = load(spec["path"], cache_dir=spec["cache_dir"], refresh=True,
               n_features=spec["n_features"], n_labels=spec["n_labels"])
@@ -50,7 +50,8 @@ def omlc_cache_open(spec):
     # A fresh process: nothing of the entry is in this heap. The OS page cache
     # is warm (the entry was just written); opening must not read data pages
     # anyway, which is what this measures.
-    from omlc.io.cache import load, open_cache
+    from omlc.io.cache import open_cache
+    from omlc.io.files import load
     t0 = time.perf_counter()
     ds = load(spec["path"], cache_dir=spec["cache_dir"],
               n_features=spec["n_features"], n_labels=spec["n_labels"])

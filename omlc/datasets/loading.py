@@ -36,6 +36,10 @@ def load(path_or_name, *, split=None, cache_dir=None, refresh=False, verify=Fals
         if data_dir is not None:
             raise ValueError("data_dir= applies to registry names, not to file paths")
         return load_path(p, cache_dir=cache_dir, refresh=refresh, verify=verify, **parse_options)
+    if p is not None and p.is_dir():
+        raise IsADirectoryError(f"{path_or_name}: is a directory; give a data file (.arff, or "
+                                f"LIBSVM .svm/.txt, optionally .gz/.bz2/.xz) or a registered "
+                                f"data set name (omlc.datasets.list_datasets())")
     if not isinstance(path_or_name, str) or os.sep in path_or_name or (
             os.altsep and os.altsep in path_or_name):
         raise FileNotFoundError(f"no such file: {path_or_name}")

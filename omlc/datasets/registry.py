@@ -530,7 +530,7 @@ def format_dataset_info(name, data_dir=None):
            f"  samples     train {_fmt(e.n_train)}, test {_fmt(e.n_test)}",
            f"  features    {_fmt(e.n_features)}",
            f"  labels      {_fmt(e.n_labels)}, cardinality {_fmt(e.cardinality, '.3f')}",
-           f"  papers      " + (", ".join(f"{p} ({PAPERS[p]})" for p in e.papers) or "-"),
+           "  papers      " + (", ".join(f"{p} ({PAPERS[p]})" for p in e.papers) or "-"),
            f"  homepage    {e.homepage or '-'}"]
     if e.aliases:
         out.append(f"  aliases     {', '.join(e.aliases)}")

@@ -346,7 +346,8 @@ class _World:
                           RuntimeWarning, stacklevel=3)
 
     def describe(self):
-        return {"tau": self.tau, "pilot_cardinality": getattr(self, "pilot_cardinality", None), "topic_rates": self.q.tolist(), "mu": self.mu,
+        return {"tau": self.tau, "pilot_cardinality": getattr(self, "pilot_cardinality", None),
+                "topic_rates": self.q.tolist(), "mu": self.mu,
                 "sigma": self.sigma, "noise": self.noise,
                 "keywords_per_label": int(self.keywords.shape[1]),
                 "keyword_rate": self.keyword_rate, "max_nnz": self.max_nnz,
@@ -541,3 +542,71 @@ def rcv1_like_splits(labels="topics", seed=0, *, cache_dir=None, chunk_size=50_0
     train = make_rcv1_like(n_train, labels, seed, cache_dir, chunk_size=chunk_size, stream="train")
     test = make_rcv1_like(n_test, labels, seed, cache_dir, chunk_size=chunk_size, stream="test")
     return train, test
+
+
+# ------------------------------------------------- the command line's stream spec
+
+#: The default stream of ``omlc run``: rcv1-like sparsity, small enough for seconds.
+DEFAULT_STREAM = dict(n_samples=60_000, n_features=20_000, n_labels=50, nnz_per_row=60,
+                      cardinality=3.0, noise=0.5)
+_SPEC_KEYS = {"n": "n_samples", "d": "n_features", "L": "n_labels", "l": "n_labels",
+              "nnz": "nnz_per_row", "card": "cardinality", "noise": "noise", "stream": "stream"}
+
+
+def parse_stream_spec(spec):
+    """The :func:`make_multilabel_stream` parameters of a ``synthetic[:k=v,...]``
+    spec (``omlc run --data``): n, d, L, nnz, card, noise, stream over
+    ``DEFAULT_STREAM``. Unset nnz and card shrink to fit a small d and L.
+    ValueError, starting with the spec, names every problem."""
+    params = dict(DEFAULT_STREAM)
+    given = set()
+    if ":" in spec:
+        for item in spec.split(":", 1)[1].split(","):
+            if not item.strip():
+                continue
+            k, eq, v = item.partition("=")
+            key = _SPEC_KEYS.get(k.strip())
+            if key is None:
+                raise ValueError(f"{spec}: unknown synthetic option {k.strip()!r} "
+                                 f"(use n, d, L, nnz, card, noise, stream)")
+            as_float = key in ("cardinality", "noise")
+            try:
+                value = float(v)
+                if not as_float:
+                    if value != int(value):
+                        raise ValueError
+                    value = int(value)
+            except (ValueError, OverflowError):
+                raise ValueError(f"{spec}: {k.strip()} must be "
+                                 f"{'a number' if as_float else 'an integer'}, got {v.strip()!r}") \
+                    from None
+            params[key] = value
+            given.add(key)
+    elif spec != "synthetic":
+        raise ValueError(f"{spec}: write synthetic options after a colon, "
+                         f"e.g. synthetic:n=5000,d=2000,L=20")
+    n, d, L = params["n_samples"], params["n_features"], params["n_labels"]
+    if "nnz_per_row" not in given and d >= 2:
+        # The default row length (60, rcv1-like) shrinks with a small vocabulary:
+        # at most a tenth of d, so rows stay sparse and the spec stays valid.
+        params["nnz_per_row"] = max(1, min(params["nnz_per_row"], d // 10))
+    if "cardinality" not in given and L >= 1:
+        params["cardinality"] = min(params["cardinality"], L / 2)
+    problems = []
+    if n < 1:
+        problems.append("n (rows) must be at least 1")
+    if d < 2:
+        problems.append("d (features) must be at least 2")
+    if L < 1:
+        problems.append("L (labels) must be at least 1")
+    if not 0 < params["nnz_per_row"] < d:
+        problems.append(f"nnz must be between 1 and d - 1 = {d - 1}")
+    if not 0 <= params["cardinality"] < L:
+        problems.append(f"card must be in [0, L) = [0, {L})")
+    if params.get("stream", 0) < 0:
+        problems.append("stream must be >= 0")
+    if params["noise"] < 0:
+        problems.append("noise must be >= 0")
+    if problems:
+        raise ValueError(f"{spec}: " + "; ".join(problems))
+    return params

@@ -1202,13 +1202,3 @@ def _drop_pages(arr, lo, hi):
     last = ((arr.ctypes.data - base + hi) // page) * page
     if last > first:
         mm.madvise(mmap_module.MADV_DONTNEED, first, last - first)
-
-
-
-def __getattr__(name):
-    # Loading files (format sniffing, the source key, parse-then-cache) lives
-    # in omlc.io.files, which builds on this module; the old names still resolve.
-    if name in ("load", "load_files", "sniff_format", "source_key"):
-        from omlc.io import files
-        return getattr(files, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

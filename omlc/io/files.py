@@ -55,6 +55,8 @@ def sniff_format(path):
         return "arff"
     if suffixes and suffixes[-1] in (".svm", ".libsvm", ".svmlight"):
         return "libsvm"
+    if suffixes and suffixes[-1] in (".csv", ".tsv"):
+        raise _csv_error(p)
     kind = None
     try:
         with open(p, "rb") as raw:
@@ -66,12 +68,32 @@ def sniff_format(path):
         if kind is not None:
             raise compression.damaged(str(p), kind, exc) from exc
         raise DataFormatError(f"cannot read ({exc})", path=str(p)) from exc
-    for line in head.splitlines():
-        line = line.strip()
-        if not line or line.startswith(b"%"):
-            continue
-        return "arff" if line[:9].lower() == b"@relation" else "libsvm"
+    lines = [ln.strip() for ln in head.splitlines()]
+    lines = [ln for ln in lines if ln and not ln.startswith((b"%", b"#"))]
+    if lines and lines[0][:9].lower() == b"@relation":
+        return "arff"
+    if _looks_like_csv(lines[:5]):
+        raise _csv_error(p)
     return "libsvm"
+
+
+def _looks_like_csv(lines):
+    # A dense table (``0.1,0.2,1,0``) has no ``idx:val`` token on any line; a
+    # LIBSVM row with labels but no features would too, but not the first five.
+    if not lines:
+        return False
+    for ln in lines:
+        cells = ln.replace(b"\t", b",").replace(b";", b",").split(b",")
+        if b":" in ln or len(cells) < 3:
+            return False
+    return True
+
+
+def _csv_error(p):
+    return DataFormatError("CSV is not a supported format; convert it to LIBSVM (a line is "
+                           "'l1,l2 idx:val idx:val ...', labels first) or ARFF (MEKA/Mulan), or "
+                           "load it with NumPy/pandas and pass the arrays to the learners",
+                           path=str(p))
 
 
 def file_fingerprint(path):
@@ -215,6 +237,9 @@ def load(path, *, cache_dir=None, refresh=False, verify=False, **parse_options):
     warning. Registered data set names are :func:`omlc.load`'s business.
     """
     p = Path(path).expanduser() if isinstance(path, (str, os.PathLike)) else None
+    if p is not None and p.is_dir():
+        raise IsADirectoryError(f"{path}: is a directory; give a data file (.arff, or LIBSVM "
+                                f".svm/.txt, optionally .gz/.bz2/.xz)")
     if p is None or not p.is_file():
         hint = ""
         if isinstance(path, str) and os.sep not in path and not (os.altsep and os.altsep in path):

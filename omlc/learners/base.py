@@ -19,9 +19,13 @@ import scipy.sparse as sp
 
 from omlc._core.linear import NonFiniteError, decide, learn
 from omlc._core.rowstream import RowStream
-from omlc._validation import (check_fits, check_random_state, check_row, check_row_labels,
-                              check_X, check_Y, csr_arrays)
-from omlc.exceptions import NotFittedError
+from omlc._validation import (check_feature_names, check_fits, check_random_state, check_row,
+                              check_row_labels, check_sample_weight, check_X, check_Y,
+                              csr_arrays)
+from omlc.exceptions import NotFittedError, UnscaledDataWarning
+
+#: Feature magnitudes beyond this make a fixed-step learner warn (as ``omlc run`` does).
+WIDE_RANGE = 10.0
 
 
 def clone(learner, **overrides):
@@ -40,6 +44,28 @@ class BaseLearner:
     one after the other and a prediction never sees a half-applied update.
     Separate models (e.g. :func:`clone` copies) run in parallel: the compiled
     loops release the GIL.
+
+    Sample weights: ``fit``, ``partial_fit``, ``predict_then_learn`` and
+    ``partial_fit_row`` take ``sample_weight``, one non-negative importance
+    weight per row (as scikit-learn's SGD/PA estimators and Vowpal Wabbit take
+    them). Weight 0 leaves the model exactly as it was (``predict_then_learn``
+    still predicts the row); weight 1 is the plain step; an integer weight k
+    learns the row k times in succession; fractional weights are rounded
+    systematically along the stream (row i is learned
+    ``floor(c + w_1 + ... + w_i) - floor(c + w_1 + ... + w_{i-1})`` times, ``c``
+    the fraction carried over from earlier calls in ``_sample_weight_carry_``),
+    so the steps taken add up to the weights. ``n_samples_seen_`` counts the
+    steps. What k repetitions scale depends on the algorithm:
+
+    * the linear learners (FALT, SALT, PA-BR, RankSVM, MMP): k successive
+      steps on the row; with a small step this is the loss gradient scaled
+      by k, while PA's and ALT's loss-capped steps stop early once the row
+      is fitted (as Vowpal Wabbit's importance-aware updates do);
+    * the recursive least-squares learners (OS-ELM, ELM-OMLL, the regressors of
+      the label-space learners): exactly the row's squared loss weighted by k;
+    * the boosters (Ada.OLMR, OnlineBMR): the Hoeffding trees' statistics count
+      the row k times, and the booster's expert weights take k steps;
+    * the kernel learners: k updates of the support set on the row.
     """
 
     def __new__(cls, *args, **kwargs):
@@ -118,11 +144,15 @@ class BaseLearner:
             raise NotFittedError(f"{type(self).__name__} has not seen any data yet; "
                                  "call partial_fit or fit first")
 
-    def _validate(self, X, Y, n_labels):
+    def _validate(self, X, Y, n_labels, sample_weight=None, classes=None):
         # Hyperparameters may have been set on a fitted model: they are checked
         # before every learning call, so an invalid one never reaches a kernel.
         self._check_params()
+        n_labels = _labels_from(n_labels, classes)
         first = not self.is_fitted
+        if not first:
+            check_feature_names(self, X, reset=False)
+        names_from = X
         X = check_X(X, None if first else self.n_features_in_, owner=type(self).__name__)
         if Y is None:
             # (the second half is scikit-learn's wording, which its checks expect)
@@ -133,6 +163,7 @@ class BaseLearner:
                 raise ValueError(f"n_labels={n_labels} but the model has {self.n_labels_} labels")
             n_labels = self.n_labels_
         Y = check_Y(Y, X.shape[0], n_labels)
+        w = check_sample_weight(sample_weight, X.shape[0])
         if first and Y.shape[1] < self._min_labels:
             raise ValueError(f"{type(self).__name__}: Y has {Y.shape[1]} label columns; this "
                              f"model needs at least {self._min_labels} (pass n_labels= or an "
@@ -142,13 +173,16 @@ class BaseLearner:
             # leaves no half state: is_fitted stays False.
             try:
                 self.n_features_in_ = X.shape[1]
+                check_feature_names(self, names_from, reset=True)
                 self.n_labels_ = Y.shape[1]
                 self.n_samples_seen_ = 0
                 self._init_state(self.n_features_in_, self.n_labels_)
             except BaseException:
                 self._reset()
                 raise
-        return X, Y
+            if self._unit_scale_step and X.nnz:
+                _warn_if_unscaled(self, X)
+        return X, Y, w
 
     @staticmethod
     def _stream(X, Y=None, order=None):
@@ -159,43 +193,55 @@ class BaseLearner:
                          np.ascontiguousarray(Y.indices, dtype=np.int32), Y.shape[1], order=order)
 
     # --- public API -----------------------------------------------------
-    def partial_fit(self, X, Y, *, n_labels=None):
+    def partial_fit(self, X, Y=None, *, n_labels=None, classes=None, sample_weight=None,
+                    y=None):
         """One online step per row of ``X`` (in order). Returns ``self``.
 
         ``n_labels`` fixes the label count on the first call when ``Y`` is given
-        as lists of label indices.
+        as lists of label indices; ``classes`` (scikit-learn's name) does the
+        same with the label column ids ``0..L-1``. ``sample_weight`` (one
+        non-negative weight per row, or one for all) weighs rows as importance
+        weights: see *Sample weights* in the class docstring. ``y`` is another
+        name for ``Y`` (scikit-learn passes the target by that keyword).
         """
+        Y = _target(Y, y)
         with self._lock:
-            X, Y = self._validate(X, Y, n_labels)
-            self._learn_counted(X, Y, None, None)
+            X, Y, w = self._validate(X, Y, n_labels, sample_weight, classes)
+            self.n_samples_seen_ += self._learn_counted(X, Y, None, w, None)
         return self
 
-    def _learn_counted(self, X, Y, order, out):
-        # n_samples_seen_ counts the rows learned, also when a block stops
-        # part-way (NonFiniteError says how many went in).
+    def _learn_counted(self, X, Y, order, w, out):
+        # n_samples_seen_ counts the row steps taken, also when a block stops
+        # part-way (NonFiniteError says how many of that block went in).
         try:
-            self._learn(X, Y, order, out)
+            return self._learn_weighted(X, Y, order, w, out)
         except NonFiniteError as exc:
             if getattr(exc, "n_learned", None) is not None:
                 self.n_samples_seen_ += int(exc.n_learned)
             raise
-        self.n_samples_seen_ += X.shape[0]
 
-    def predict_then_learn(self, X, Y, *, n_labels=None):
+    def predict_then_learn(self, X, Y, *, n_labels=None, classes=None, sample_weight=None):
         """Prequential step: decision values of each row before it is learned.
 
         Returns a dense ``(n_samples, n_labels)`` array; the model has learned
-        every row when it returns.
+        every row when it returns (a row of weight 0 is only predicted).
         """
         with self._lock:
-            X, Y = self._validate(X, Y, n_labels)
+            X, Y, w = self._validate(X, Y, n_labels, sample_weight, classes)
             out = np.empty((X.shape[0], self.n_labels_), dtype=np.float64)
-            self._learn_counted(X, Y, None, out)
+            self.n_samples_seen_ += self._learn_counted(X, Y, None, w, out)
         return out
 
-    def fit(self, X, Y, *, n_labels=None, shuffle=False):
-        """Fresh state, then one online pass; ``shuffle=True`` visits the rows in
-        an order drawn from ``random_state`` (the data is not copied)."""
+    def fit(self, X, Y=None, *, n_labels=None, classes=None, shuffle=False, passes=1,
+            sample_weight=None, y=None):
+        """Fresh state, then ``passes`` online passes over the rows (scikit-learn's
+        ``max_iter``, Vowpal Wabbit's ``--passes``); ``shuffle=True`` visits the
+        rows of each pass in a new order drawn from ``random_state`` (the data
+        is not copied). ``y`` is another name for ``Y``. A ``sample_weight`` of
+        0 for every row is refused, as in scikit-learn (nothing to learn)."""
+        Y = _target(Y, y)
+        if isinstance(passes, bool) or not isinstance(passes, (int, np.integer)) or passes < 1:
+            raise ValueError(f"passes must be a positive integer, got {passes!r}")
         with self._lock:
             self._check_params()
             # Validated before the old state goes: a refused fit leaves the
@@ -203,40 +249,95 @@ class BaseLearner:
             kept = {k: v for k, v in vars(self).items() if k.endswith("_") and not k.startswith("__")}
             self._reset()
             try:
-                X, Y = self._validate(X, Y, n_labels)
+                X, Y, w = self._validate(X, Y, n_labels, sample_weight, classes)
+                if w is not None and w.size and not w.any():
+                    raise ValueError("sample_weight is zero for every row: fit has nothing to "
+                                     "learn")
             except BaseException:
                 self._reset()
                 self.__dict__.update(kept)
                 raise
-            order = None
-            if shuffle:
-                order = check_random_state(getattr(self, "random_state", None)).permutation(X.shape[0])
-            self._learn_counted(X, Y, order, None)
+            rng = check_random_state(getattr(self, "random_state", None)) if shuffle else None
+            for _ in range(int(passes)):
+                order = rng.permutation(X.shape[0]) if shuffle else None
+                self.n_samples_seen_ += self._learn_counted(X, Y, order, w, None)
         return self
+
+    # --- sample weights ----------------------------------------------------
+    def _repeat_counts(self, w):
+        """How many times each row (in visiting order) is learned for weights
+        ``w``: an integer weight k exactly k times; fractional weights by
+        systematic rounding of their running sum (the fraction left over is
+        kept in ``_sample_weight_carry_`` for the next call), so the rows are
+        learned as many times as their weights add up to, without randomness."""
+        if np.array_equal(w, np.floor(w)):
+            return w.astype(np.int64)
+        carry = float(getattr(self, "_sample_weight_carry_", 0.0))
+        cum = np.floor(carry + np.cumsum(w))
+        counts = np.diff(np.concatenate(([0.0], cum))).astype(np.int64)
+        self._sample_weight_carry_ = float(carry + w.sum() - cum[-1])
+        return counts
+
+    def _learn_weighted(self, X, Y, order, w, out):
+        """Learn (X, Y) with row weights ``w`` (None: all 1); returns the number
+        of row steps taken (what ``n_samples_seen_`` counts)."""
+        n = X.shape[0]
+        if w is None or not (w != 1.0).any():
+            self._learn(X, Y, order, out)
+            return n
+        visit = np.arange(n) if order is None else np.asarray(order, dtype=np.int64)
+        counts = self._repeat_counts(w[visit])
+        if out is None:
+            idx = np.repeat(visit, counts)
+            if idx.size:
+                self._learn(X[idx], Y[idx], None, None)
+            return int(idx.size)
+        # Prequential (natural order): each row's decision values before it is
+        # learned; a run of weight-0 rows sees the model as it is at that point.
+        learned = 0
+        edges = np.flatnonzero(np.diff((counts > 0).astype(np.int8))) + 1
+        for a, b in zip(np.concatenate(([0], edges)), np.concatenate((edges, [n]))):
+            c = counts[a:b]
+            if c[0] == 0:
+                out[a:b] = self._decision(X[a:b])
+                continue
+            idx = np.repeat(np.arange(a, b), c)
+            tmp = np.empty((idx.size, out.shape[1]), dtype=np.float64)
+            self._learn(X[idx], Y[idx], None, tmp)
+            out[a:b] = tmp[np.concatenate(([0], np.cumsum(c)[:-1]))]
+            learned += idx.size
+        return learned
 
     def decision_function(self, X):
         """Dense ``(n_samples, n_labels)`` scores; positive means predicted relevant."""
         with self._lock:
             self._check_fitted()
+            check_feature_names(self, X, reset=False)
             X = check_X(X, self.n_features_in_, owner=type(self).__name__)
             return self._decision(X)
 
     # --- one row at a time (River, streaming services) ---------------------
-    def partial_fit_row(self, indices, values, labels):
+    def partial_fit_row(self, indices, values, labels, *, sample_weight=None):
         """One online step on one sparse row given as arrays: column ids
         ``indices`` with their ``values``, and the row's relevant label ids
         ``labels``. Equal to ``partial_fit`` on the same row as a 1-row CSR
         matrix, with the same checks (:func:`omlc._validation.check_row`), but
         without SciPy matrices on the way: the cheap path for a single row.
         The model must have learned before (its first ``partial_fit`` fixes
-        the feature and label counts)."""
+        the feature and label counts). ``sample_weight``: the row's weight
+        (a number; see *Sample weights* in the class docstring)."""
         with self._lock:
             self._check_fitted()
             self._check_params()
             xp, xi, xv = check_row(indices, values, self.n_features_in_)
             yp, yi = check_row_labels(labels, self.n_labels_)
-            self._learn_row(xp, xi, xv, yp, yi, None)
-            self.n_samples_seen_ += 1
+            reps = 1
+            if sample_weight is not None:
+                w = check_sample_weight(sample_weight, 1)
+                reps = int(self._repeat_counts(w)[0]) if w[0] != 1.0 else 1
+            for _ in range(reps):
+                self._learn_row(xp, xi, xv, yp, yi, None)
+            self.n_samples_seen_ += reps
         return self
 
     def decision_row(self, indices, values):
@@ -312,6 +413,10 @@ class BaseLearner:
                 "requires_y": True, "X_types": ["2darray", "sparse"], "poor_score": True,
                 "allow_nan": False, "binary_only": False}
 
+    #: True for learners whose default step assumes features of order 1: their
+    #: first block warns (once per model) when it holds much larger values.
+    _unit_scale_step = False
+
     # Fewest label columns the model can learn (0: an empty label space works).
     _min_labels = 0
 
@@ -346,6 +451,8 @@ class LinearLearner(BaseLearner):
     (``_optimizer``) and how many steps per row (``_steps``); one compiled
     driver (:func:`omlc._core.linear.learn`) runs every linear learner.
     """
+
+    _unit_scale_step = True
 
     def _loss(self):
         raise NotImplementedError
@@ -411,6 +518,38 @@ class LinearLearner(BaseLearner):
         if self._intercept:
             return self.W_[self.n_features_in_]
         return np.zeros(self.W_.shape[1], dtype=self.W_.dtype)
+
+
+def _warn_if_unscaled(learner, X):
+    import warnings
+    peak = float(np.abs(X.data).max())
+    if peak > WIDE_RANGE:
+        warnings.warn(f"{type(learner).__name__}: feature values reach {peak:g} and the data "
+                      f"is not scaled; its fixed step size assumes features within about "
+                      f"[-1, 1]: scale them (omlc.preprocessing.MaxAbsScaler or ScaledLearner)",
+                      UnscaledDataWarning, stacklevel=4)
+
+
+def _target(Y, y):
+    if y is not None:
+        if Y is not None:
+            raise TypeError("give the label sets once, as Y or as y")
+        return y
+    return Y
+
+
+def _labels_from(n_labels, classes):
+    """The label count from ``n_labels`` or scikit-learn's ``classes`` (the
+    label column ids, which must be ``0..L-1``: omlc's labels are columns)."""
+    if classes is None:
+        return n_labels
+    c = np.asarray(classes)
+    if c.ndim != 1 or c.dtype.kind not in "iu" or not np.array_equal(c, np.arange(c.shape[0])):
+        raise ValueError("classes must be the label column ids 0, 1, ..., L-1 (omlc's labels "
+                         "are the columns of Y); pass n_labels=L for the same effect")
+    if n_labels is not None and n_labels != c.shape[0]:
+        raise ValueError(f"classes has {c.shape[0]} labels but n_labels={n_labels}")
+    return int(c.shape[0])
 
 
 def _one_row(indptr, indices, data, n_cols):

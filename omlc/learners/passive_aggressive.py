@@ -49,6 +49,9 @@ class PassiveAggressiveBR(LinearLearner):
     (2000, 10)
     """
 
+    # PA's step is loss / ||x||^2: it adapts to the scale of the features.
+    _unit_scale_step = False
+
     def __init__(self, variant="pa1", C=1.0, kernel="linear", gamma=None, degree=3,
                  coef0=1.0, budget=None, budget_policy="oldest", fit_intercept=False,
                  dtype=np.float64, random_state=None):

@@ -26,7 +26,7 @@ Undefined terms (field of ``Conventions`` → choices; **default** first)
 =========================  ==================  ==========================================
 case                       field               choices and who uses them
 =========================  ==================  ==========================================
-precision, P = ∅           precision_empty     **match** (1 iff Y = ∅ too; ALT §9.4 rec.)
+precision, P = ∅           precision_empty     **match** (1 iff Y = ∅ too; Mulan; ALT Sec. 6.2 open)
                                                zero (OSML-ELM code; sklearn zd=0),
                                                one (sklearn zd=1), exclude
 recall, Y = ∅              recall_empty        same as precision (with P and Y swapped)
@@ -35,10 +35,10 @@ Jaccard accuracy,          accuracy_empty      **match** = one (CS-DPP c(y,y)=0,
 f1_mean, Y = P = ∅         f1_empty            as accuracy_empty
 f1 (harmonic)              —                   2P̄R̄/(P̄+R̄) of the two means above, 0 if
                                                both are 0 (ALT Table 2 "F1")
-micro/macro 0/0, e.g.      zero_division       **0** (ALT §9.4 rec., LIBSVM tools,
+micro/macro 0/0, e.g.      zero_division       **0** (ALT Sec. 6.2 open; LIBSVM tools,
   F1 of a label with                           sklearn default), 1
   tp = fp = fn = 0
-ranking loss (both tie     ranking_empty       **exclude** (ALT §9.4, ANSGD §8.7),
+ranking loss (both tie     ranking_empty       **exclude** (ALT Sec. 6.2 Rl, ANSGD Sec. 5),
   rules) and AUC,                              zero: loss 0 / AUC 1 kept in the mean
   Y = ∅ or Y = all                             (boosting code; sklearn
                                                label_ranking_loss)
@@ -54,7 +54,7 @@ coverage, Y = ∅            coverage_empty      **exclude**, zero (sklearn)
 average precision, Y = ∅   average_precision_  **exclude**, one (sklearn LRAP), zero
                            empty
 CS-DPP costs               —                   fixed by c(y,y)=0: F1/accuracy 0/0 → cost
-                                               0; no pair → rank cost 0 (csdpp §2)
+                                               0; no pair → rank cost 0 (CS-DPP Sec. 2)
 =========================  ==================  ==========================================
 
 Presets (``conventions="alt" | "boosting" | "ansgd" | "csdpp" | "sklearn"``)

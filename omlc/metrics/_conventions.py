@@ -41,7 +41,8 @@ class Conventions:
 
     Ranking rules: ``ranking_empty`` applies to ranking loss (both tie rules)
     and AUC on rows where Y = ∅ or Y = all labels (no relevant/irrelevant
-    pair): ``"exclude"`` (ALT §9.4 and ANSGD §8.7 recommendations) or ``"zero"``
+    pair): ``"exclude"`` (the ALT paper's Rl, Sec. 6.2, and the ANSGD paper's AUC,
+    Sec. 5 with eq. 3, divide by |Y||Ȳ|, undefined there) or ``"zero"``
     (loss 0, AUC 1, row kept in the denominator: the boosting paper's code and
     scikit-learn's ``label_ranking_loss``).  ``one_error_empty``,
     ``coverage_empty`` and ``average_precision_empty`` apply to rows with
@@ -60,8 +61,9 @@ class Conventions:
 
     ``zero_division``: the value of a label-based (micro/macro) precision,
     recall or F1 whose denominator is 0, e.g. the F1 of a label with
-    tp = fp = fn = 0.  0 is the ALT §9.4 recommendation (LIBSVM multilabel
-    tools) and scikit-learn's default; 1 is the alternative.
+    tp = fp = fn = 0.  0 is the LIBSVM multilabel tools' value and
+    scikit-learn's default (the ALT paper, Sec. 6.2, leaves it open); 1 is the
+    alternative.
     """
 
     precision_empty: str = "match"
@@ -105,15 +107,19 @@ class Conventions:
 
 #: Which paper uses which choice.  Unlisted fields keep the defaults above.
 PRESETS = {
-    # The defaults: ALT §9.4's recommendations (Mulan-style set terms,
-    # ranking loss over rows that have a pair, macro-F1 0 for unused labels).
+    # The defaults, filling what the ALT paper's metrics (Sec. 6.2) leave open:
+    # Mulan-style set terms, ranking loss over rows that have a pair, macro-F1 0
+    # for unused labels.
     "alt": {},
-    # Boosting (Jung & Tewari) §12.3: degenerate rows score rank loss 0 and stay
-    # in the average, as the authors' code does.
+    # Boosting (Jung & Tewari): their rank loss (Sec. 3.1, w_Y = 1/(|Y||Y^c|)) is
+    # undefined on a degenerate row; the authors' code scores it 0 and keeps it
+    # in the average.
     "boosting": {"ranking_empty": "zero"},
-    # ANSGD (Park & Choi) §6/§8.7: AUC over rows with both kinds of labels.
+    # ANSGD (Park & Choi, Sec. 5, AUC = 1 - ranking loss of eq. 3): AUC over rows
+    # with both kinds of labels.
     "ansgd": {"ranking_empty": "exclude"},
-    # CS-DPP §2: c(y, y) = 0 forces F1 and accuracy 1 when both sets are empty;
+    # CS-DPP (Chu, Huang & Lin, Sec. 2): c(y, y) = 0 forces F1 and accuracy 1
+    # when both sets are empty;
     # its cost functions (``csdpp_costs``) build the rule in.
     "csdpp": {"accuracy_empty": "match", "f1_empty": "match"},
     # scikit-learn's metrics with zero_division=0 (its default after warning).

@@ -100,8 +100,9 @@ def _one(metric, Y_true, Y_pred=None, scores=None, **conv):
 def precision(Y_true, Y_pred, *, empty="match", n_labels=None):
     """Example-based precision: mean of |Y∩P|/|P|.
 
-    ``empty`` scores a row with P = ∅: ``"match"`` 1 if Y = ∅ too else 0 (ALT
-    §9.4, default), ``"one"``/``"zero"`` (scikit-learn ``zero_division``;
+    ``empty`` scores a row with P = ∅: ``"match"`` 1 if Y = ∅ too else 0 (Mulan's
+    rule, default; the ALT paper's Psn, Sec. 6.2, leaves P = ∅ open),
+    ``"one"``/``"zero"`` (scikit-learn ``zero_division``;
     ``"zero"`` is the OSML-ELM code), ``"exclude"`` drops the row.
     """
     return _one("precision", Y_true, Y_pred, n_labels=n_labels, precision_empty=empty)
@@ -153,7 +154,8 @@ def _label_metric(kind, formula):
     f.__name__ = kind
     f.__qualname__ = kind
     f.__doc__ = (f"{formula}, counts over all rows.  ``zero_division`` (0 or 1) "
-                 "is the value of a 0/0 ratio (ALT §9.4 and scikit-learn default: 0).")
+                 "is the value of a 0/0 ratio (LIBSVM multilabel tools and scikit-learn "
+                 "default: 0; the ALT paper, Sec. 6.2, leaves it open).")
     return f
 
 

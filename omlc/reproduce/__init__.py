@@ -1,5 +1,5 @@
-"""Re-runs of the papers' experiments, printed beside the published numbers.
+"""The reproductions not yet moved to :mod:`omlc.experiments` (csdpp, boosting).
 
-One module per paper (``omlc.reproduce.alt``, ...), each with ``run``,
-``format_side_by_side`` and ``main(argv)`` for ``omlc reproduce <paper>``.
+Each module has ``run``, a report and ``main(argv)`` for ``omlc reproduce
+<paper>``; the other papers are experiments (``omlc/experiments/``).
 """

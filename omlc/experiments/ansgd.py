@@ -40,35 +40,21 @@ unsmoothed pairwise hinge of the test rows, against t, for ANSGD and SGD (raw
 and averaged iterates) on corel5k and the mediamill stand-in; the paper shows
 only the curves (no numbers) and says ANSGD converges "significantly faster".
 """
-import argparse
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
 from omlc._parallel import effective_n_jobs, run_tasks
-from omlc.reproduce._results import (add_parallel_arguments, append_row, duration, jsonable,
-                                     load_rows, say)
+from omlc.experiments import store
+from omlc.experiments.protocol import Experiment, Unit, option
+from omlc.experiments.store import duration, say
 
 ALGORITHMS = ("Batch", "SGD", "MMP", "ANSGD")
 PAPER_DATASETS = ("corel5K", "rcv1v2", "bibtex", "tmc2007", "mediamill", "bookmark")
-#: Table 2 of the paper: AUC mean (std) over 5 folds.
-PAPER_TABLE2 = {
-    ("corel5K", "Batch"): (0.895, 0.002), ("corel5K", "SGD"): (0.885, 0.003),
-    ("corel5K", "MMP"): (0.843, 0.007), ("corel5K", "ANSGD"): (0.887, 0.003),
-    ("rcv1v2", "Batch"): (0.969, 0.001), ("rcv1v2", "SGD"): (0.963, 0.001),
-    ("rcv1v2", "MMP"): (0.964, 0.002), ("rcv1v2", "ANSGD"): (0.964, 0.001),
-    ("bibtex", "Batch"): (0.946, 0.001), ("bibtex", "SGD"): (0.935, 0.003),
-    ("bibtex", "MMP"): (0.935, 0.002), ("bibtex", "ANSGD"): (0.945, 0.001),
-    ("tmc2007", "Batch"): (0.958, 0.001), ("tmc2007", "SGD"): (0.954, 0.002),
-    ("tmc2007", "MMP"): (0.956, 0.001), ("tmc2007", "ANSGD"): (0.957, 0.002),
-    ("mediamill", "Batch"): (0.953, 0.001), ("mediamill", "SGD"): (0.945, 0.001),
-    ("mediamill", "MMP"): (0.948, 0.001), ("mediamill", "ANSGD"): (0.946, 0.001),
-    ("bookmark", "Batch"): (0.922, 0.001), ("bookmark", "SGD"): (0.905, 0.002),
-    ("bookmark", "MMP"): (0.906, 0.002), ("bookmark", "ANSGD"): (0.913, 0.001),
-}
+#: Table 2 of the paper, AUC mean (std) over 5 folds (``tables/ansgd_table2.csv``).
+PAPER_TABLE2 = {(r["dataset"], r["algorithm"]): (float(r["auc"]), float(r["auc_std"]))
+                for r in store.paper_table("ansgd_table2")}
 DATASETS = {
     "corel5k": dict(paper="corel5K", registry="corel5k", comparable=True,
                     note="Mulan corel5k (5,000 rows), the paper's data."),
@@ -245,38 +231,37 @@ def run_dataset(name, search="cheap", n_folds=N_FOLDS, steps=STEPS, seed=0, prog
             for a in algorithms}
 
 
-def run(datasets=None, search="cheap", n_folds=N_FOLDS, steps=STEPS, seed=0, progress=None,
-        results_path=None, on_row=None, fresh=False, n_jobs=1, prefer="threads"):
-    """Every row of the table, in the paper's order; finished data sets are
-    appended to ``results_path`` and reused on a rerun with the same settings."""
-    settings = settings_key(search, n_folds, steps, seed)
-    done = {} if fresh or results_path is None else \
-        load_rows(results_path, settings, lambda r: (r["dataset"], r["algorithm"]))
-    rows = []
+def _units(datasets=None):
+    """One unit per data set (its four rows), in the paper's order; the
+    absent data sets' rows come filled in."""
+    for d in datasets or ():
+        if d not in DATASETS:
+            raise ValueError(f"unknown data set {d!r}; known: {', '.join(DATASETS)}")
+    units = []
     chosen = datasets or list(DATASETS)
     for paper_ds in PAPER_DATASETS:
         names = [n for n, s in DATASETS.items() if s["paper"] == paper_ds and n in chosen]
-        if not names:
-            if datasets is None and paper_ds in ABSENT:
-                for a in ALGORITHMS:
-                    row = _row(paper_ds, a, "missing data", ABSENT[paper_ds])
-                    rows.append(row)
-                    if on_row:
-                        on_row(row)
-            continue
+        if not names and datasets is None and paper_ds in ABSENT:
+            units.append(Unit(paper_ds, tuple((paper_ds, a) for a in ALGORITHMS),
+                              rows=[_row(paper_ds, a, "missing data", ABSENT[paper_ds])
+                                    for a in ALGORITHMS]))
         for name in names:
-            if all((name, a) in done for a in ALGORITHMS):
-                computed = {a: done[(name, a)] for a in ALGORITHMS}
-            else:
-                computed = run_dataset(name, search, n_folds, steps, seed, progress,
-                                       n_jobs=n_jobs, prefer=prefer)
-                if results_path is not None:
-                    for a in ALGORITHMS:
-                        append_row(results_path, settings, computed[a])
-            for a in ALGORITHMS:
-                rows.append(computed[a])
-                if on_row:
-                    on_row(computed[a])
+            units.append(Unit(name, tuple((name, a) for a in ALGORITHMS), dict(dataset=name)))
+    return units
+
+
+def run(datasets=None, search="cheap", n_folds=N_FOLDS, steps=STEPS, seed=0, progress=None,
+        n_jobs=1, prefer="threads"):
+    """Every row of the table, in the paper's order, without a rows file
+    (``omlc reproduce ansgd`` runs the same units through the runner)."""
+    rows = []
+    for unit in _units(datasets):
+        if unit.rows is not None:
+            rows += unit.rows
+            continue
+        computed = run_dataset(unit.data["dataset"], search, n_folds, steps, seed, progress,
+                               n_jobs=n_jobs, prefer=prefer)
+        rows += [computed[a] for a in ALGORITHMS]
     return rows
 
 
@@ -403,7 +388,7 @@ def markdown_report(rows, command, claims, curve_lines, elapsed):
     out = ["# ANSGD paper (Park & Choi), Table 2 and Fig. 1, reproduced by omlc", "",
            f"Command: `{command}`", "", f"Total time: {duration(elapsed)}.", "",
            "AUC mean (std) over 5 folds; λ chosen by the batch solver (see the module "
-           "`omlc.reproduce.ansgd` for the protocol and every decision the paper leaves open).",
+           "`omlc.experiments.ansgd` for the protocol and every decision the paper leaves open).",
            "", format_table(rows), "", "## The paper's claims on these runs", "",
            "| claim | holds | numbers |", "|---|---|---|"]
     out += [f"| {c} | {'yes' if ok else '**no**'} | {d} |" for c, ok, d in claims]
@@ -427,82 +412,91 @@ def _curve_lines(all_curves):
     return lines
 
 
-def main(argv=None):
-    p = argparse.ArgumentParser(
-        prog="omlc reproduce ansgd",
-        description="Table 2 (AUC) and Fig. 1 (objective against t) of the ANSGD paper, omlc "
-                    "beside the published numbers. Rows are printed as each data set finishes and "
-                    "appended to a JSON-lines results file; a rerun reuses them.")
-    p.add_argument("--datasets", default=None,
-                   help="comma-separated: " + ",".join(DATASETS) + " (default: all)")
-    p.add_argument("--search", choices=("paper", "cheap", "fixed"), default="cheap",
-                   help="lambda: chosen on every fold (paper), on the first fold only (cheap, "
-                        "default), or the values recorded from the cheap search (fixed)")
-    p.add_argument("--folds", type=int, default=N_FOLDS)
-    p.add_argument("--steps", type=int, default=STEPS, help="online steps T (paper: 70,000)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--curves", default=None, metavar="FILE.png",
-                   help="also compute Fig. 1 (corel5k and the mediamill stand-in) into FILE.png")
-    p.add_argument("--out", default=None, metavar="FILE.md", help="also write a markdown report")
-    p.add_argument("--results", default=None, metavar="FILE.jsonl",
-                   help="finished rows (default: FILE.rows.jsonl beside --out, else in the omlc "
-                        "cache directory)")
-    p.add_argument("--fresh", action="store_true", help="recompute every row")
-    p.add_argument("--quiet", action="store_true", help="no progress messages")
-    add_parallel_arguments(p)
-    args = p.parse_args(argv)
-    datasets = [x.strip() for x in args.datasets.split(",")] if args.datasets else None
-    for d in datasets or ():
-        if d not in DATASETS:
-            raise ValueError(f"unknown data set {d!r}; known: {', '.join(DATASETS)}")
-    if args.folds < 2 or args.steps < 1:
-        raise ValueError("--folds must be at least 2 and --steps at least 1")
-    if args.curves:
-        import importlib.util
-        if importlib.util.find_spec("matplotlib") is None:
-            raise ImportError("--curves needs matplotlib: pip install 'omlc[plot]'")
-    settings = settings_key(args.search, args.folds, args.steps, args.seed)
-    if args.results:
-        results = Path(args.results)
-    elif args.out:
-        results = Path(args.out).with_name(Path(args.out).stem + ".rows.jsonl")
-    else:
-        from omlc.io.cache import get_cache_dir
-        results = get_cache_dir() / "reproduce" / \
-            f"ansgd-{args.search}-f{args.folds}-t{args.steps}-s{args.seed}.jsonl"
-    progress = None if args.quiet else True
-    names = datasets or list(DATASETS)
-    est = sum(FOLD_SECONDS.get(n, 30) for n in names) * args.folds * args.steps / STEPS
-    say(progress, f"omlc reproduce ansgd: {len(names)} data set(s), about {duration(est)} on a "
-                  f"2-core laptop; finished data sets go to {results}")
-    t0 = time.perf_counter()
-    print(HEAD, flush=True)
-    rows = run(datasets, args.search, args.folds, args.steps, args.seed, progress, results,
-               on_row=lambda r: print(format_row(r), flush=True), fresh=args.fresh,
-               n_jobs=args.jobs, prefer=args.prefer)
-    claims = check_claims(rows)
-    print()
-    for c, ok, d in claims:
-        print(f"{'holds' if ok else 'FAILS'}: {c} -- {d}")
-    curve_lines = []
-    if args.curves:
+class _Printer:
+    def __init__(self, stream):
+        self.stream = stream
+        print(HEAD, file=stream, flush=True)
+
+    def __call__(self, row):
+        print(format_row(row), file=self.stream, flush=True)
+
+
+class ANSGDExperiment(Experiment):
+    name = "ansgd"
+    title = "Table 2 (AUC) and Fig. 1 of the ANSGD paper (Park & Choi)"
+    description = ("Table 2 (AUC) and Fig. 1 (objective against t) of the ANSGD paper, omlc "
+                   "beside the published numbers. Rows are printed as each data set finishes and "
+                   "appended to a JSON-lines rows file; a rerun reuses them.")
+    options = (
+        option("--datasets", default=None,
+               help="comma-separated: " + ",".join(DATASETS) + " (default: all)"),
+        option("--search", choices=("paper", "cheap", "fixed"), default="cheap",
+               help="lambda: chosen on every fold (paper), on the first fold only (cheap, "
+                    "default), or the values recorded from the cheap search (fixed)"),
+        option("--folds", type=int, default=N_FOLDS),
+        option("--steps", type=int, default=STEPS, help="online steps T (paper: 70,000)"),
+        option("--seed", type=int, default=0),
+        option("--curves", default=None, metavar="FILE.png",
+               help="also compute Fig. 1 (corel5k and the mediamill stand-in) into FILE.png"),
+    )
+
+    def _datasets(self, args):
+        return [x.strip() for x in args.datasets.split(",")] if args.datasets else None
+
+    def check(self, args):
+        if args.folds < 2 or args.steps < 1:
+            raise ValueError("--folds must be at least 2 and --steps at least 1")
+        if args.curves:
+            import importlib.util
+            if importlib.util.find_spec("matplotlib") is None:
+                raise ImportError("--curves needs matplotlib: pip install 'omlc[plot]'")
+
+    def settings(self, args):
+        return settings_key(args.search, args.folds, args.steps, args.seed)
+
+    def rows_stem(self, settings):
+        return (f"ansgd-{settings['search']}-f{settings['folds']}-t{settings['steps']}"
+                f"-s{settings['seed']}")
+
+    def plan(self, args):
+        return _units(self._datasets(args))
+
+    def run_unit(self, unit, args, ctx):
+        computed = run_dataset(unit.data["dataset"], args.search, args.folds, args.steps,
+                               args.seed, ctx.progress, n_jobs=ctx.n_jobs, prefer=ctx.prefer)
+        return [computed[a] for a in ALGORITHMS]
+
+    def row_key(self, row):
+        return (row["dataset"], row["algorithm"])
+
+    def restore(self, row):
+        return row
+
+    def expected_seconds(self, units, args):
+        return sum(FOLD_SECONDS.get(u.data["dataset"], 30) for u in units) * args.folds \
+            * args.steps / STEPS
+
+    def printer(self, args, stream):
+        return _Printer(stream)
+
+    def claims(self, rows):
+        return check_claims(rows)
+
+    def finish(self, rows, args, ctx, stream):
+        if not args.curves:
+            return []
         all_curves = []
         for name in ("corel5k", "mediamill_reduced"):
             lam = next((r["lam"] for r in rows if r["dataset"] == name and r["lam"]), 1e-4)
-            say(progress, f"Fig. 1: {name} (lambda {lam:.0e})")
+            say(ctx.progress, f"Fig. 1: {name} (lambda {lam:.0e})")
             all_curves.append(curves(name, lam, args.steps, args.seed))
         plot_curves(all_curves, args.curves)
-        curve_lines = _curve_lines(all_curves)
-        print("\n".join(curve_lines))
-    if args.out:
-        command = "omlc reproduce ansgd " + " ".join(argv if argv is not None else sys.argv[1:])
-        Path(args.out).write_text(markdown_report(rows, command.strip(), claims, curve_lines,
-                                                  time.perf_counter() - t0))
-    return 0
+        lines = _curve_lines(all_curves)
+        print("\n".join(lines), file=stream)
+        return lines
+
+    def report(self, rows, command, elapsed, claims, extra, args):
+        return markdown_report(rows, command, claims, extra, elapsed)
 
 
-if __name__ == "__main__":
-    sys.exit(main())
-
-
-__all__ = ["run", "run_dataset", "curves", "check_claims", "format_table", "main", "jsonable"]
+EXPERIMENT = ANSGDExperiment()

@@ -1,0 +1,183 @@
+"""sample_weight, classes= and passes= on every learner (scikit-learn's conventions).
+
+Weight 0 leaves the model unchanged; an integer weight k equals the row given
+k times in a row; fractional weights are rounded systematically along the
+stream (see BaseLearner's docstring)."""
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from learner_cases import all_learners, planted_problem
+from omlc.learners import clone
+
+CASES = all_learners()
+IDS = [repr(c) for c in CASES]
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, Y = planted_problem(n=300, d=60, L=5)
+    return X[:200], Y[:200], X[200:]
+
+
+def _state(model):
+    return pickle.dumps({k: v for k, v in vars(model).items() if k.endswith("_")})
+
+
+@pytest.mark.parametrize("learner", CASES, ids=IDS)
+def test_weight_zero_changes_nothing_and_weights_repeat_rows(learner, data):
+    X, Y, Xte = data
+    base = clone(learner).partial_fit(X[:120], Y[:120])
+    before = base.decision_function(Xte)
+    state = _state(base)
+    # A block of weight-0 rows: not one state array moves.
+    base.partial_fit(X[120:], Y[120:], sample_weight=np.zeros(80))
+    assert _state(base) == state
+    np.testing.assert_array_equal(base.decision_function(Xte), before)
+    # ... also one row at a time, and in the prequential step (which still predicts).
+    base.partial_fit_row(X[150].indices, X[150].data, Y[150].indices, sample_weight=0.0)
+    out = base.predict_then_learn(X[120:140], Y[120:140], sample_weight=0)
+    assert _state(base) == state
+    np.testing.assert_allclose(out, base.decision_function(X[120:140]), rtol=0, atol=1e-12)
+    # Weight 2 is the row twice in a row, weight 1 the plain step; mixed in one block.
+    w = np.array([1, 2, 0, 1, 3] * 16, dtype=float)
+    a = pickle.loads(pickle.dumps(base))
+    a.partial_fit(X[120:], Y[120:], sample_weight=w)
+    idx = np.repeat(np.arange(120, 200), w.astype(int))
+    b = pickle.loads(pickle.dumps(base))
+    b.partial_fit(X[idx], Y[idx])
+    np.testing.assert_array_equal(a.decision_function(Xte), b.decision_function(Xte))
+    assert a.n_samples_seen_ == b.n_samples_seen_ == 120 + int(w.sum())
+
+
+def test_prequential_weights_predict_each_row_before_it_is_learned(data):
+    from omlc import FALT
+    X, Y, _ = data
+    w = np.array([0, 0, 1, 2, 0, 0.5, 0.5, 0, 1, 1] * 20)
+    a = FALT(eta=1.0, M=4).partial_fit(X[:10], Y[:10])
+    b = pickle.loads(pickle.dumps(a))
+    out = a.predict_then_learn(X, Y, sample_weight=w)
+    for i in range(X.shape[0]):                 # the slow, obvious twin
+        np.testing.assert_allclose(out[i], b.decision_function(X[i:i + 1])[0], atol=1e-12)
+        b.partial_fit(X[i:i + 1], Y[i:i + 1], sample_weight=w[i:i + 1])
+    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+
+
+def test_fractional_weights_add_up_across_calls(data):
+    from omlc import PassiveAggressiveBR
+    X, Y, _ = data
+    a = PassiveAggressiveBR().partial_fit(X[:1], Y[:1])
+    n0 = a.n_samples_seen_
+    for i in range(1, 41):
+        a.partial_fit(X[i:i + 1], Y[i:i + 1], sample_weight=[0.25])
+    assert a.n_samples_seen_ - n0 == 10            # every fourth row learned
+    assert a._sample_weight_carry_ == 0.0
+
+
+@pytest.mark.parametrize("bad", [[-1.0] * 5, [np.nan] * 5, [1.0] * 4, "abc", [[1.0] * 5]])
+def test_bad_weights_are_refused_before_any_change(bad, data):
+    from omlc import FALT
+    X, Y, _ = data
+    m = FALT().partial_fit(X[:5], Y[:5])
+    state = _state(m)
+    with pytest.raises(ValueError, match="sample_weight"):
+        m.partial_fit(X[5:10], Y[5:10], sample_weight=bad)
+    assert _state(m) == state
+    with pytest.raises(ValueError, match="sample_weight"):
+        FALT().fit(X[5:10], Y[5:10], sample_weight=bad)
+
+
+def test_fit_weights_equal_repeated_rows_and_passes_reshuffle(data):
+    from omlc import FALT, PassiveAggressiveBR
+    X, Y, Xte = data
+    w = np.tile([2.0, 0.0, 1.0, 1.0], 50)
+    idx = np.repeat(np.arange(200), w.astype(int))
+    np.testing.assert_array_equal(FALT().fit(X, Y, sample_weight=w).decision_function(Xte),
+                                  FALT().fit(X[idx], Y[idx]).decision_function(Xte))
+    # passes=2 without shuffling is the data twice in order.
+    two = PassiveAggressiveBR().fit(X, Y, passes=2)
+    again = PassiveAggressiveBR().fit(sp.vstack([X, X]).tocsr(), sp.vstack([Y, Y]).tocsr())
+    np.testing.assert_array_equal(two.decision_function(Xte), again.decision_function(Xte))
+    assert two.n_samples_seen_ == 400
+    # With shuffling each pass has its own order, drawn from random_state.
+    s1 = FALT(random_state=3).fit(X, Y, passes=2, shuffle=True).decision_function(Xte)
+    s2 = FALT(random_state=3).fit(X, Y, passes=2, shuffle=True).decision_function(Xte)
+    np.testing.assert_array_equal(s1, s2)
+    from omlc._validation import check_random_state
+    rng = check_random_state(3)
+    o1, o2 = rng.permutation(200), rng.permutation(200)
+    ref = FALT(random_state=3).fit(X[np.concatenate([o1, o2])], Y[np.concatenate([o1, o2])])
+    np.testing.assert_array_equal(s1, ref.decision_function(Xte))
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(ValueError, match="passes"):
+            FALT().fit(X, Y, passes=bad)
+
+
+def test_classes_fixes_the_label_count(data):
+    from omlc import FALT
+    X, _, _ = data
+    rows = [[0], [2], []] * 3
+    m = FALT().partial_fit(X[:9], rows, classes=np.arange(6))
+    assert m.n_labels_ == 6
+    m.partial_fit(X[:3], [[5], [], [1]], classes=np.arange(6))
+    with pytest.raises(ValueError, match="label column ids"):
+        FALT().partial_fit(X[:9], rows, classes=["a", "b"])
+    with pytest.raises(ValueError, match="n_labels=7"):
+        FALT().partial_fit(X[:9], rows, classes=np.arange(6), n_labels=7)
+
+
+def test_one_dimensional_X_is_refused(data):
+    from omlc import FALT
+    X, Y, _ = data
+    m = FALT().partial_fit(X[:5], Y[:5])
+    with pytest.raises(ValueError, match="reshape"):
+        m.decision_function(X[0].toarray().ravel())
+    with pytest.raises(ValueError, match="reshape"):
+        FALT().fit(np.ones(3), [[0]])
+
+
+def test_feature_names_from_dataframes():
+    pd = pytest.importorskip("pandas")
+    from omlc import FALT
+    X, Y = planted_problem(n=40, d=4, L=3)
+    df = pd.DataFrame(X.toarray(), columns=["a", "b", "c", "d"])
+    m = FALT().fit(df, Y)
+    assert list(m.feature_names_in_) == ["a", "b", "c", "d"]
+    m.partial_fit(df, Y)
+    m.decision_function(X)                      # plain arrays: no names to compare
+    with pytest.raises(ValueError, match="feature names should match"):
+        m.decision_function(df.rename(columns={"d": "e"}))
+    with pytest.raises(ValueError, match="feature names should match"):
+        m.partial_fit(df[["b", "a", "c", "d"]], Y)
+    assert not hasattr(FALT().fit(X, Y), "feature_names_in_")
+
+
+def test_unscaled_data_warns_once_per_fixed_step_model():
+    import warnings
+
+    from omlc import FALT, PassiveAggressiveBR
+    from omlc.exceptions import UnscaledDataWarning
+    X, Y = planted_problem(n=60, d=20, L=3)
+    wide = X * 500.0
+    with pytest.warns(UnscaledDataWarning, match="reach"):
+        m = FALT().partial_fit(wide[:30], Y[:30])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        m.partial_fit(wide[30:], Y[30:])          # once per model
+        FALT().partial_fit(X, Y)                  # scaled data: silent
+        PassiveAggressiveBR().partial_fit(wide, Y)  # PA's step adapts to the scale
+
+
+def test_feature_names_survive_a_model_file(tmp_path):
+    pd = pytest.importorskip("pandas")
+    import omlc
+    from omlc import FALT
+    X, Y = planted_problem(n=40, d=4, L=3)
+    df = pd.DataFrame(X.toarray(), columns=["a", "b", "c", "d"])
+    m = FALT().fit(df, Y)
+    back = omlc.load_model(omlc.save(m, tmp_path / "m.omlc"))
+    assert list(back.feature_names_in_) == ["a", "b", "c", "d"]
+    with pytest.raises(ValueError, match="feature names should match"):
+        back.decision_function(df.rename(columns={"d": "e"}))
