@@ -54,9 +54,7 @@ Before each example the script writes it to ``--last`` for the parent test.
 """
 import argparse
 import contextlib
-import json
 import os
-import shutil
 import sys
 import tempfile
 import warnings
@@ -435,9 +433,7 @@ def _check_buffer_call(case):
     short = not where.startswith("kernels.") and any(a.shape[0] == 0 for a in args)
     try:
         f(*args)
-    except (ValueError, TypeError, IndexError):
-        return
-    except Exception as exc:  # a clean exception is not a crash either
+    except Exception:  # a clean exception is not a crash either
         return
     if short:
         raise AssertionError(f"{where} accepted an empty buffer: "
