@@ -13,6 +13,7 @@ _EXPORTS = {
     "ModelFileError": "omlc.exceptions",
     "save": "omlc.persistence",
     "load_model": "omlc.persistence",
+    "DataRef": "omlc.dataref",
     "Dataset": "omlc.io.dataset",
     "load_libsvm": "omlc.io.libsvm",
     "load_arff": "omlc.io.arff",

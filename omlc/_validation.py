@@ -72,18 +72,36 @@ def _check_structure(M, name):
     _check_dtype(data.dtype, name)
 
 
+class ComplexValuesError(TypeError, ValueError):
+    """Complex input: a type problem (``TypeError``) that scikit-learn's checks
+    expect as a ``ValueError``; it is both."""
+
+
+def _object_to_float(A, name):
+    """A 2-D object array of real numbers as float64 (scikit-learn coerces
+    them too); anything else in it is refused in one line."""
+    for v in A.flat:
+        if isinstance(v, (str, bytes, bool, np.bool_)) or not isinstance(v, (numbers.Real, np.number)):
+            raise TypeError(f"{name}: object array entry {str(v)[:40]!r} is not a real number "
+                            f"(float() argument must be a string or a real number, not "
+                            f"'{type(v).__name__}')")
+    return A.astype(np.float64)
+
+
 def _check_dtype(dtype, name):
     kind = dtype.kind
     if kind in "fiub":
         return
     if kind == "c":
-        raise TypeError(f"{name}: complex values are not supported (got dtype {dtype}); "
-                        "pass the real part explicitly if that is what you mean")
+        raise ComplexValuesError(f"{name}: Complex data not supported (got dtype {dtype}); "
+                                 "pass the real part explicitly if that is what you mean")
     raise TypeError(f"{name}: expected numeric values, got dtype {dtype}")
 
 
 def _dense_to_csr(A, name):
     A = np.asarray(A)
+    if A.dtype == object and A.ndim == 2 and A.size:
+        A = _object_to_float(A, name)
     if A.dtype == object:
         raise ValueError(f"{name}: cannot convert a ragged or object array to a matrix")
     _check_dtype(A.dtype, name)
@@ -322,7 +340,8 @@ def check_Y(Y, n_samples=None, n_labels=None, name="Y"):
                 data = Y.data
             if data.size and not (data == 1).all():
                 bad = data[data != 1][0]
-                raise ValueError(f"{name}: label indicator must be 0/1, found value {bad!r}")
+                kind = "" if float(bad).is_integer() else " (a continuous target is not a label set)"
+                raise ValueError(f"{name}: label indicator must be 0/1, found value {bad!r}{kind}")
         Y, copied = _canonical(Y, name, Y.shape[1], None, "label")
         if copied:
             Y.data[:] = 1  # duplicates were summed

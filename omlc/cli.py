@@ -86,7 +86,8 @@ def _metrics_help():
         return "comma-separated metric names or groups (see omlc.metrics)"
     return ("comma-separated metric names or groups (default: the ALT paper's seven: "
             "precision,recall,f1,macro_f1,micro_f1,hamming_loss,ranking_loss). Names: "
-            + ", ".join(METRICS) + ". Groups: " + ", ".join(GROUPS))
+            + ", ".join(METRICS) + ", precision@K, recall@K, ndcg@K (any K >= 1). Groups: "
+            + ", ".join(GROUPS))
 
 
 def _version():
@@ -354,7 +355,8 @@ def _check_metrics(text):
             near = difflib.get_close_matches(m, list(METRICS) + list(GROUPS), n=2)
             hint = f" (did you mean {' or '.join(near)}?)" if near else ""
             raise UsageError(f"--metrics: unknown metric {m!r}{hint}; valid names: "
-                             f"{', '.join(METRICS)}; groups: {', '.join(GROUPS)}")
+                             f"{', '.join(METRICS)}, precision@K, recall@K, ndcg@K; "
+                             f"groups: {', '.join(GROUPS)}")
     return resolve_metrics(names)
 
 

@@ -285,10 +285,46 @@ def _timed_fold_run(learner, seed, X, Y, tr, te, metrics, block_size, convention
     return res, t1 - t0, time.perf_counter() - t1
 
 
-def _fold_tasks(learner, X, Y, n_folds, random_state, metrics, block_size, conventions):
+def _fold_tasks(learner, X, Y, n_folds, random_state, metrics, block_size, conventions,
+                ref=None):
     seeds = _run_seeds(random_state, n_folds)
+    if ref is not None:
+        # By reference: the worker opens the data set and rebuilds fold k's rows.
+        fold_seed = _fold_seed(random_state)
+        return [(learner, seed, ref, k, n_folds, fold_seed, metrics, block_size, conventions)
+                for k, seed in enumerate(seeds)]
     return [(learner, seed, X, Y, tr, te, metrics, block_size, conventions)
             for (tr, te), seed in zip(kfold_indices(X.shape[0], n_folds, random_state), seeds)]
+
+
+def _fold_seed(random_state):
+    # The folds of kfold_indices(random_state), reproducible in another process.
+    if random_state is None:
+        return int(np.random.SeedSequence().generate_state(1)[0])
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(2 ** 63))
+    return random_state
+
+
+def _timed_fold_run_ref(learner, seed, ref, k, n_folds, fold_seed, metrics, block_size,
+                        conventions):
+    X, Y = _xy(ref.open())
+    tr, te = kfold_indices(X.shape[0], n_folds, fold_seed)[k]
+    return _timed_fold_run(learner, seed, X, Y, tr, te, metrics, block_size, conventions)
+
+
+def _fold_run_ref(*task):
+    return _timed_fold_run_ref(*task)[0]
+
+
+def _data_and_ref(data, n_jobs):
+    """``(X, Y)`` and, for a :class:`omlc.dataref.DataRef` run on workers, the reference."""
+    from omlc.dataref import DataRef
+    if isinstance(data, DataRef):
+        X, Y = _xy(data.open())
+        return X, Y, (data if n_jobs != 1 else None)
+    X, Y = _xy(data)
+    return X, Y, None
 
 
 def cross_validate(learner, data, *, n_folds=10, random_state=None, metrics=DEFAULT_METRICS,
@@ -299,7 +335,8 @@ def cross_validate(learner, data, *, n_folds=10, random_state=None, metrics=DEFA
     Dataset, a file path or a registered name: its training split when it has
     one). Returns a :class:`TrainTestResult` as :func:`train_then_test` does,
     one run per fold (``.runs``: per-fold metric dicts; ``.mean``, ``.std``).
-    ``n_jobs`` folds go side by side; the results do not depend on it."""
+    ``n_jobs`` folds go side by side; the results do not depend on it. An
+    :class:`omlc.DataRef` as ``data`` is shipped to the workers by reference."""
     import os
     if isinstance(data, (str, os.PathLike)) and not os.path.exists(data):
         from omlc.datasets import get_dataset_info
@@ -309,9 +346,12 @@ def cross_validate(learner, data, *, n_folds=10, random_state=None, metrics=DEFA
             splits = ()
         if "train" in splits:
             data = _load(data, "train")
-    X, Y = _xy(data)
-    tasks = _fold_tasks(learner, X, Y, n_folds, random_state, metrics, block_size, conventions)
-    out = run_tasks(_timed_fold_run, tasks, n_jobs=n_jobs, prefer=prefer)
+    X, Y, ref = _data_and_ref(data, n_jobs)
+    if ref is not None:
+        random_state = _fold_seed(random_state)
+    tasks = _fold_tasks(learner, X, Y, n_folds, random_state, metrics, block_size, conventions, ref)
+    out = run_tasks(_timed_fold_run_ref if ref is not None else _timed_fold_run, tasks,
+                    n_jobs=n_jobs, prefer=prefer)
     return TrainTestResult(_learner_name(learner), [r for r, _, _ in out],
                            [t for _, t, _ in out], [t for _, _, t in out], learner.get_params())
 
@@ -355,7 +395,9 @@ def grid_search(learner, param_grid, data, *, n_folds=10, random_state=None,
         raise ValueError("param_grid is empty")
     if rule != "majority" and rule not in metrics:
         raise ValueError(f"rule must be 'majority' or one of the metrics {list(metrics)}")
-    X, Y = _xy(data)
+    X, Y, ref = _data_and_ref(data, n_jobs)
+    if ref is not None:
+        random_state = _fold_seed(random_state)
     table = []
     best = None
     with Progress(len(combos), "grid search", enabled=progress) as bar:
@@ -369,8 +411,9 @@ def grid_search(learner, param_grid, data, *, n_folds=10, random_state=None,
         else:
             tasks = [t for params in combos for t in _fold_tasks(
                 clone(learner, **params), X, Y, n_folds, random_state, metrics, block_size,
-                conventions)]
-            flat = run_tasks(_fold_run, tasks, n_jobs=n_jobs, prefer=prefer)
+                conventions, ref)]
+            flat = run_tasks(_fold_run_ref if ref is not None else _fold_run, tasks,
+                             n_jobs=n_jobs, prefer=prefer)
             per_combo = [flat[i * n_folds:(i + 1) * n_folds] for i in range(len(combos))]
             bar.update(len(combos))
         for params, folds in zip(combos, per_combo):

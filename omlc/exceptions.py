@@ -30,7 +30,33 @@ class DataFormatError(ValueError):
 
 
 class NotFittedError(ValueError, AttributeError):
-    """A learner was asked to predict before it saw any data."""
+    """A learner was asked to predict before it saw any data.
+
+    When scikit-learn is already imported, the error raised is also an
+    instance of ``sklearn.exceptions.NotFittedError`` (a subclass of both is
+    made on first use), so scikit-learn's own checks and ``except`` clauses
+    see it, while omlc never imports scikit-learn itself."""
+
+    def __new__(cls, *args, **kwargs):
+        if cls is NotFittedError:
+            cls = _with_sklearn() or cls
+        return super().__new__(cls, *args, **kwargs)
+
+
+_SKLEARN_NOT_FITTED = []
+
+
+def _with_sklearn():
+    import sys
+    mod = sys.modules.get("sklearn.exceptions")
+    if mod is None:
+        return None
+    if not _SKLEARN_NOT_FITTED:
+        base = mod.NotFittedError
+        _SKLEARN_NOT_FITTED.append(type("NotFittedError", (NotFittedError, base),
+                                        {"__module__": __name__, "__qualname__": "NotFittedError",
+                                         "__reduce__": lambda self: (NotFittedError, self.args)}))
+    return _SKLEARN_NOT_FITTED[0]
 
 
 class ModelFileError(ValueError):

@@ -406,12 +406,45 @@ def _check_elm_buffers(state, ref, d):
     return {"H_buffer_", "T_buffer_", "initialised_"}
 
 
-def _check_dpp_drop(state, ref, d):
-    # The row of Q_ left out of the projection this step (-1: none, full rank).
-    v, rows = state.get("drop_"), ref["Q_"].shape[0]
-    if isinstance(v, bool) or not isinstance(v, int) or not -1 <= v < rows:
-        raise _Invalid(f"drop_ must be an int in [-1, {rows}), got {v!r}")
-    return {"drop_"}
+def _check_dpp_state(state, ref, d):
+    """DPP / CS-DPP: the counters the compiled loop indexes with (rows of the
+    basis, the dropped row, t, folds) and the learner's one uniform draw.
+    Files from before the compiled loop kept the basis as ``Q_`` / ``sigma_``
+    / ``drop_`` / ``t_``: they are moved into the fixed-size buffers."""
+    if "Q_" in state and "Qb_" not in state:
+        Q, sig, drop, t = (state.pop(k, None) for k in ("Q_", "sigma_", "drop_", "t_"))
+        rows, K = ref["Qb_"].shape
+        full = bool(state.get("full_rank_"))
+        if not isinstance(Q, np.ndarray) or Q.dtype != np.float64 or Q.ndim != 2 \
+                or Q.shape[1] != K or Q.shape[0] > (K if full else rows):
+            raise _Invalid(f"Q_ must be a float64 array of at most {rows} rows of {K}")
+        if not isinstance(sig, np.ndarray) or sig.dtype != np.float64 or sig.shape != Q.shape[:1]:
+            raise _Invalid("sigma_ must be a float64 array with one entry per row of Q_")
+        _check_values("Q_", Q)
+        _check_values("sigma_", sig)
+        _counter("t_", t if t is not None else 0)
+        if isinstance(drop, bool) or not isinstance(drop, int) or not -1 <= drop < max(Q.shape[0], 1):
+            raise _Invalid(f"drop_ must be an int in [-1, {Q.shape[0]}), got {drop!r}")
+        Qb, sb = ref["Qb_"].copy(), ref["sb_"].copy()
+        n = 0
+        if not full:
+            n = Q.shape[0]
+            Qb[:n], sb[:n] = Q, sig
+        state["Qb_"], state["sb_"], state["F_"] = Qb, sb, ref["F_"].copy()
+        state["cnt_"] = np.array([n, drop, t or 0, 0], np.int64)
+        state.setdefault("u_", ref["u_"])
+    cnt, u = state.get("cnt_"), state.get("u_")
+    rows = ref["Qb_"].shape[0]
+    if not isinstance(cnt, np.ndarray) or cnt.dtype != np.int64 or cnt.shape != (4,):
+        raise _Invalid("cnt_ must be an int64 array of 4")
+    n, drop, t, folds = (int(v) for v in cnt)
+    if not (0 <= n <= rows and -1 <= drop < max(n, 1) and t >= 0 and folds >= 0):
+        raise _Invalid(f"cnt_ must hold [rows of the basis in [0, {rows}], the dropped row in "
+                       f"[-1, rows), t >= 0, folds >= 0], got {cnt.tolist()}")
+    if isinstance(u, bool) or not isinstance(u, float) or not 0.0 <= u < 1.0:
+        raise _Invalid(f"u_ must be a float in [0, 1), got {u!r}")
+    state["cnt_"] = np.ascontiguousarray(cnt)
+    return {"cnt_", "u_"}
 
 
 def _group_checks(model):
@@ -421,7 +454,7 @@ def _group_checks(model):
     if name in ("OSMLELM", "ELMOMLL"):
         return [_check_elm_buffers]
     if name in ("DPP", "CSDPP"):
-        return [_check_dpp_drop]
+        return [_check_dpp_state]
     return []
 
 

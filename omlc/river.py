@@ -32,14 +32,16 @@ number (``"3.5"``), whether or not the name was seen with a number before.
 
 Labels: ``y`` is ``{label: bool}`` (True/False, NumPy bools or 0/1; a string
 such as ``"False"`` or a NaN label name is refused); a label gets the next free column the first
-time it is seen (mid-stream included), up to ``max_labels`` columns (fixed at
-construction because omlc's learners have a fixed number of label columns).
-Before its first appearance a label is, for the model, a label that was never
-relevant -- which is what the stream said. ``labels`` may list names in
-advance. Predictions name every label seen so far.
+time it is seen (mid-stream included), up to ``max_labels`` columns. Learners
+that can grow (FALT, SALT, linear PA: :meth:`omlc.learners.BaseLearner.grow`)
+hold columns for the labels seen so far only and grow when a new one appears,
+its column starting from the initial state; the others get ``max_labels``
+columns at the first row (before its first appearance a label is, for them, a
+label that was never relevant -- which is what the stream said). ``labels`` may
+list names in advance. Predictions name every label seen so far.
 
-Memory: a linear learner keeps ``(n_features [+1]) x (max_labels [+1])``
-weights (8 bytes each in float64, 4 with ``dtype=np.float32``): about 17 MB with
+Memory: a linear learner keeps ``(n_features [+1]) x (labels [+1])`` weights
+(8 bytes each in float64, 4 with ``dtype=np.float32``): 0.5 MB per label with
 the defaults.
 
 The first row goes through the learner's ``partial_fit`` (it fixes the
@@ -51,6 +53,8 @@ import zlib
 import numpy as np
 import scipy.sparse as sp
 
+from omlc._core.hashing import hash_row, label_ids
+from omlc.learners._growth import grows_labels
 from omlc.learners.base import clone
 
 try:  # River is optional: without it the class still works, only not as a river.base subclass.
@@ -135,6 +139,7 @@ class RiverMultiLabel(_Base):
             self._label_id(name)
         self._cols = {}
         self.n_dropped_features_ = 0
+        self._grows = grows_labels(self.model_)
 
     # River reads these to decide what a model can do.
     @property
@@ -180,6 +185,12 @@ class RiverMultiLabel(_Base):
     def _arrays(self, x):
         """Column ids (sorted, with duplicates from hash collisions left for the
         row check to sum) and values of one row."""
+        if self.features == "hash" and type(x) is dict:
+            # The whole dict in one compiled loop (omlc._core.hashing); rows it
+            # hands back (non-str names, string values) take the paths below.
+            out = hash_row(x, self.n_features)
+            if out is not None:
+                return out
         cols = self._cols
         try:
             # Common case: every name seen before, numeric values.
@@ -226,6 +237,10 @@ class RiverMultiLabel(_Base):
 
     def _label_array(self, y):
         ids = self.label_ids_
+        if type(y) is dict:
+            out = label_ids(y, ids)
+            if out is not None:
+                return out
         if not ids.keys() >= y.keys():
             for k in y:  # every label named gets a column, relevant or not
                 if k not in ids:
@@ -244,16 +259,22 @@ class RiverMultiLabel(_Base):
         return np.array(relevant, dtype=np.int32)
 
     # --- River API ------------------------------------------------------------------
+    def _n_labels(self):
+        """Label columns the model needs now (growing learners: the labels seen)."""
+        return max(1, len(self.label_names_)) if self._grows else self.max_labels
+
     def learn_one(self, x, y):
         idx, val = self._arrays(x)
         lab = self._label_array(y)
         m = self.model_
         if m.is_fitted:
+            if m.n_labels_ < len(self.label_names_):
+                m.grow(n_labels=len(self.label_names_))
             m.partial_fit_row(idx, val, lab)
         else:
             X = sp.csr_matrix((val, idx, [0, idx.shape[0]]), shape=(1, self.n_features))
             X.sum_duplicates()
-            m.partial_fit(X, [lab.tolist()], n_labels=self.max_labels)
+            m.partial_fit(X, [lab.tolist()], n_labels=self._n_labels())
 
     def decision_one(self, x):
         """``{label: score}`` (positive = predicted relevant) for every label seen."""
@@ -312,9 +333,12 @@ class RiverMultiLabel(_Base):
         ids = [self._label_id(c) for c in Y.columns]
         T = np.asarray(Y.to_numpy(), dtype=bool)
         r, c = np.nonzero(T)
-        Ymat = sp.csr_matrix((np.ones(r.shape[0], np.int32), (r, np.asarray(ids)[c])),
-                             shape=(T.shape[0], self.max_labels))
-        self.model_.partial_fit(self._frame_to_csr(X), Ymat, n_labels=self.max_labels)
+        L = self._n_labels()
+        if self.model_.is_fitted and self.model_.n_labels_ < L:
+            self.model_.grow(n_labels=L)
+        Ymat = sp.csr_matrix((np.ones(r.shape[0], np.int32), (r, np.asarray(ids, dtype=np.int64)[c])),
+                             shape=(T.shape[0], L))
+        self.model_.partial_fit(self._frame_to_csr(X), Ymat, n_labels=L)
 
     def predict_many(self, X):
         """A DataFrame of booleans, one column per label seen."""

@@ -54,7 +54,6 @@ NOT_APPLICABLE = {
                                                      "place)",
     "check_sample_weight_equivalence_on_sparse_data": "as on dense data",
     "check_classifiers_classes": "1-D y of string class names; omlc's labels are columns",
-    "check_classifiers_regression_target": "1-D continuous y",
     "check_classifier_not_supporting_multiclass": "fits 1-D multiclass y and expects the "
                                                   "binary-only error message",
     "check_estimators_dtypes": "1-D multiclass y (values 0/1/2) turned into a 2-D target; "
@@ -76,14 +75,9 @@ NOT_APPLICABLE = {
                                                               "but compares predict's CSR "
                                                               "output as a dense array",
     # omlc's own conventions
-    "check_estimators_unfitted": "omlc raises omlc.NotFittedError (a ValueError and "
-                                 "AttributeError), not scikit-learn's class, to keep "
-                                 "scikit-learn optional",
     "check_do_not_raise_errors_in_init_or_set_params": "set_params validates at once and "
                                                       "leaves the learner unchanged on a bad "
                                                       "value (documented behaviour)",
-    "check_complex_data": "complex X raises TypeError (a type problem), not ValueError",
-    "check_dtype_object": "object arrays are refused rather than coerced",
     "check_estimators_empty_data_messages": "zero rows is a valid (empty) stream for an "
                                             "online learner",
     "check_non_transformer_estimators_n_iter": "RankSVM's batch solver has max_iter but "

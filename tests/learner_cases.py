@@ -70,3 +70,16 @@ def all_learners():
         learners.AdaOLMR(n_estimators=3, n_features_per_tree=None, weak_learner="softmax",
                          random_state=0),
     ]
+
+
+def learner_params():
+    """``all_learners()`` as pytest parameters: the first configuration of each
+    class runs in the default (fast) test run, the further ones only in the
+    ``slow`` tier that CI runs (``pytest -m slow``)."""
+    import pytest
+    seen, out = set(), []
+    for est in all_learners():
+        marks = [pytest.mark.slow] if type(est) in seen else []
+        seen.add(type(est))
+        out.append(pytest.param(est, marks=marks, id=repr(est)))
+    return out

@@ -245,3 +245,40 @@ def test_cost_ranges_of_the_analysis():
         Cb = bmr_costs_exact(np.vstack([np.zeros(k), np.cumsum(H, axis=0)])[:N], rel, irr,
                              tables, "hinge")
         assert np.all(Cb.max(axis=1) - Cb.min(axis=1) <= 2 + 1e-12)
+
+
+def test_sizes_that_cannot_fit_are_refused_up_front():
+    X = sp.random(20, 50_000, density=1e-4, format="csr", random_state=0)
+    Y = sp.csr_matrix(np.eye(20, 101, dtype=np.float64))
+    small = sp.csr_matrix(np.ones((4, 3)))
+    Ys = sp.csr_matrix(np.array([[1, 0], [0, 1], [1, 0], [0, 1]], dtype=float))
+    with pytest.raises(ValueError, match="n_estimators"):
+        omlc.AdaOLMR(n_estimators=10 ** 7).partial_fit(small, Ys)
+    with pytest.raises(ValueError, match="potential tables"):
+        omlc.OnlineBMR(n_estimators=5000).partial_fit(small, Ys)
+    with pytest.raises(ValueError, match="GiB"):
+        # every one of 50k features in each of 100 trees, 101 labels
+        omlc.AdaOLMR(n_features_per_tree=None).partial_fit(X, Y)
+    with pytest.raises(ValueError, match="n_bins"):
+        omlc.AdaOLMR(weak_learner=TreeWeakLearners(n_bins=10 ** 9)).partial_fit(small, Ys)
+
+
+@pytest.mark.parametrize("booster", [omlc.AdaOLMR, omlc.OnlineBMR])
+def test_sparse_tree_weak_learners_learn_from_sparse_rows(booster):
+    """Labels switched on by a few of 300 features, 9 non-zeros per row: the
+    sparse-row trees beat the label-frequency ranking by a wide margin, and
+    the booster never densifies a row."""
+    n, d, k = 1500, 300, 5
+    X = sp.random(n, d, density=0.03, format="csr", random_state=1)
+    X.data[:] = 1.0
+    head = X[:, :10 * k].toarray()
+    Y = sp.csr_matrix(np.stack([(head[:, 10 * j:10 * j + 10] > 0).any(axis=1)
+                                for j in range(k)], axis=1).astype(float))
+    m = booster(n_estimators=20, weak_learner="sparse-tree", random_state=0)
+    D = m.predict_then_learn(X, Y)
+    freq = np.vstack([np.zeros(k), np.cumsum(Y.toarray(), axis=0)[:-1]])
+    mine, base = ranking_loss(Y[600:], D[600:]), ranking_loss(Y[600:], freq[600:])
+    assert mine < 0.7 * base, (mine, base)
+    assert max(t.n_leaves for t in m.weak_learners_.trees_) > 1
+    again = pickle.loads(pickle.dumps(m))
+    np.testing.assert_array_equal(again.scores(X[:50]), m.scores(X[:50]))

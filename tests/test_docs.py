@@ -2,6 +2,8 @@
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -22,6 +24,7 @@ def test_ci_runs_the_readme_test_command():
     assert _commands()[1].strip() in ci
 
 
+@pytest.mark.slow
 def test_every_learner_names_its_paper_and_its_examples_run():
     """help(omlc.X) says which paper a learner comes from and shows a short
     example; the examples run (doctest) and print what they claim."""

@@ -5,7 +5,7 @@ import pytest
 import scipy.sparse as sp
 
 import omlc
-from learner_cases import all_learners, planted_problem
+from learner_cases import learner_params, planted_problem
 from omlc import evaluate, metrics
 from omlc._progress import Progress
 from omlc.learners import clone
@@ -17,7 +17,7 @@ def data():
     return X, Y
 
 
-@pytest.mark.parametrize("learner", all_learners(), ids=repr)
+@pytest.mark.parametrize("learner", learner_params())
 def test_prequential_is_test_then_train(learner, data):
     """Each row is scored by the model that has seen only the rows before it:
     the one-pass compiled step equals decision_function-then-partial_fit."""

@@ -136,3 +136,205 @@ def test_hoeffding_tree_classifier():
         HoeffdingTree(delta=2.0).partial_fit(X[:2], [0, 1])
     with pytest.raises(ValueError):
         tree.partial_fit(X[:2, :3], [0, 1])
+
+
+# --- sizes, weights and hostile state (each case in a subprocess: a signal or a
+# hang fails the test instead of killing the run) ---------------------------------
+
+def _in_subprocess(code, timeout=60):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = str(Path(__file__).resolve().parent.parent)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, str(Path(__file__).parent)]))
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=timeout, env=env)
+    assert res.returncode == 0, (res.returncode, res.stdout, res.stderr[-2000:])
+    return res.stdout
+
+
+def test_sizes_are_refused_up_front():
+    X = np.random.default_rng(0).normal(size=(5, 3))
+    with pytest.raises(ValueError, match="n_bins"):
+        HoeffdingTree(n_bins=10 ** 9).partial_fit(X, [0, 1, 0, 1, 0])
+    with pytest.raises(ValueError, match="n_bins"):
+        HTree(3, [0, 1], n_bins=10 ** 9)
+    with pytest.raises(ValueError, match="MiB"):
+        HTree(100, np.arange(50_000))  # 50k features x 100 classes per leaf
+    with pytest.raises(ValueError):
+        HTree(0, [0])
+    with pytest.raises(ValueError):
+        HTree(3, [-1, 2])
+    with pytest.raises(ValueError):
+        HTree(3, [0], delta=2.0)
+
+
+def test_huge_weights_error_and_large_ones_stay_finite():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3))
+    y = (X[:, 0] > 0).astype(int)
+    with pytest.raises(ValueError, match="sample_weight"):
+        HoeffdingTree(grace_period=5).partial_fit(X, y, sample_weight=np.full(300, 1e308))
+    t = HTree(2, [0, 1, 2], grace=5.0)
+    with pytest.raises(ValueError, match="weight"):
+        t.learn(X[0], 0, 1e308)
+    with pytest.raises(ValueError, match="weight"):
+        t.learn(X[0], 0, float("nan"))
+    with pytest.raises(ValueError):
+        forest_learn([t], X[0], np.array([0], np.int32), np.array([[np.inf]]))
+    big = HoeffdingTree(grace_period=5).partial_fit(X, y, sample_weight=np.full(300, 1e100))
+    P = big.predict_proba(X)
+    assert np.isfinite(P).all() and big.n_leaves_ > 1
+
+
+def test_buffers_are_checked():
+    t = HTree(3, [0, 4])
+    with pytest.raises(ValueError, match="feature 4"):
+        t.predict_into(np.zeros(4), np.empty(3))
+    with pytest.raises(ValueError, match="out has"):
+        t.predict_into(np.zeros(5), np.empty(2))
+    with pytest.raises(ValueError):
+        t.apply(np.zeros(2))
+    with pytest.raises(ValueError):
+        t.learn(np.zeros(1), 0, 1.0)
+    with pytest.raises(ValueError):
+        forest_predict([t], np.zeros(5), np.empty((2, 3)))
+    with pytest.raises(ValueError):
+        forest_predict([t], np.zeros(3), np.empty((1, 3)))
+    with pytest.raises(ValueError):
+        forest_learn([t], np.zeros(5), np.array([3], np.int32), np.ones((1, 1)))
+
+
+CORRUPT = {
+    "cycle": "st[4][1] = 0",                  # node 0's left child is node 0
+    # the deepest internal node's left child points back up the tree
+    "back_edge": "i = int(np.flatnonzero(st[2][:st[0]] >= 0)[-1]); st[4][i] = max(i - 1, 0)",
+    "child_out_of_range": "st[4][0] = 10**6",
+    "slot_out_of_range": "st[6][st[6] >= 0] = 10**6",
+    "feature_not_in_sub": "st[2][0] = 10**6",
+    "short_array": "st[3] = st[3][:1].copy()",
+    "bad_stats_shape": "st[9] = st[9][:, :1].copy()",
+    "nan_weights": "st[8][0, 0] = float('nan')",
+    "counts": "st[0] = 10**6",
+}
+
+
+def test_corrupted_pickles_raise_instead_of_crashing():
+    code = f"""
+import pickle, numpy as np
+from omlc._core.hoeffding_tree import HTree
+rng = np.random.default_rng(0)
+X = rng.normal(size=(3000, 4)); y = (X[:, 0] > 0).astype(int) + (X[:, 1] > 0)
+t = HTree(3, [0, 1, 3], grace=10.0, delta=0.1)
+for i in range(3000):
+    t.learn(X[i], int(y[i]), 1.0)
+assert t.n_nodes >= 5
+cls, args = t.__reduce__()
+pickle.loads(pickle.dumps(t))  # the intact state loads
+for case, edit in {CORRUPT!r}.items():
+    st = [a.copy() if isinstance(a, np.ndarray) else a for a in args[-1]]
+    exec(edit)
+    c, a = pickle.loads(pickle.dumps((cls, args[:-1] + (tuple(st),))))
+    try:
+        c(*a)
+    except ValueError as e:
+        assert "corrupted HTree state" in str(e), e
+        print("refused", case, flush=True)
+    else:
+        print("accepted", case, flush=True)
+"""
+    out = _in_subprocess(code).split("\n")
+    assert sorted(line.split()[1] for line in out if line.startswith("refused")) == sorted(CORRUPT)
+
+
+# --- the sparse-row tree against its twin ------------------------------------------
+
+def _sparse_stream(seed, n=3000, d=60, k=5):
+    import scipy.sparse as sp
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, d, density=0.08, format="csr", random_state=seed,
+                  data_rvs=lambda m: rng.choice([1.0, 2.0, rng.random()], size=m))
+    X.sort_indices()
+    X = X.tocsr()
+    X.data[::11] = np.round(X.data[::11], 1)  # repeated values: ties at split points
+    Xd = X.toarray()
+    y = ((Xd[:, :5].sum(axis=1) > 0).astype(int) + 2 * (Xd[:, 7] > 0.5)) % k
+    y[::13] = k - 1
+    w = rng.choice([0.0, 0.4, 1.0, 3.0], size=n, p=[0.05, 0.25, 0.5, 0.2])
+    return X, y.astype(np.int32), w
+
+
+SPARSE_CONFIGS = [
+    dict(grace=10.0, delta=0.1, tau=0.05, n_cand=6),
+    dict(grace=7.5, delta=0.5, tau=0.5, n_bins=3, n_cand=3, max_depth=3, seed=5),
+    dict(grace=20.0, delta=1e-3, tau=0.05, n_cand=12, max_leaves=4, seed=2),
+]
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize("cfg", SPARSE_CONFIGS)
+def test_sparse_tree_equals_reference(cfg):
+    from omlc._core.hoeffding_tree import SparseHTree
+    from reference_hoeffding_tree import ReferenceSparseTree
+    X, y, w = _sparse_stream(cfg.get("seed", 0))
+    k = 5
+    tree = SparseHTree(k, **cfg)
+    ref = ReferenceSparseTree(k, **cfg)
+    out = np.empty(k)
+
+    def row(i):
+        a, b = X.indptr[i], X.indptr[i + 1]
+        return X.indices[a:b].astype(np.int32), X.data[a:b].astype(np.float64)
+
+    for i in range(X.shape[0]):
+        idx, val = row(i)
+        tree.learn(idx, val, int(y[i]), float(w[i]))
+        ref.learn(dict(zip(idx.tolist(), val.tolist())), int(y[i]), float(w[i]))
+        if i % 40 == 0:
+            tree.predict_into(idx, val, out)
+            np.testing.assert_allclose(out, ref.predict(dict(zip(idx.tolist(), val.tolist()))),
+                                       rtol=1e-12, atol=1e-14)
+    assert tree.n_leaves == ref.n_leaves and tree.n_leaves > 1
+    u = pickle.loads(pickle.dumps(tree))
+    b = np.empty(k)
+    for i in range(0, X.shape[0], 9):
+        idx, val = row(i)
+        tree.predict_into(idx, val, out)
+        u.predict_into(idx, val, b)
+        np.testing.assert_array_equal(out, b)
+        np.testing.assert_allclose(out, ref.predict(dict(zip(idx.tolist(), val.tolist()))),
+                                   rtol=1e-12, atol=1e-14)
+    empty = np.empty(0, np.int32), np.empty(0)
+    tree.predict_into(*empty, out)  # an empty row routes left at every x <= thr >= 0 node
+    assert abs(out.sum() - 1) < 1e-12
+
+
+def test_corrupted_sparse_tree_pickles_raise():
+    code = """
+import pickle, numpy as np, scipy.sparse as sp
+from omlc._core.hoeffding_tree import SparseHTree
+X = sp.random(2000, 40, density=0.2, format="csr", random_state=0)
+y = (X[:, :3].toarray().sum(axis=1) > 0.5).astype(int)
+t = SparseHTree(2, 5, grace=10.0, delta=0.1)
+for i in range(2000):
+    a, b = X.indptr[i], X.indptr[i + 1]
+    t.learn(X.indices[a:b].astype(np.int32), X.data[a:b], int(y[i]), 1.0)
+assert t.n_nodes >= 3
+cls, args = t.__reduce__()
+pickle.loads(pickle.dumps(t))
+edits = {"cycle": "st[5][0] = 0", "child": "st[6][0] = 10**6",
+         "slot": "st[7][st[7] >= 0] = 10**6", "ncand": "st[13][0] = 99",
+         "shape": "st[15] = st[15][:, :1].copy()", "rng": "st[2] = 0"}
+for case, edit in edits.items():
+    st = list(args[-1])
+    st = [a.copy() if isinstance(a, np.ndarray) else a for a in st]
+    exec(edit)
+    try:
+        cls(*args[:-1], tuple(st))
+    except ValueError as e:
+        assert "corrupted SparseHTree state" in str(e), e
+        print("refused", case)
+"""
+    out = _in_subprocess(code)
+    assert out.count("refused") == 6, out

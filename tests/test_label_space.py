@@ -73,20 +73,68 @@ def test_costs_match_definitions():
 def test_capped_msg_invariants_and_lemma2():
     rng = np.random.default_rng(3)
     K, M = 12, 4
-    Q, s = ls.CappedMSG.init(K, M, rng)
+    Q, s = ls.CappedMSG.init(K, M)
+    assert Q.shape == (0, K)                     # the start is U = 0
     for t in range(1, 60):
         v = rng.normal(size=K) / np.sqrt(K)
         Q, s = ls.CappedMSG.step(Q, s, 2 / np.sqrt(t) * M / K, v, M)
-        np.testing.assert_allclose(Q @ Q.T, np.eye(M + 1), atol=1e-10)
+        n = min(t, M + 1)                        # one new direction per row until full
+        assert Q.shape == (n, K)
+        np.testing.assert_allclose(Q @ Q.T, np.eye(n), atol=1e-10)
         assert np.all(s >= -1e-12) and np.all(s <= 1 + 1e-12)
-        assert s.sum() == pytest.approx(M)
+        if n <= M:                               # filling: trace <= M
+            assert s.sum() <= M + 1e-12
+        else:
+            assert s.sum() == pytest.approx(M)
     # Lemma 2: E[P^T P] = Q^T diag(sigma) Q, exactly over the sampling distribution
     p = np.clip(1 - s, 0, None)
     p /= p.sum()
     E = sum(pi * np.delete(Q, i, 0).T @ np.delete(Q, i, 0) for i, pi in enumerate(p))
     np.testing.assert_allclose(E, Q.T @ np.diag(s) @ Q, atol=1e-10)
-    counts = np.bincount([ls.CappedMSG.sample(s, rng) for _ in range(20000)], minlength=M + 1)
+    # a uniform u gives each row its Lemma-2 probability
+    counts = np.bincount([ls.CappedMSG.sample(s, u, M) for u in rng.random(20000)],
+                         minlength=M + 1)
     np.testing.assert_allclose(counts / 20000, p, atol=0.02)
+    assert ls.CappedMSG.sample(s[:M], 0.5, M) == -1      # M rows or fewer: nothing to drop
+
+
+def test_capped_msg_from_zero_captures_the_label_energy_at_once():
+    """The start U = 0 with trace <= M while filling: the first rows' label
+    directions enter the basis (a random start with sigma = M/(M+1) capped them
+    out: ~1% of the energy after 10 rows at M/K = 1%)."""
+    rng = np.random.default_rng(0)
+    K, M = 300, 3
+    B = np.linalg.qr(rng.normal(size=(K, M)))[0].T           # M true label directions
+    Q, s = ls.CappedMSG.init(K, M)
+    V = (rng.normal(size=(40, M)) * [3, 2, 1]) @ B
+    V /= np.linalg.norm(V, axis=1, keepdims=True)
+    for t, v in enumerate(V[:10], 1):
+        Q, s = ls.CappedMSG.step(Q, s, 2 / np.sqrt(t) * M / K, v, M)
+    top = Q[np.argsort(s)[::-1][:M]]
+    captured = np.mean(np.sum((V[10:] @ top.T) ** 2, axis=1))
+    assert captured > 0.9
+
+
+def test_one_draw_per_learner():
+    """P_t is Q_t without the row where the learner's one uniform u falls
+    (each P_t ~ Gamma_t); the dropped row is mostly the same one from row to
+    row, so PBT's basis change keeps the code dimensions."""
+    X, Y = problem(n=200, K=9)
+    m = omlc.DPP(code_dim=3, basis="pbt", random_state=4)
+    u = None
+    drops = []
+    for i in range(X.shape[0]):
+        m.partial_fit(X[i:i + 1], Y[i:i + 1])
+        u = m.u_ if u is None else u
+        assert m.u_ == u
+        d = ls.CappedMSG.sample(m.sigma_, u, 3)
+        assert d == m.drop_
+        kept = np.delete(m.Q_, d, 0) if d >= 0 else m.Q_
+        np.testing.assert_array_equal(m.P_[:len(kept)], kept)
+        assert not m.P_[len(kept):].any()            # zero rows while the basis fills
+        drops.append(d)
+    changes = np.mean(np.diff(drops[10:]) != 0)
+    assert changes < 0.2
 
 
 def test_capped_msg_equals_dense_projected_update():
@@ -94,7 +142,10 @@ def test_capped_msg_equals_dense_projected_update():
     followed by the rank cap and the trace projection."""
     rng = np.random.default_rng(4)
     K, M = 8, 3
-    Q, s = ls.CappedMSG.init(K, M, rng)
+    Q, s = ls.CappedMSG.init(K, M)
+    for t in range(1, 8):                         # a full basis (M+1 rows)
+        Q, s = ls.CappedMSG.step(Q, s, 0.5, rng.normal(size=K), M)
+    assert Q.shape[0] == M + 1
     v = rng.normal(size=K)
     Qn, sn = ls.CappedMSG.step(Q, s, 0.3, v, M)
     U = Q.T @ np.diag(s) @ Q + 0.3 * np.outer(v, v)
@@ -237,9 +288,9 @@ def test_same_seed_same_numbers_and_bad_params():
 
 
 def test_pca_step_scales_the_online_pca_step():
-    # Many labels, small M/K, one dominant label direction: the paper's step
-    # (pca_step=1) moves the basis slowly; a K-times larger step (the step on
-    # unscaled ±1 labels) captures the dominant direction within a few rows.
+    # Many labels, small M/K, one dominant label direction: from U = 0 the
+    # paper's step (pca_step=1) captures it as well as a K-times larger step
+    # (the step on unscaled ±1 labels), which the old random start needed.
     rng = np.random.default_rng(5)
     K, M, n = 200, 2, 300
     Y = (rng.random((n, K)) < 0.02).astype(np.int32)          # mostly "irrelevant"
@@ -251,8 +302,83 @@ def test_pca_step_scales_the_online_pca_step():
         return np.mean(np.sum((V[-100:] @ m.P_.T) ** 2, axis=1))
 
     slow, fast = captured(1.0), captured(float(K))
-    assert fast > 0.8 > 0.3 > slow
+    assert fast > 0.8 and slow > 0.8
     # pca_step=1 is the paper's step, bit for bit
     a = omlc.DPP(code_dim=3, random_state=2).predict_then_learn(*problem())
     b = omlc.DPP(code_dim=3, pca_step=1.0, random_state=2).predict_then_learn(*problem())
     np.testing.assert_array_equal(a, b)
+
+
+def test_code_dim_auto_is_a_fraction_with_a_floor():
+    assert ls._resolve_dim("auto", 6) == 6          # the floor, capped at K
+    assert ls._resolve_dim("auto", 14) == 8
+    assert ls._resolve_dim("auto", 101) == 10       # rcv1-shaped: 10% of K
+    assert ls._resolve_dim("auto", 983) == 98
+    X, Y = problem(K=12)
+    assert omlc.DPP().fit(X, Y).code_dim_ == 8
+    with pytest.raises(ValueError):
+        omlc.DPP(code_dim="half").fit(X, Y)
+
+
+def test_defaults_learn_on_a_small_label_set():
+    """The default code (auto: 8 of 14 labels) learns: below the no-label
+    Hamming loss over the second half of one prequential pass."""
+    X, Y = problem(n=600, d=10, K=14, seed=8)
+    Yd = Y.toarray().astype(bool)
+    nolabel = Yd[300:].mean()
+    for m in (omlc.DPP(), omlc.DPP(basis="pbc"), omlc.OnlineRandomProjection(), omlc.OnlineCS()):
+        D = m.predict_then_learn(X, Y)
+        assert ls.example_costs("hamming", Yd[300:], D[300:] > 0).mean() < nolabel
+
+
+@pytest.mark.parametrize("make", [
+    lambda: omlc.DPP(code_dim=3), lambda: omlc.DPP(code_dim=3, basis="pbc"),
+    lambda: omlc.CSDPP(code_dim=3), lambda: omlc.OnlineBR(),
+    lambda: omlc.OnlineCS(code_dim=3), lambda: omlc.OnlineRandomProjection(code_dim=3)])
+def test_large_feature_raises_naming_the_row(make):
+    """An epoch-seconds column (~1.7e9) against lam = 1: the ridge inverse
+    loses its precision. The learner refuses that row with NonFiniteError
+    naming it (never NaN scores) and keeps the state it had before it."""
+    from omlc._core.linear import NonFiniteError
+    X, Y = problem(n=60, K=6)
+    X = X.toarray()
+    X[25, 0] = 1.7e9
+    m = make().partial_fit(sp.csr_matrix(X[:20]), Y[:20])
+    before = m.decision_function(sp.csr_matrix(X[:5]))
+    with pytest.raises(NonFiniteError, match=r"row 5 of the block \(row 5 of the data\)") as exc:
+        m.predict_then_learn(sp.csr_matrix(X[20:]), Y[20:])
+    assert exc.value.row == 5
+    m2 = make().partial_fit(sp.csr_matrix(X[:25]), Y[:25])       # the rows before it were learned
+    np.testing.assert_array_equal(m.decision_function(sp.csr_matrix(X[:5])),
+                                  m2.decision_function(sp.csr_matrix(X[:5])))
+    assert not np.array_equal(before, m2.decision_function(sp.csr_matrix(X[:5])))
+
+
+def test_tiny_lam_raises_instead_of_nan():
+    from omlc._core.linear import NonFiniteError
+    X, Y = problem(n=60, K=6)
+    for m in (omlc.OnlineBR(lam=1e-300), omlc.DPP(code_dim=3, lam=1e-300)):
+        with pytest.raises(NonFiniteError, match="lost its precision"):
+            m.predict_then_learn(X, Y)
+
+
+@pytest.mark.parametrize("make", [lambda: omlc.OnlineBR(solver="adagrad", eta=0.2),
+                                  lambda: omlc.OnlineRandomProjection(code_dim=4, solver="adagrad"),
+                                  lambda: omlc.OnlineCS(code_dim=5, solver="adagrad")])
+def test_adagrad_chunks_equal_the_per_row_loop(make, monkeypatch):
+    """Under AdaGrad the baselines learn a chunk per call of the linear core;
+    that is the per-row loop, row for row (chunks of 7 rows here)."""
+    X, Y = problem(n=50, K=8)
+    monkeypatch.setattr(ls._OnlineLSR, "CHUNK", 7)
+    a = make()
+    D = a.predict_then_learn(X, Y)
+    b = make()
+    b._validate(X, Y, None)                      # the same fresh state, nothing learned
+    xp, xi, xv = X.indptr, X.indices, X.data
+    E = np.empty_like(D)
+    for k in range(X.shape[0]):
+        y = np.zeros(8, bool)
+        y[Y[k].indices] = True
+        b._row(xi[xp[k]:xp[k + 1]], xv[xp[k]:xp[k + 1]], y, E[k])
+    np.testing.assert_allclose(D, E, atol=1e-12)
+    np.testing.assert_allclose(a.reg_.W, b.reg_.W, atol=1e-12)

@@ -6,11 +6,9 @@ import pytest
 import scipy.sparse as sp
 
 import omlc
-from learner_cases import all_learners, planted_problem
+from learner_cases import learner_params, planted_problem
 from omlc.learners import clone
 
-CASES = all_learners()
-IDS = [repr(c) for c in CASES]
 
 
 def micro_f1(Y, P):
@@ -26,7 +24,7 @@ def data():
     return X[:1000], Y[:1000], X[1000:], Y[1000:]
 
 
-@pytest.mark.parametrize("learner", CASES, ids=IDS)
+@pytest.mark.parametrize("learner", learner_params())
 def test_learns_beyond_most_frequent_labels(learner, data):
     Xtr, Ytr, Xte, Yte = data
     model = clone(learner).fit(Xtr, Ytr, shuffle=True)
@@ -39,7 +37,7 @@ def test_learns_beyond_most_frequent_labels(learner, data):
     assert f1 > micro_f1(Yte, base) + 0.1
 
 
-@pytest.mark.parametrize("learner", CASES, ids=IDS)
+@pytest.mark.parametrize("learner", learner_params())
 def test_predict_is_sign_of_decision_function(learner, data):
     Xtr, Ytr, Xte, _ = data
     model = clone(learner).partial_fit(Xtr, Ytr)
@@ -50,7 +48,7 @@ def test_predict_is_sign_of_decision_function(learner, data):
     np.testing.assert_array_equal(P.toarray(), (D > 0).astype(int))
 
 
-@pytest.mark.parametrize("learner", CASES, ids=IDS)
+@pytest.mark.parametrize("learner", learner_params())
 def test_pickle_mid_stream_continues_identically(learner, data):
     Xtr, Ytr, Xte, _ = data
     a = clone(learner).partial_fit(Xtr[:400], Ytr[:400])
@@ -60,7 +58,7 @@ def test_pickle_mid_stream_continues_identically(learner, data):
     np.testing.assert_array_equal(a.decision_function(Xte), b.decision_function(Xte))
 
 
-@pytest.mark.parametrize("learner", CASES, ids=IDS)
+@pytest.mark.parametrize("learner", learner_params())
 def test_blocks_equal_one_call_and_prequential_equals_decision_before_learning(learner, data):
     Xtr, Ytr, Xte, _ = data
     a = clone(learner).partial_fit(Xtr, Ytr)
@@ -75,7 +73,7 @@ def test_blocks_equal_one_call_and_prequential_equals_decision_before_learning(l
     assert c.n_samples_seen_ == 600
 
 
-@pytest.mark.parametrize("learner", CASES, ids=IDS)
+@pytest.mark.parametrize("learner", learner_params())
 def test_params_clone_and_seeded_fit(learner, data):
     Xtr, Ytr, Xte, _ = data
     params = learner.get_params()
@@ -91,7 +89,7 @@ def test_params_clone_and_seeded_fit(learner, data):
     assert sklearn_base.clone(learner).get_params() == params
 
 
-@pytest.mark.parametrize("learner", CASES, ids=IDS)
+@pytest.mark.parametrize("learner", learner_params())
 def test_inputs_validated_at_the_boundary(learner, data):
     Xtr, Ytr, _, _ = data
     model = clone(learner)

@@ -221,7 +221,7 @@ HOSTILE = [
     ("falt", _doc_edit({"state/W_": {"__array__": "arrays/99.npy"}}), "member 'arrays/99.npy' is missing"),
     ("falt", _doc_edit({"state/W_": {"__object__": "Popen", "state": {}}}), "object 'Popen' is not allowed"),
     ("falt", _doc_edit({"params/dtype": {"__dtype__": "object"}}), "dtype 'object' is not allowed"),
-    ("dpp", _doc_edit({"state/code_dim_": 4}), "code_dim_ is 4, expected 1"),
+    ("dpp", _doc_edit({"state/code_dim_": 4}), "code_dim_ is 4, expected 5"),
     ("dpp", _doc_edit({"state/rng_": {"__generator__": "MT19937", "state": {}}}), "MT19937"),
     ("dpp", _doc_edit({"state/reg_/state/d": 3}), "reg_.d is 3, expected 12"),
     ("kfalt", _doc_edit({"state/n_support_": 10 ** 6}), "sv_indptr_ has .* entries for 1000000"),
@@ -249,6 +249,9 @@ def _array_cases():
         ("falt", "W_", b"not an npy file at all", "arrays/0.npy: "),
         ("kfalt", "sv_indices_", None, "column id outside \\[0, 12\\)"),
         ("kfalt", "sv_indptr_", None, "must start at 0 and never decrease"),
+        # the compiled DPP loop indexes its basis buffers with these counters
+        ("dpp", "cnt_", _npy(np.array([99, -1, 3, 0], np.int64)), "cnt_ must hold"),
+        ("dpp", "cnt_", _npy(np.array([0, -1, 3], np.int64)), "cnt_ must be an int64 array of 4"),
     ]
 
 

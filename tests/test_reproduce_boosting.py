@@ -1,9 +1,12 @@
 """omlc.reproduce.boosting: Table 3 as data, the report, and a cheap slice of
 the reproduction on emotions."""
+from pathlib import Path
+
 import pytest
 
 from conftest import shared_file
 from omlc.reproduce import boosting
+from omlc.reproduce._results import load_rows
 
 
 def test_paper_table_and_grids():
@@ -46,3 +49,38 @@ def test_cheap_slice_on_emotions(tmp_path):
     again = boosting.run(["emotions"], algorithms=("ada",), n_seeds=2, results_path=results,
                          progress=None)
     assert again[0]["loss"] == ada["loss"]
+
+
+RESULTS = Path(__file__).resolve().parent.parent / "datasets" / "results"
+
+
+def _committed(path, bmr_variant="exact"):
+    settings = boosting.settings_key(boosting.N_ESTIMATORS, boosting.N_FEATURES, bmr_variant)
+    return load_rows(path, settings, lambda r: (r["dataset"], r["algorithm"], r["gamma"], r["seed"]))
+
+
+@pytest.mark.slow
+def test_committed_rows_are_what_the_code_gives_today():
+    """A cheap slice of the committed Table-3 rows (emotions, seed 0 of
+    Ada.OLMR, of OnlineBMR with the paper's potentials and with the authors')
+    recomputed: the code is deterministic, so any change that moves a
+    published number must regenerate the rows."""
+    shared_file("emotions/emotions-train.arff")
+    exact = _committed(RESULTS / "boosting.rows.jsonl")
+    authors = _committed(RESULTS / "boosting_bmr_authors_potentials.rows.jsonl", "authors")
+    data = boosting.load_split("emotions")
+    cases = [(exact, "ada", None, "exact"), (exact, "bmr", 0.01, "exact"),
+             (authors, "bmr", 0.1, "authors")]
+    for rows, alg, gamma, variant in cases:
+        row = rows[("emotions", alg, gamma, 0)]
+        now = boosting.one_run(data, alg, gamma, 0, bmr_variant=variant)
+        assert now["loss"] == pytest.approx(row["loss"], abs=1e-9), (alg, gamma, variant)
+        assert now["loss_excl_empty"] == pytest.approx(row["loss_excl_empty"], abs=1e-9)
+
+
+def test_committed_rows_cover_every_cell():
+    rows = _committed(RESULTS / "boosting.rows.jsonl")
+    for name in boosting.DATASETS:
+        for alg, gamma, _ in boosting.cells(name):
+            seeds = {k[3] for k in rows if k[:3] == (name, alg, gamma)}
+            assert seeds and seeds == set(range(len(seeds))), (name, alg, gamma)

@@ -8,7 +8,7 @@ river = pytest.importorskip("river")
 
 import omlc  # noqa: E402
 from conftest import shared_file  # noqa: E402
-from learner_cases import all_learners  # noqa: E402
+from learner_cases import learner_params  # noqa: E402
 from omlc.learners.base import clone  # noqa: E402
 from omlc.river import RiverMultiLabel, feature_column  # noqa: E402
 
@@ -29,7 +29,7 @@ def test_hashing_is_documented_crc32():
     assert feature_column(7, 10) == feature_column("7", 10)
 
 
-@pytest.mark.parametrize("est", all_learners(), ids=repr)
+@pytest.mark.parametrize("est", learner_params())
 def test_every_learner_streams(est):
     m = RiverMultiLabel(clone(est), n_features=256, max_labels=4)
     for x, y in toy_stream(120):

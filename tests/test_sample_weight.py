@@ -9,11 +9,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from learner_cases import all_learners, planted_problem
+from learner_cases import learner_params, planted_problem
 from omlc.learners import clone
 
-CASES = all_learners()
-IDS = [repr(c) for c in CASES]
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +24,7 @@ def _state(model):
     return pickle.dumps({k: v for k, v in vars(model).items() if k.endswith("_")})
 
 
-@pytest.mark.parametrize("learner", CASES, ids=IDS)
+@pytest.mark.parametrize("learner", learner_params())
 def test_weight_zero_changes_nothing_and_weights_repeat_rows(learner, data):
     X, Y, Xte = data
     base = clone(learner).partial_fit(X[:120], Y[:120])

@@ -6,11 +6,11 @@ import copy
 import numpy as np
 import pytest
 
-from learner_cases import all_learners, planted_problem
+from learner_cases import learner_params, planted_problem
 from omlc.learners.base import clone
 
 
-@pytest.mark.parametrize("est", all_learners(), ids=repr)
+@pytest.mark.parametrize("est", learner_params())
 def test_row_path_equals_partial_fit(est):
     X, Y = planted_problem(n=60, d=30, L=5, seed=1)
     a, b = clone(est), clone(est)

@@ -59,7 +59,9 @@ def yeast():
     return ds.X[:300], ds.Y[:300]
 
 
-@pytest.mark.parametrize("est", LEARNERS, ids=IDS)
+# The first learner in the default run, every class in the slow tier.
+@pytest.mark.parametrize("est", [pytest.param(e, id=i, marks=[pytest.mark.slow] if k else [])
+                                 for k, (e, i) in enumerate(zip(LEARNERS, IDS))])
 def test_grid_search_and_pipeline_on_real_data(est, yeast):
     X, Y = yeast
     assert is_classifier(est)

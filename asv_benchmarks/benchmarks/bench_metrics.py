@@ -43,6 +43,12 @@ class AllMetrics:
             acc.update(Yb, scores=Sb)
         acc.get()
 
+    def time_topk_metrics(self, n_rows):
+        acc = metrics.MetricAccumulator("topk", N_LABELS)
+        for Yb, _, Sb in self.blocks:
+            acc.update(Yb, scores=Sb)
+        acc.get()
+
     def time_label_set_metrics(self, n_rows):
         acc = metrics.MetricAccumulator("predictions", N_LABELS)
         for Yb, Pb, _ in self.blocks:

@@ -26,6 +26,17 @@ The tree only sees the attributes ``sub`` (global feature indices; a boosted
 tree gets a fixed random subset). Its state is NumPy arrays owned by the
 object (nodes, leaf class weights, leaf estimators), grown by doubling; the
 object pickles exactly. The loops run without the GIL.
+
+Sizes and inputs are checked before any loop: ``n_bins`` at most
+``MAX_BINS`` (a split check costs ``n_bins`` x attributes x classes), one
+leaf's estimators at most ``MAX_LEAF_BYTES``, a weight finite and at most
+``MAX_WEIGHT`` (so sums of weights and the estimators' moments stay finite:
+a weight of 1e308 would make the next sum infinite and a leaf's
+distribution NaN), rows and output buffers of the right length. A state
+given back by ``pickle`` is checked too (array shapes, every child id after
+its parent's, so walking down always ends, slots and features in range): a
+corrupted pickle raises ``ValueError`` instead of reading out of bounds or
+looping forever.
 """
 import numpy as np
 cimport numpy as cnp
@@ -33,6 +44,10 @@ from libc.math cimport INFINITY, erfc, log, log2, sqrt
 from libc.stdint cimport int32_t
 
 cnp.import_array()
+
+MAX_BINS = 4096
+MAX_LEAF_BYTES = 64 << 20
+MAX_WEIGHT = 1e100
 
 # Per (leaf, attribute, class) estimator fields.
 cdef enum:
@@ -69,6 +84,37 @@ def _writeable(a):
     return a if a.flags.writeable else np.array(a)
 
 
+def leaf_bytes(n_attrs, n_classes):
+    """Bytes of one leaf's estimators (``n_attrs`` x ``n_classes`` x 5 doubles)."""
+    return int(n_attrs) * int(n_classes) * NF * 8
+
+
+def check_weight(w, name="weight"):
+    """Raise ``ValueError`` unless ``0 <= w <= MAX_WEIGHT`` (finite)."""
+    w = float(w)
+    if not (0.0 <= w <= MAX_WEIGHT):
+        raise ValueError(f"{name} must be finite, non-negative and at most {MAX_WEIGHT:g} "
+                         f"(larger weights overflow the tree's sums), got {w!r}")
+    return w
+
+
+def _check_sizes(n_classes, sub, n_bins):
+    if n_classes < 1:
+        raise ValueError(f"n_classes must be at least 1, got {n_classes}")
+    if not (1 <= n_bins <= MAX_BINS):
+        raise ValueError(f"n_bins must be in [1, {MAX_BINS}] (a split check tries n_bins points "
+                         f"per attribute and class), got {n_bins}")
+    if sub.ndim != 1 or sub.shape[0] < 1:
+        raise ValueError("sub must be a non-empty 1-d array of feature indices")
+    if sub.min() < 0:
+        raise ValueError("sub holds a negative feature index")
+    nb = leaf_bytes(sub.shape[0], n_classes)
+    if nb > MAX_LEAF_BYTES:
+        raise ValueError(f"one leaf of {sub.shape[0]} attributes x {n_classes} classes needs "
+                         f"{nb / 2**20:,.0f} MiB of estimators (limit {MAX_LEAF_BYTES >> 20} MiB); "
+                         f"use fewer features per tree")
+
+
 cdef class HTree:
     """One Hoeffding tree over ``n_classes`` classes and the features ``sub``.
 
@@ -78,6 +124,7 @@ cdef class HTree:
     cdef public int n_classes, n_attrs, n_bins, max_depth, max_leaves
     cdef public double grace, delta, tau, min_frac
     cdef public int n_nodes, n_leaves
+    cdef public Py_ssize_t min_len
     cdef public object sub_, feat_, thr_, left_, right_, slot_, depth_
     cdef public object clsw_, stats_, seen_, last_, scratch_, active_
     cdef int32_t[::1] active, sub, feat, left, right, slot, depth
@@ -88,9 +135,20 @@ cdef class HTree:
     def __init__(self, int n_classes, sub, double grace=200.0, double delta=1e-7,
                  double tau=0.05, int n_bins=10, int max_depth=-1, int max_leaves=-1,
                  double min_frac=0.01, _state=None):
-        self.n_classes = n_classes
+        sub = np.asarray(sub)
+        if sub.size and (sub.dtype.kind not in "iu" or sub.max() > np.iinfo(np.int32).max):
+            raise ValueError("sub must hold int32 feature indices")
         self.sub_ = _writeable(np.ascontiguousarray(sub, dtype=np.int32))
+        _check_sizes(n_classes, self.sub_, n_bins)
+        if not (grace > 0 and np.isfinite(grace)) or not (0 < delta < 1) or not (tau >= 0):
+            raise ValueError(f"need grace > 0 finite, 0 < delta < 1, tau >= 0; got grace={grace}, "
+                             f"delta={delta}, tau={tau}")
+        if not (0 <= min_frac < 0.5):
+            raise ValueError(f"min_frac must be in [0, 0.5), got {min_frac}")
+        self.n_classes = n_classes
         self.n_attrs = self.sub_.shape[0]
+        # Rows must hold every feature the tree reads.
+        self.min_len = int(self.sub_.max()) + 1
         self.grace = grace
         self.delta = delta
         self.tau = tau
@@ -101,9 +159,7 @@ cdef class HTree:
         if _state is not None:
             # Unpickled from a read-only memory map (joblib's workers, mmap_mode="r"),
             # the arrays get private copies: the tree grows them in place.
-            (self.n_nodes, self.n_leaves, self.feat_, self.thr_, self.left_, self.right_,
-             self.slot_, self.depth_, self.clsw_, self.stats_, self.seen_, self.last_) = \
-                tuple(_state[:2]) + tuple(_writeable(a) for a in _state[2:])
+            self._set_state(_state)
         else:
             self.n_nodes = 1
             self.n_leaves = 1
@@ -125,6 +181,47 @@ cdef class HTree:
                  self.slot_, self.depth_, self.clsw_, self.stats_, self.seen_, self.last_)
         return (HTree, (self.n_classes, self.sub_, self.grace, self.delta, self.tau, self.n_bins,
                         self.max_depth, self.max_leaves, self.min_frac, state))
+
+    def _set_state(self, state):
+        """Adopt a pickled state after checking it cannot make the loops read
+        out of bounds or walk forever (ValueError otherwise)."""
+        if not isinstance(state, tuple) or len(state) != 12:
+            raise ValueError("corrupted HTree state: expected a 12-tuple")
+        n_nodes, n_leaves = int(state[0]), int(state[1])
+        kinds = (np.int32, np.float64, np.int32, np.int32, np.int32, np.int32,
+                 np.float64, np.float64, np.float64, np.float64)
+        arrs = []
+        for a, dt in zip(state[2:], kinds):
+            if not isinstance(a, np.ndarray) or a.dtype != dt:
+                raise ValueError("corrupted HTree state: an array has the wrong type")
+            arrs.append(_writeable(np.ascontiguousarray(a)))
+        feat, thr, left, right, slot, depth, clsw, stats, seen, last = arrs
+        k, na = self.n_classes, self.n_attrs
+        cap_n, cap_l = feat.shape[0], clsw.shape[0] if clsw.ndim == 2 else -1
+        if (any(a.ndim != 1 or a.shape[0] != cap_n for a in (thr, left, right, slot, depth))
+                or clsw.ndim != 2 or clsw.shape[1] != k
+                or stats.shape != (cap_l, na, k, NF)
+                or seen.shape != (cap_l,) or last.shape != (cap_l,)
+                or not (1 <= n_nodes <= cap_n) or not (1 <= n_leaves <= cap_l)):
+            raise ValueError("corrupted HTree state: array shapes or counts do not agree")
+        ids = np.arange(n_nodes)
+        f, l, r, sl = feat[:n_nodes], left[:n_nodes], right[:n_nodes], slot[:n_nodes]
+        internal = f >= 0
+        leaf = ~internal
+        # Children are allocated after their parent: ids grow on every step
+        # down, so a walk from the root ends, and no node is its own ancestor.
+        if (not np.isin(f[internal], self.sub_).all() or (f < -1).any()
+                or (l[internal] <= ids[internal]).any() or (l[internal] >= n_nodes).any()
+                or (r[internal] <= ids[internal]).any() or (r[internal] >= n_nodes).any()
+                or (sl[leaf] < 0).any() or (sl[leaf] >= n_leaves).any()
+                or (depth[:n_nodes] < 0).any()):
+            raise ValueError("corrupted HTree state: node ids, features or leaf slots out of range")
+        if not (np.isfinite(clsw[:n_leaves]).all() and (clsw[:n_leaves] >= 0).all()
+                and np.isfinite(seen[:n_leaves]).all() and np.isfinite(last[:n_leaves]).all()):
+            raise ValueError("corrupted HTree state: leaf weights must be finite and non-negative")
+        self.n_nodes, self.n_leaves = n_nodes, n_leaves
+        (self.feat_, self.thr_, self.left_, self.right_, self.slot_, self.depth_, self.clsw_,
+         self.stats_, self.seen_, self.last_) = arrs
 
     cdef void _bind(self):
         self.sub = self.sub_
@@ -198,13 +295,23 @@ cdef class HTree:
         for c in range(k):
             out[c] = (1.0 + self.clsw[s, c]) / tot
 
+    def _check_row(self, const double[::1] x):
+        if x.shape[0] < self.min_len:
+            raise ValueError(f"row has {x.shape[0]} values; the tree reads feature "
+                             f"{self.min_len - 1}")
+
     def predict_into(self, const double[::1] x, double[::1] out):
-        """Write the leaf's smoothed class distribution for dense row ``x``."""
+        """Write the leaf's smoothed class distribution for dense row ``x``
+        into ``out`` (length ``n_classes``)."""
+        self._check_row(x)
+        if out.shape[0] != self.n_classes:
+            raise ValueError(f"out has {out.shape[0]} entries, expected {self.n_classes}")
         with nogil:
             self._predict(&x[0], &out[0])
 
     def apply(self, const double[::1] x):
         """Index of the leaf node ``x`` reaches."""
+        self._check_row(x)
         return self._leaf_node(&x[0])
 
     # --- learning ----------------------------------------------------------------
@@ -424,6 +531,8 @@ cdef class HTree:
         """Learn dense row ``x`` with class ``c`` and weight ``w`` (> 0; zero is a no-op)."""
         if not (0 <= c < self.n_classes):
             raise ValueError(f"class {c} out of range [0, {self.n_classes})")
+        self._check_row(x)
+        w = check_weight(w)
         if w > 0:
             self._learn_one(&x[0], c, w)
 
@@ -436,6 +545,7 @@ def forest_predict(list trees, const double[::1] x, double[:, ::1] out):
     """``out[i] = trees[i]``'s class distribution for dense row ``x``."""
     cdef HTree t
     cdef Py_ssize_t i
+    _check_forest(trees, x, out.shape[0], out.shape[1])
     for i in range(len(trees)):
         t = <HTree>trees[i]
         with nogil:
@@ -447,8 +557,584 @@ def forest_learn(list trees, const double[::1] x, const int32_t[::1] labels,
     """Tree ``i`` learns ``(x, labels[j])`` with weight ``weights[i, j]`` (> 0) for every j."""
     cdef HTree t
     cdef Py_ssize_t i, j
+    k = _check_forest(trees, x, weights.shape[0], None)
+    if weights.shape[1] != labels.shape[0]:
+        raise ValueError(f"weights has {weights.shape[1]} columns for {labels.shape[0]} labels")
+    lab = np.asarray(labels)
+    if lab.size and (lab.min() < 0 or lab.max() >= k):
+        raise ValueError(f"labels must be in [0, {k})")
+    W = np.asarray(weights)
+    if W.size and not (np.isfinite(W).all() and W.max() <= MAX_WEIGHT):
+        raise ValueError(f"weights must be finite and at most {MAX_WEIGHT:g}")
     for i in range(len(trees)):
         t = <HTree>trees[i]
         for j in range(labels.shape[0]):
             if weights[i, j] > 0:
                 t._learn_one(&x[0], labels[j], weights[i, j])
+
+
+def _check_forest(list trees, const double[::1] x, Py_ssize_t n_rows, n_classes):
+    """Every tree an HTree with the same classes, ``x`` long enough, one
+    output row per tree; returns the number of classes."""
+    cdef HTree t
+    if n_rows != len(trees):
+        raise ValueError(f"{n_rows} output rows for {len(trees)} trees")
+    k = None
+    for obj in trees:
+        if not isinstance(obj, HTree):
+            raise TypeError("trees must be HTree objects")
+        t = <HTree>obj
+        if k is None:
+            k = t.n_classes
+        if t.n_classes != k or (n_classes is not None and t.n_classes != n_classes):
+            raise ValueError("every tree must have the output's number of classes")
+        t._check_row(x)
+    return k
+
+
+# --- the sparse-row Hoeffding tree ---------------------------------------------------
+#
+# For sparse high-dimensional rows (text), a fixed random subset of features is
+# almost always zero on a row. This tree is omlc's, not the paper's: a leaf's
+# split candidates are up to ``n_cand`` features drawn at random from the
+# non-zeros of the rows that reach it (one per learned row while slots are
+# free), and each candidate keeps the leaf's Gaussian estimators over its
+# *non-zero* values only. Zeros follow from counts: the leaf keeps the class
+# weight it has seen (``win``) and each candidate a snapshot of it taken when
+# the candidate was drawn (``snap``), so the class weight at value 0 since then
+# is ``win - snap - W_nonzero``, exactly. A learned row costs
+# O(n_cand log nnz) per tree (a binary search of each candidate in the row's
+# sorted ids); routing O(depth log nnz). Split points: 0 (x <= 0, which puts
+# the zeros left, against x > 0) and ``n_bins`` points in the non-zero range;
+# the class weight left of v is the zero mass (if v >= 0) plus the Gaussian
+# estimate of the non-zero part, as in HTree. The gain of a candidate is over
+# the class weights seen since it was drawn; the Hoeffding bound uses the
+# best candidate's weight. Everything else (grace, delta, tau, min_frac,
+# leaf prediction, new leaves starting from the split's class weights) is
+# HTree's.
+
+cdef enum:
+    SF_W = 0
+    SF_MEAN = 1
+    SF_M2 = 2
+    SF_MIN = 3
+    SF_MAX = 4
+    SF_SNAP = 5
+    SNF = 6
+
+
+cdef inline unsigned long long _xs_next(unsigned long long* st) noexcept nogil:
+    # xorshift64*: a per-tree stream that the Python twin reproduces.
+    cdef unsigned long long x = st[0]
+    x ^= x >> 12
+    x ^= x << 25
+    x ^= x >> 27
+    st[0] = x
+    return x * 2685821657736338717ULL
+
+
+cdef inline double _row_value(const int32_t* idx, const double* val, int nnz, int f) noexcept nogil:
+    cdef int lo = 0, hi = nnz, mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if idx[mid] < f:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < nnz and idx[lo] == f:
+        return val[lo]
+    return 0.0
+
+
+def sparse_leaf_bytes(n_cand, n_classes):
+    return int(n_cand) * int(n_classes) * SNF * 8
+
+
+cdef class SparseHTree:
+    """A Hoeffding tree over sparse rows ``(ids, values)`` (sorted ids) whose
+    split candidates are drawn from the non-zeros seen at each leaf (module
+    notes above). ``seed`` seeds the candidate draws."""
+    cdef public int n_classes, n_cand, n_bins, max_depth, max_leaves
+    cdef public double grace, delta, tau, min_frac
+    cdef public int n_nodes, n_leaves
+    cdef public unsigned long long rng
+    cdef public object feat_, thr_, left_, right_, slot_, depth_
+    cdef public object clsw_, win_, seen_, last_, ncand_, cfeat_, stats_, scratch_
+    cdef int32_t[::1] feat, left, right, slot, depth, ncand
+    cdef double[::1] thr, seen, last, scratch
+    cdef double[:, ::1] clsw, win
+    cdef int32_t[:, ::1] cfeat
+    cdef double[:, :, :, ::1] stats
+
+    def __init__(self, int n_classes, int n_cand=10, double grace=200.0, double delta=1e-7,
+                 double tau=0.05, int n_bins=10, int max_depth=-1, int max_leaves=-1,
+                 double min_frac=0.01, seed=0, _state=None):
+        if not (1 <= n_cand <= 4096):
+            raise ValueError(f"n_cand must be in [1, 4096], got {n_cand}")
+        _check_sizes(n_classes, np.zeros(n_cand, np.int32), n_bins)
+        if not (grace > 0 and np.isfinite(grace)) or not (0 < delta < 1) or not (tau >= 0):
+            raise ValueError(f"need grace > 0 finite, 0 < delta < 1, tau >= 0; got grace={grace}, "
+                             f"delta={delta}, tau={tau}")
+        if not (0 <= min_frac < 0.5):
+            raise ValueError(f"min_frac must be in [0, 0.5), got {min_frac}")
+        self.n_classes = n_classes
+        self.n_cand = n_cand
+        self.grace = grace
+        self.delta = delta
+        self.tau = tau
+        self.n_bins = n_bins
+        self.max_depth = max_depth
+        self.max_leaves = max_leaves
+        self.min_frac = min_frac
+        # never 0: xorshift would stay at 0
+        self.rng = (int(seed) * 0x9E3779B97F4A7C15 + 0x2545F4914F6CDD1D) % (1 << 64) or 1
+        if _state is not None:
+            self._set_state(_state)
+        else:
+            self.n_nodes = 1
+            self.n_leaves = 1
+            cap = max_leaves if 0 < max_leaves <= 64 else 1
+            self._alloc_nodes(2 * cap)
+            self._alloc_leaves(cap)
+            self._reset_leaf(0, None)
+            self.feat_[0] = -1
+            self.slot_[0] = 0
+            self.depth_[0] = 0
+        self.scratch_ = np.zeros(4 * n_classes, dtype=np.float64)
+        self._bind()
+
+    def _state(self):
+        return (self.n_nodes, self.n_leaves, self.rng, self.feat_, self.thr_, self.left_,
+                self.right_, self.slot_, self.depth_, self.clsw_, self.win_, self.seen_,
+                self.last_, self.ncand_, self.cfeat_, self.stats_)
+
+    def __reduce__(self):
+        return (SparseHTree, (self.n_classes, self.n_cand, self.grace, self.delta, self.tau,
+                              self.n_bins, self.max_depth, self.max_leaves, self.min_frac, 0,
+                              self._state()))
+
+    def _set_state(self, state):
+        if not isinstance(state, tuple) or len(state) != 16:
+            raise ValueError("corrupted SparseHTree state: expected a 16-tuple")
+        n_nodes, n_leaves, rng = int(state[0]), int(state[1]), int(state[2])
+        kinds = (np.int32, np.float64, np.int32, np.int32, np.int32, np.int32, np.float64,
+                 np.float64, np.float64, np.float64, np.int32, np.int32, np.float64)
+        arrs = []
+        for a, dt in zip(state[3:], kinds):
+            if not isinstance(a, np.ndarray) or a.dtype != dt:
+                raise ValueError("corrupted SparseHTree state: an array has the wrong type")
+            arrs.append(_writeable(np.ascontiguousarray(a)))
+        feat, thr, left, right, slot, depth, clsw, win, seen, last, ncand, cfeat, stats = arrs
+        k, F = self.n_classes, self.n_cand
+        cap_n = feat.shape[0]
+        cap_l = clsw.shape[0] if clsw.ndim == 2 else -1
+        if (any(a.ndim != 1 or a.shape[0] != cap_n for a in (thr, left, right, slot, depth))
+                or clsw.shape != (cap_l, k) or win.shape != (cap_l, k)
+                or seen.shape != (cap_l,) or last.shape != (cap_l,) or ncand.shape != (cap_l,)
+                or cfeat.shape != (cap_l, F) or stats.shape != (cap_l, F, k, SNF)
+                or not (1 <= n_nodes <= cap_n) or not (1 <= n_leaves <= cap_l)
+                or not (0 < rng < 1 << 64)):
+            raise ValueError("corrupted SparseHTree state: array shapes or counts do not agree")
+        ids = np.arange(n_nodes)
+        f, l, r, sl = feat[:n_nodes], left[:n_nodes], right[:n_nodes], slot[:n_nodes]
+        internal = f >= 0
+        leaf = ~internal
+        if ((f < -1).any() or (l[internal] <= ids[internal]).any()
+                or (l[internal] >= n_nodes).any() or (r[internal] <= ids[internal]).any()
+                or (r[internal] >= n_nodes).any() or (sl[leaf] < 0).any()
+                or (sl[leaf] >= n_leaves).any() or (depth[:n_nodes] < 0).any()
+                or (ncand[:n_leaves] < 0).any() or (ncand[:n_leaves] > F).any()):
+            raise ValueError("corrupted SparseHTree state: node ids or leaf slots out of range")
+        if not (np.isfinite(clsw[:n_leaves]).all() and (clsw[:n_leaves] >= 0).all()
+                and np.isfinite(win[:n_leaves]).all() and np.isfinite(seen[:n_leaves]).all()):
+            raise ValueError("corrupted SparseHTree state: leaf weights must be finite")
+        self.n_nodes, self.n_leaves, self.rng = n_nodes, n_leaves, rng
+        (self.feat_, self.thr_, self.left_, self.right_, self.slot_, self.depth_, self.clsw_,
+         self.win_, self.seen_, self.last_, self.ncand_, self.cfeat_, self.stats_) = arrs
+
+    cdef void _bind(self):
+        self.feat = self.feat_
+        self.thr = self.thr_
+        self.left = self.left_
+        self.right = self.right_
+        self.slot = self.slot_
+        self.depth = self.depth_
+        self.clsw = self.clsw_
+        self.win = self.win_
+        self.seen = self.seen_
+        self.last = self.last_
+        self.ncand = self.ncand_
+        self.cfeat = self.cfeat_
+        self.stats = self.stats_
+        self.scratch = self.scratch_
+
+    cdef _alloc_nodes(self, int cap):
+        self.feat_ = _grow(self.feat_, cap, np.int32, -1)
+        self.thr_ = _grow(self.thr_, cap, np.float64, 0.0)
+        self.left_ = _grow(self.left_, cap, np.int32, -1)
+        self.right_ = _grow(self.right_, cap, np.int32, -1)
+        self.slot_ = _grow(self.slot_, cap, np.int32, -1)
+        self.depth_ = _grow(self.depth_, cap, np.int32, 0)
+
+    cdef _alloc_leaves(self, int cap):
+        k, F = self.n_classes, self.n_cand
+        new = dict(clsw=np.zeros((cap, k)), win=np.zeros((cap, k)), seen=np.zeros(cap),
+                   last=np.zeros(cap), ncand=np.zeros(cap, np.int32),
+                   cfeat=np.full((cap, F), -1, np.int32), stats=np.zeros((cap, F, k, SNF)))
+        if self.clsw_ is not None:
+            n = self.clsw_.shape[0]
+            for name, arr in new.items():
+                arr[:n] = getattr(self, name + "_")
+        for name, arr in new.items():
+            setattr(self, name + "_", arr)
+
+    cdef _reset_leaf(self, int s, init):
+        self.clsw_[s] = 0.0 if init is None else init
+        self.win_[s] = 0.0
+        self.ncand_[s] = 0
+        self.cfeat_[s] = -1
+        total = float(self.clsw_[s].sum())
+        self.seen_[s] = total
+        self.last_[s] = total
+
+    cdef inline int _leaf_node(self, const int32_t* idx, const double* val, int nnz) noexcept nogil:
+        cdef int n = 0
+        while self.feat[n] >= 0:
+            if _row_value(idx, val, nnz, self.feat[n]) <= self.thr[n]:
+                n = self.left[n]
+            else:
+                n = self.right[n]
+        return n
+
+    cdef void _predict(self, const int32_t* idx, const double* val, int nnz,
+                       double* out) noexcept nogil:
+        cdef int s = self.slot[self._leaf_node(idx, val, nnz)]
+        cdef int c, k = self.n_classes
+        cdef double tot = k
+        for c in range(k):
+            tot += self.clsw[s, c]
+        for c in range(k):
+            out[c] = (1.0 + self.clsw[s, c]) / tot
+
+    cdef void _add_candidate(self, int s, const int32_t* idx, int nnz) noexcept nogil:
+        cdef int q, f, c, na = self.ncand[s]
+        if nnz <= 0 or na >= self.n_cand:
+            return
+        f = idx[_xs_next(&self.rng) % <unsigned long long>nnz]
+        for q in range(na):
+            if self.cfeat[s, q] == f:
+                return
+        self.cfeat[s, na] = f
+        for c in range(self.n_classes):
+            self.stats[s, na, c, SF_W] = 0.0
+            self.stats[s, na, c, SF_MEAN] = 0.0
+            self.stats[s, na, c, SF_M2] = 0.0
+            self.stats[s, na, c, SF_MIN] = INFINITY
+            self.stats[s, na, c, SF_MAX] = -INFINITY
+            self.stats[s, na, c, SF_SNAP] = self.win[s, c]
+        self.ncand[s] = na + 1
+
+    cdef int _update(self, const int32_t* idx, const double* val, int nnz, int c,
+                     double w) noexcept nogil:
+        cdef int n = self._leaf_node(idx, val, nnz)
+        cdef int s = self.slot[n]
+        cdef int q
+        cdef double v, ws, m0
+        cdef double* e
+        self._add_candidate(s, idx, nnz)
+        for q in range(self.ncand[s]):
+            v = _row_value(idx, val, nnz, self.cfeat[s, q])
+            if v == 0.0:
+                continue
+            e = &self.stats[s, q, c, 0]
+            ws = e[SF_W]
+            if ws > 0:
+                ws = ws + w
+                m0 = e[SF_MEAN]
+                e[SF_MEAN] = m0 + w * (v - m0) / ws
+                e[SF_M2] += w * (v - m0) * (v - e[SF_MEAN])
+                e[SF_W] = ws
+            else:
+                e[SF_MEAN] = v
+                e[SF_W] = w
+            if v < e[SF_MIN]:
+                e[SF_MIN] = v
+            if v > e[SF_MAX]:
+                e[SF_MAX] = v
+        self.clsw[s, c] += w
+        self.win[s, c] += w
+        self.seen[s] += w
+        if self.seen[s] - self.last[s] < self.grace:
+            return -1
+        self.last[s] = self.seen[s]
+        if self.max_depth >= 0 and self.depth[n] >= self.max_depth:
+            return -1
+        if self.max_leaves > 0 and self.n_leaves >= self.max_leaves:
+            return -1
+        return n
+
+    cdef int _active(self, int s, int q, int32_t* act) noexcept nogil:
+        """Classes with weight in candidate ``q``'s window (the others add 0)."""
+        cdef int c, na = 0
+        for c in range(self.n_classes):
+            if self.win[s, c] - self.stats[s, q, c, SF_SNAP] > 0:
+                act[na] = c
+                na += 1
+        return na
+
+    cdef double _split_dists(self, int s, int q, double v, const int32_t* act, int na,
+                             double* lw, double* rw) noexcept nogil:
+        """Class weights (in ``act`` order) left/right of ``x <= v`` for
+        candidate ``q`` over the weight seen since it was drawn; returns their
+        total."""
+        cdef int c, i
+        cdef double ws, z, x, var, tot = 0.0
+        cdef const double* e
+        for i in range(na):
+            c = act[i]
+            e = &self.stats[s, q, c, 0]
+            ws = e[SF_W]
+            z = self.win[s, c] - e[SF_SNAP] - ws
+            if z < 0:
+                z = 0.0  # rounding of the differences
+            x = z if v >= 0 else 0.0
+            if ws > 0:
+                if v < e[SF_MIN]:
+                    pass
+                elif v >= e[SF_MAX]:
+                    x += ws
+                else:
+                    var = e[SF_M2] / (ws - 1.0) if ws > 1.0 else 0.0
+                    if var > 0:
+                        x += 0.5 * erfc(-(v - e[SF_MEAN]) / (sqrt(var) * 1.4142135623730951)) * ws
+                    elif v >= e[SF_MEAN]:
+                        x += ws
+            lw[i] = x
+            rw[i] = z + ws - x
+            tot += z + ws
+        return tot
+
+    cdef double _merit(self, int s, int q, double v, const int32_t* act, int na,
+                       double* lw, double* rw) noexcept nogil:
+        cdef int i, k = self.n_classes
+        cdef double tot = self._split_dists(s, q, v, act, na, lw, rw)
+        cdef double tl = 0.0, tr = 0.0
+        for i in range(na):
+            tl += lw[i]
+            tr += rw[i]
+        if tot <= 0 or tl <= self.min_frac * tot or tr <= self.min_frac * tot:
+            return -INFINITY
+        for i in range(na):
+            self.scratch[2 * k + i] = lw[i] + rw[i]
+        return (_entropy(&self.scratch[2 * k], na)
+                - (tl * _entropy(lw, na) + tr * _entropy(rw, na)) / tot)
+
+    cdef int _best_split(self, int n, double* out_thr) noexcept nogil:
+        """The candidate to split leaf node ``n`` on, or -1. Without a split,
+        a full candidate list drops its worst candidate among those watched
+        for at least ``grace`` weight (first on ties; the last candidate takes
+        its slot), so the leaf keeps drawing new features."""
+        cdef int s = self.slot[n]
+        cdef int k = self.n_classes
+        cdef int c, q, b, na, nseen = 0, best_q = -1, worst_q = -1
+        cdef double* lw = &self.scratch[0]
+        cdef double* rw = &self.scratch[k]
+        cdef int32_t* act = <int32_t*>&self.scratch[3 * k]
+        cdef double lo, hi, v, m, att_best, att_thr, wq
+        cdef double best = 0.0, second = -INFINITY, best_thr = 0.0, best_w = 0.0
+        cdef double worst = INFINITY
+        cdef const double* e
+        for c in range(k):
+            if self.clsw[s, c] > 0:
+                nseen += 1
+        for q in range(self.ncand[s]):
+            lo = INFINITY
+            hi = -INFINITY
+            wq = 0.0
+            for c in range(k):
+                e = &self.stats[s, q, c, 0]
+                wq += self.win[s, c] - e[SF_SNAP]
+                if e[SF_W] > 0:
+                    if e[SF_MIN] < lo:
+                        lo = e[SF_MIN]
+                    if e[SF_MAX] > hi:
+                        hi = e[SF_MAX]
+            att_best = -INFINITY
+            att_thr = 0.0
+            if lo <= hi:  # some non-zero value seen
+                na = self._active(s, q, act)
+                att_best = self._merit(s, q, 0.0, act, na, lw, rw)
+                if lo < hi:
+                    for b in range(self.n_bins):
+                        v = lo + (hi - lo) * (b + 1) / (self.n_bins + 1)
+                        m = self._merit(s, q, v, act, na, lw, rw)
+                        if m > att_best:
+                            att_best = m
+                            att_thr = v
+            if wq >= self.grace and att_best < worst:
+                worst = att_best
+                worst_q = q
+            if att_best == -INFINITY:
+                continue
+            if att_best > best:
+                second = best
+                best = att_best
+                best_q = q
+                best_thr = att_thr
+                best_w = wq
+            elif att_best > second:
+                second = att_best
+        cdef double R = log2(nseen if nseen > 2 else 2)
+        cdef double hb
+        if best_q >= 0 and best_w > 0:
+            hb = sqrt(R * R * log(1.0 / self.delta) / (2.0 * best_w))
+            if best - second > hb or hb < self.tau:
+                out_thr[0] = best_thr
+                return best_q
+        if worst_q >= 0 and self.ncand[s] == self.n_cand:
+            self._drop_candidate(s, worst_q)
+        return -1
+
+    cdef void _drop_candidate(self, int s, int q) noexcept nogil:
+        cdef int last = self.ncand[s] - 1
+        cdef int c, f
+        if q != last:
+            self.cfeat[s, q] = self.cfeat[s, last]
+            for c in range(self.n_classes):
+                for f in range(SNF):
+                    self.stats[s, q, c, f] = self.stats[s, last, c, f]
+        self.cfeat[s, last] = -1
+        self.ncand[s] = last
+
+    cdef _split(self, int n, int q, double thr):
+        cdef int k = self.n_classes
+        cdef int s = self.slot[n]
+        cdef int a, b, s2, d, f, i, na
+        cdef int32_t* act = <int32_t*>&self.scratch[3 * k]
+        na = self._active(s, q, act)
+        self._split_dists(s, q, thr, act, na, &self.scratch[0], &self.scratch[k])
+        lw = np.zeros(k)
+        rw = np.zeros(k)
+        for i in range(na):
+            lw[act[i]] = self.scratch[i]
+            rw[act[i]] = self.scratch[k + i]
+        f = self.cfeat[s, q]
+        if self.n_nodes + 2 > self.feat_.shape[0]:
+            self._alloc_nodes(2 * self.feat_.shape[0])
+        if self.n_leaves + 1 > self.clsw_.shape[0]:
+            self._alloc_leaves(2 * self.clsw_.shape[0])
+        self._bind()
+        a, b = self.n_nodes, self.n_nodes + 1
+        self.n_nodes += 2
+        s2 = self.n_leaves
+        self.n_leaves += 1
+        d = self.depth[n] + 1
+        self.feat[n] = f
+        self.thr[n] = thr
+        self.left[n] = a
+        self.right[n] = b
+        self.slot[n] = -1
+        self.feat[a] = -1
+        self.slot[a] = s
+        self.depth[a] = d
+        self._reset_leaf(s, lw)
+        self.feat[b] = -1
+        self.slot[b] = s2
+        self.depth[b] = d
+        self._reset_leaf(s2, rw)
+
+    cdef void _learn_one(self, const int32_t* idx, const double* val, int nnz, int c, double w):
+        cdef int n, q
+        cdef double thr = 0.0
+        with nogil:
+            n = self._update(idx, val, nnz, c, w)
+            q = -1
+            if n >= 0:
+                q = self._best_split(n, &thr)
+        if q >= 0:
+            self._split(n, q, thr)
+
+    def learn(self, const int32_t[::1] idx, const double[::1] val, int c, double w=1.0):
+        """Learn the sparse row (sorted ``idx``, ``val``) with class ``c``, weight ``w``."""
+        _check_sparse_row(idx, val)
+        if not (0 <= c < self.n_classes):
+            raise ValueError(f"class {c} out of range [0, {self.n_classes})")
+        w = check_weight(w)
+        if w > 0:
+            self._learn_one(&idx[0] if idx.shape[0] else NULL,
+                            &val[0] if val.shape[0] else NULL, idx.shape[0], c, w)
+
+    def predict_into(self, const int32_t[::1] idx, const double[::1] val, double[::1] out):
+        _check_sparse_row(idx, val)
+        if out.shape[0] != self.n_classes:
+            raise ValueError(f"out has {out.shape[0]} entries, expected {self.n_classes}")
+        self._predict(&idx[0] if idx.shape[0] else NULL, &val[0] if val.shape[0] else NULL,
+                      idx.shape[0], &out[0])
+
+    @property
+    def depth_max(self):
+        return int(self.depth_[:self.n_nodes].max())
+
+
+def _check_sparse_row(idx, val):
+    if idx.shape[0] != val.shape[0]:
+        raise ValueError(f"{idx.shape[0]} ids for {val.shape[0]} values")
+    a = np.asarray(idx)
+    if a.size > 1 and not (np.diff(a) > 0).all():
+        raise ValueError("row ids must be strictly increasing (canonical CSR)")
+
+
+def _check_sparse_forest(list trees, Py_ssize_t n_rows):
+    if n_rows != len(trees):
+        raise ValueError(f"{n_rows} output rows for {len(trees)} trees")
+    k = None
+    for obj in trees:
+        if not isinstance(obj, SparseHTree):
+            raise TypeError("trees must be SparseHTree objects")
+        if k is None:
+            k = (<SparseHTree>obj).n_classes
+        elif (<SparseHTree>obj).n_classes != k:
+            raise ValueError("every tree must have the same number of classes")
+    return k
+
+
+def sparse_forest_predict(list trees, const int32_t[::1] idx, const double[::1] val,
+                          double[:, ::1] out):
+    """``out[i] = trees[i]``'s class distribution for the sparse row (idx, val)."""
+    cdef SparseHTree t
+    cdef Py_ssize_t i
+    cdef int nnz = idx.shape[0]
+    _check_sparse_row(idx, val)
+    k = _check_sparse_forest(trees, out.shape[0])
+    if k is not None and out.shape[1] != k:
+        raise ValueError("out has the wrong number of columns")
+    cdef const int32_t* ip = &idx[0] if nnz else NULL
+    cdef const double* vp = &val[0] if nnz else NULL
+    for i in range(len(trees)):
+        t = <SparseHTree>trees[i]
+        t._predict(ip, vp, nnz, &out[i, 0])
+
+
+def sparse_forest_learn(list trees, const int32_t[::1] idx, const double[::1] val,
+                        const int32_t[::1] labels, const double[:, ::1] weights):
+    """Tree ``i`` learns the sparse row with ``labels[j]``, weight ``weights[i, j]`` (> 0)."""
+    cdef SparseHTree t
+    cdef Py_ssize_t i, j
+    cdef int nnz = idx.shape[0]
+    _check_sparse_row(idx, val)
+    k = _check_sparse_forest(trees, weights.shape[0])
+    if weights.shape[1] != labels.shape[0]:
+        raise ValueError(f"weights has {weights.shape[1]} columns for {labels.shape[0]} labels")
+    lab = np.asarray(labels)
+    if lab.size and (lab.min() < 0 or k is None or lab.max() >= k):
+        raise ValueError("labels out of range")
+    W = np.asarray(weights)
+    if W.size and not (np.isfinite(W).all() and W.max() <= MAX_WEIGHT):
+        raise ValueError(f"weights must be finite and at most {MAX_WEIGHT:g}")
+    cdef const int32_t* ip = &idx[0] if nnz else NULL
+    cdef const double* vp = &val[0] if nnz else NULL
+    for i in range(len(trees)):
+        t = <SparseHTree>trees[i]
+        for j in range(labels.shape[0]):
+            if weights[i, j] > 0:
+                t._learn_one(ip, vp, nnz, labels[j], weights[i, j])

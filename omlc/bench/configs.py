@@ -24,7 +24,8 @@ __all__ = ["LearnerConfig", "LEARNERS", "NOT_IMPLEMENTED", "PEERS", "PEER_MODULE
 SHOWN = {"falt": ("eta", "M", "fit_intercept"), "salt": ("eta", "delta", "M"),
          "pa-br": ("variant", "C", "kernel"), "ranksvm": ("solver", "lam"),
          "ranksvm-sgd": ("solver", "lam"), "ranksvm-adagrad": ("solver", "lam"), "mmp": (),
-         "csdpp": ("cost", "code_dim", "basis", "solver")}
+         "csdpp": ("cost", "code_dim", "basis", "solver"), "dpp": ("code_dim", "basis", "solver"),
+         "obr": ("solver",)}
 
 
 def _dtype_name(value):
@@ -82,14 +83,20 @@ LEARNERS = {
     "ranksvm-sgd": LearnerConfig("ranksvm-sgd", "Rank-SVM by SGD", {"lam": 1e-3}),
     "ranksvm-adagrad": LearnerConfig("ranksvm-adagrad", "Rank-SVM by AdaGrad"),
     "mmp": LearnerConfig("mmp", "MMP"),
-    # Cost-sensitive label-space reduction (Chu, Huang & Lin): at rcv1 widths
-    # the regression runs by AdaGrad on the linear core (per nonzero); PBC
-    # keeps the feature side per nonzero, PBT adds a dense O(d M^2) basis
-    # transform per row.
+    # Label-space reduction (Chu, Huang & Lin): at rcv1 widths the regression
+    # runs by AdaGrad in omlc._core.label_space's compiled loop (per nonzero);
+    # PBC regresses onto all K labels, PBT onto the M-dimensional code with
+    # its basis change kept as a lazy M x M factor. O-BR: AdaGrad on the
+    # linear core, one call per chunk.
     "csdpp": LearnerConfig("csdpp", "CS-DPP PBC", {"cost": "f1", "code_dim": 10,
                                                    "basis": "pbc", "solver": "adagrad"}),
     "csdpp-pbt": LearnerConfig("csdpp", "CS-DPP PBT", {"cost": "f1", "code_dim": 10,
                                                        "basis": "pbt", "solver": "adagrad"}),
+    "dpp": LearnerConfig("dpp", "DPP PBC", {"code_dim": 10, "basis": "pbc",
+                                            "solver": "adagrad"}),
+    "dpp-pbt": LearnerConfig("dpp", "DPP PBT", {"code_dim": 10, "basis": "pbt",
+                                                "solver": "adagrad"}),
+    "obr": LearnerConfig("obr", "O-BR", {"solver": "adagrad"}),
 }
 DEFAULT_LEARNERS = ("falt", "falt-b", "salt", "salt-m1", "pa-br", "falt-f32", "pa-br-f32",
                     "ansgd", "ranksvm-sgd", "mmp")

@@ -1,7 +1,7 @@
 """Online multi-label learners, one module per family."""
 from omlc.learners.base import BaseLearner, LinearLearner, clone
 from omlc.learners.boosting import (AdaOLMR, OnlineBMR, OracleWeakLearners, SoftmaxWeakLearners,
-                                    TreeWeakLearners, WeakLearners)
+                                    SparseTreeWeakLearners, TreeWeakLearners, WeakLearners)
 from omlc.learners.elm import ELMOMLL, OSMLELM
 from omlc.learners.hoeffding_tree import HoeffdingTree
 from omlc.learners.kernel import KernelFALT
@@ -14,4 +14,4 @@ __all__ = ["BaseLearner", "LinearLearner", "clone", "FALT", "SALT", "PassiveAggr
            "KernelFALT", "OSMLELM", "ELMOMLL", "RankSVM", "MMP",
            "DPP", "CSDPP", "OnlineBR", "OnlineCS", "OnlineRandomProjection",
            "AdaOLMR", "OnlineBMR", "HoeffdingTree", "WeakLearners", "TreeWeakLearners",
-           "SoftmaxWeakLearners", "OracleWeakLearners"]
+           "SoftmaxWeakLearners", "SparseTreeWeakLearners", "OracleWeakLearners"]

@@ -32,19 +32,37 @@ def rls_gain(P, H):
     return G
 
 
+#: The smallest fraction of a diagonal entry of P that one step may leave
+#: (see rls_gain_sparse).
+PRECISION_FLOOR = 1e-12
+
+
 def rls_gain_sparse(P, idx, vals):
     """One RLS step on a single sparse row (nonzeros ``vals`` at ``idx``):
     updates the C-contiguous float64 ``P`` in place and returns the gain
     ``g = P_new x`` (dense, length h). O(h nnz) for ``P x``, O(h^2) for the
     rank-one update; the update ``g g^T`` is exactly symmetric, so unlike the
-    block step no re-symmetrising is needed."""
+    block step no re-symmetrising is needed. Raises FloatingPointError, with
+    ``P`` unchanged, when the step would leave P dominated by rounding
+    (the caller names the row)."""
     Px = P[idx].T @ vals if len(idx) else np.zeros(P.shape[0])   # P symmetric: rows = columns
     gamma = float(vals @ Px[idx]) if len(idx) else 0.0
-    g = Px / (1.0 + gamma)
     # w w^T with w = Px / sqrt(1 + gamma): entry (i, j) is the same product
     # as (j, i), so P stays exactly symmetric. P^T is a Fortran-ordered view
     # of P, so BLAS updates it in place.
-    w = Px / np.sqrt(1.0 + gamma)
+    with np.errstate(all="ignore"):
+        w = Px / np.sqrt(1.0 + gamma)
+        diag = P.ravel()[::P.shape[0] + 1]
+        # P_ii - w_i^2 is what is left of P's diagonal; when a step removes
+        # all but ~1e-12 of it (a feature ~1e6 or more against lam = 1, or a
+        # tiny lam) the rest is rounding, P stops being positive definite and
+        # a few rows later the outputs are NaN. Refuse the step instead.
+        ok = (np.isfinite(gamma) and gamma > -0.5
+              and bool(np.all(diag - w * w > PRECISION_FLOOR * diag)))
+    if not ok:
+        raise FloatingPointError(
+            "the ridge regression's inverse (lam I + sum x x^T)^-1 lost its precision")
+    g = Px / (1.0 + gamma)
     dger(-1.0, w, w, a=P.T, overwrite_a=True)
     return g
 

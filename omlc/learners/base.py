@@ -362,6 +362,32 @@ class BaseLearner:
         D = self.decision_function(X)
         return sp.csr_matrix((D > 0).astype(np.int32))
 
+    def grow(self, n_features=None, n_labels=None):
+        """Take feature columns and labels that appear mid-stream: widen a
+        fitted model to ``n_features`` / ``n_labels`` (None: unchanged); new
+        rows and label columns start from the initial state, storage grows
+        geometrically (:mod:`omlc.learners._growth`). ``n_features_in_``,
+        ``n_labels_`` and ``classes_`` follow. Learners that cannot grow raise
+        ``ValueError`` saying why. Returns ``self``."""
+        from omlc.learners._growth import grow
+        with self._lock:
+            return grow(self, n_features, n_labels)
+
+    def label_scores(self, X):
+        """Dense ``(n_samples, n_labels)`` scores that rank each row's labels
+        (higher = more relevant): what :meth:`predict_top_k` orders by.
+        ``decision_function`` unless a learner ranks by other scores."""
+        return self.decision_function(X)
+
+    def predict_top_k(self, X, k=5):
+        """The ``k`` best-ranked labels of each row, best first:
+        ``(labels, scores)``, each ``(n_samples, min(k, n_labels))``. Ties go
+        to the lower label id (the same rule as the metrics ``precision@k``,
+        ``recall@k``, ``ndcg@k``)."""
+        from omlc._topk import check_k, top_k
+        k = check_k(k)
+        return top_k(self.label_scores(X), k)
+
     def score(self, X, y):
         """Micro-averaged F1 of ``predict(X)`` against the label sets ``y``
         (named ``y`` as scikit-learn passes it by keyword).

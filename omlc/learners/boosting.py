@@ -41,9 +41,20 @@ predict-distribution / weighted-update interface (:class:`WeakLearners`):
 parameters: split confidence and tie threshold log-uniform on [0.01, 0.9],
 grace period uniform on [5, 20], a per-tree weight constant uniform on
 [3, 10] multiplying the importance weights, and ``n_features_per_tree``
-random features), ``"softmax"`` (weighted online softmax regression on the
+random features; the paper's), ``"sparse-tree"`` (omlc's, experimental:
+:class:`SparseTreeWeakLearners`, trees that read CSR rows directly and draw
+split candidates from the non-zeros seen at each leaf, O(candidates x
+log nnz) per tree and row instead of a fixed random subset that is almost
+always zero on text), ``"softmax"`` (weighted online softmax regression on the
 same feature subsets), or an instance such as :class:`OracleWeakLearners`
 (the synthetic weak learner of the theory, for tests).
+
+Sizes that cannot fit are refused before any row is read: at most
+``MAX_ESTIMATORS`` weak learners (every row walks all of them), trees whose
+first leaves alone need more than ``MAX_FOREST_BYTES`` (``N`` x features per
+tree x labels x 5 doubles), exact potential tables above
+``MAX_TABLE_BYTES`` (``3 N (2N + 2)`` doubles per relevant-set size), and
+the tree limits of :mod:`omlc._core.hoeffding_tree` (``n_bins``, weights).
 
 A ranking is not a label set: ``decision_function`` returns the expert's
 scores minus the score of the (c+1)-th best label, so ``predict`` gives the
@@ -59,6 +70,11 @@ import numpy as np
 from omlc._validation import check_random_state, check_X
 from omlc.learners.base import BaseLearner, positive_float
 from omlc.learners.hoeffding_tree import dense_rows
+
+MAX_ESTIMATORS = 10_000
+WEAK_LEARNERS = ("tree", "sparse-tree", "softmax")
+MAX_FOREST_BYTES = 2 << 30
+MAX_TABLE_BYTES = 256 << 20
 
 
 # --- weak learners ---------------------------------------------------------------
@@ -122,7 +138,16 @@ class TreeWeakLearners(WeakLearners):
         self.max_leaves = max_leaves
 
     def setup(self, N, d, k, m, rng):
-        from omlc._core.hoeffding_tree import HTree
+        from omlc._core.hoeffding_tree import MAX_BINS, HTree, leaf_bytes
+        nb = self.n_bins
+        if isinstance(nb, bool) or not isinstance(nb, numbers.Integral) or not 1 <= nb <= MAX_BINS:
+            raise ValueError(f"n_bins must be an integer in [1, {MAX_BINS}], got {nb!r}")
+        a = d if m is None else min(int(m), d)
+        need = N * leaf_bytes(a, k)
+        if need > MAX_FOREST_BYTES:
+            raise ValueError(f"{N} trees of {a} features x {k} labels need {need / 2**30:,.1f} GiB "
+                             f"for their first leaves alone (limit {MAX_FOREST_BYTES >> 30} GiB); "
+                             f"use fewer trees or features per tree")
         subs = _subsets(rng, N, d, m)
         deltas = _loguniform(rng, *self.delta, N)
         graces = rng.uniform(*self.grace_period, N)
@@ -143,6 +168,61 @@ class TreeWeakLearners(WeakLearners):
     def update(self, x, labels, W):
         from omlc._core.hoeffding_tree import forest_learn
         forest_learn(self.trees_, x, labels, np.ascontiguousarray(W * self.scale_))
+
+
+class SparseTreeWeakLearners(WeakLearners):
+    """Hoeffding trees for sparse high-dimensional rows
+    (:class:`omlc._core.hoeffding_tree.SparseHTree`; omlc's, not the paper's):
+    each leaf draws up to ``n_cand`` split candidates from the non-zeros of
+    the rows that reach it and keeps statistics of non-zero values only
+    (zeros follow from class weights), so a row costs O(``n_cand`` log nnz)
+    per tree instead of reading a fixed random subset that is almost always
+    zero on text. The randomised per-tree parameters are the authors'
+    (:class:`TreeWeakLearners`); ``n_features_per_tree`` is not used.
+    ``max_leaves`` (default 32) bounds memory: one leaf holds
+    ``n_cand x labels x 6`` doubles."""
+
+    sparse = True
+
+    def __init__(self, n_cand=10, delta=(0.01, 0.9), grace_period=(5.0, 20.0), tau=(0.01, 0.9),
+                 weight=(3.0, 10.0), n_bins=10, max_depth=None, max_leaves=32):
+        self.n_cand = n_cand
+        self.delta = delta
+        self.grace_period = grace_period
+        self.tau = tau
+        self.weight = weight
+        self.n_bins = n_bins
+        self.max_depth = max_depth
+        self.max_leaves = max_leaves
+
+    def get_params(self, deep=True):
+        return {k: v for k, v in vars(self).items() if not k.endswith("_")}
+
+    def setup(self, N, d, k, m, rng):
+        from omlc._core.hoeffding_tree import SparseHTree, sparse_leaf_bytes
+        need = N * sparse_leaf_bytes(self.n_cand, k)
+        if need > MAX_FOREST_BYTES:
+            raise ValueError(f"{N} sparse trees of {self.n_cand} candidates x {k} labels need "
+                             f"{need / 2**30:,.1f} GiB per leaf level (limit "
+                             f"{MAX_FOREST_BYTES >> 30} GiB); use fewer trees or candidates")
+        deltas = _loguniform(rng, *self.delta, N)
+        graces = rng.uniform(*self.grace_period, N)
+        taus = _loguniform(rng, *self.tau, N)
+        self.scale_ = rng.uniform(*self.weight, N)[:, None]
+        seeds = rng.integers(1, 2 ** 62, N)
+        md = -1 if self.max_depth is None else int(self.max_depth)
+        ml = -1 if self.max_leaves is None else int(self.max_leaves)
+        self.trees_ = [SparseHTree(k, int(self.n_cand), graces[i], deltas[i], taus[i],
+                                   int(self.n_bins), md, ml, seed=int(seeds[i]))
+                       for i in range(N)]
+
+    def predict(self, x, H, labels=None):
+        from omlc._core.hoeffding_tree import sparse_forest_predict
+        sparse_forest_predict(self.trees_, x[0], x[1], H)
+
+    def update(self, x, labels, W):
+        from omlc._core.hoeffding_tree import sparse_forest_learn
+        sparse_forest_learn(self.trees_, x[0], x[1], labels, np.ascontiguousarray(W * self.scale_))
 
 
 class SoftmaxWeakLearners(WeakLearners):
@@ -215,17 +295,21 @@ class OracleWeakLearners(WeakLearners):
         pass
 
 
-def _make_weak_learners(spec):
+def _make_weak_learners(spec, n_features=None):
     import copy
     if isinstance(spec, str):
         if spec == "tree":
             return TreeWeakLearners()
+        if spec == "sparse-tree":
+            return SparseTreeWeakLearners()
         if spec == "softmax":
             return SoftmaxWeakLearners()
-        raise ValueError(f"weak_learner must be 'tree', 'softmax' or a WeakLearners instance, got {spec!r}")
+        raise ValueError(f"weak_learner must be 'tree', 'sparse-tree', 'softmax' or a "
+                     f"WeakLearners instance, got {spec!r}")
     if isinstance(spec, WeakLearners):
         return copy.deepcopy(spec)
-    raise ValueError(f"weak_learner must be 'tree', 'softmax' or a WeakLearners instance, got {spec!r}")
+    raise ValueError(f"weak_learner must be 'tree', 'sparse-tree', 'softmax' or a "
+                     f"WeakLearners instance, got {spec!r}")
 
 
 # --- pairwise losses of one row --------------------------------------------------
@@ -332,6 +416,15 @@ def bmr_costs_mc(S, rel, irr, u, M, rng, loss):
 
 # --- the boosters ----------------------------------------------------------------
 
+def sparse_rows(X):
+    """Yield each CSR row of ``X`` as ``(ids, float64 values)`` views (no densifying)."""
+    indptr, indices = X.indptr, X.indices
+    data = X.data if X.data.dtype == np.float64 else X.data.astype(np.float64)
+    for i in range(X.shape[0]):
+        a, b = indptr[i], indptr[i + 1]
+        yield indices[a:b], data[a:b]
+
+
 def _cut(score, c):
     """Decision values: ``score`` minus the (c+1)-th best score."""
     k = score.shape[-1]
@@ -353,6 +446,9 @@ class _Booster(BaseLearner):
         n = self.n_estimators
         if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
             raise ValueError(f"n_estimators must be a positive integer, got {n!r}")
+        if n > MAX_ESTIMATORS:
+            raise ValueError(f"n_estimators must be at most {MAX_ESTIMATORS} (every row walks "
+                             f"all weak learners), got {n!r}")
         m = self.n_features_per_tree
         if m is not None and (isinstance(m, bool) or not isinstance(m, numbers.Integral) or m < 1):
             raise ValueError(f"n_features_per_tree must be None or a positive integer, got {m!r}")
@@ -361,9 +457,9 @@ class _Booster(BaseLearner):
             # as the ranking learners: an empty set for every row is not a rule
             raise ValueError(f"top_k must be None or a positive integer, got {t!r}")
         wl = self.weak_learner
-        if not (wl in ("tree", "softmax") if isinstance(wl, str) else isinstance(wl, WeakLearners)):
-            raise ValueError(f"weak_learner must be 'tree', 'softmax' or a WeakLearners instance, "
-                             f"got {wl!r}")
+        if not (wl in WEAK_LEARNERS if isinstance(wl, str) else isinstance(wl, WeakLearners)):
+            raise ValueError(f"weak_learner must be 'tree', 'sparse-tree', 'softmax' or a "
+                             f"WeakLearners instance, got {wl!r}")
         check_random_state(self.random_state) if not isinstance(
             self.random_state, np.random.Generator) else None
 
@@ -372,12 +468,15 @@ class _Booster(BaseLearner):
         if isinstance(self.random_state, np.random.Generator):
             rng = np.random.default_rng(rng.integers(2 ** 63))
         N = int(self.n_estimators)
-        self.weak_learners_ = _make_weak_learners(self.weak_learner)
+        self.weak_learners_ = _make_weak_learners(self.weak_learner, n_features)
         self.weak_learners_.setup(N, n_features, n_labels, self.n_features_per_tree, rng)
         self.rng_ = rng
         self.t_ = 1
         self.label_count_ = 0
         self.n_degenerate_ = 0
+
+    def _rows(self, X):
+        return sparse_rows(X) if getattr(self.weak_learners_, "sparse", False) else dense_rows(X)
 
     def _n_cut(self):
         if self.top_k is not None:
@@ -393,7 +492,7 @@ class _Booster(BaseLearner):
         Xc = X if order is None else X[np.asarray(order)]
         self._pending = 0
         try:
-            for pos, (i, x) in enumerate(zip(rows, dense_rows(Xc))):
+            for pos, (i, x) in enumerate(zip(rows, self._rows(Xc))):
                 rel = Y.indices[Y.indptr[i]:Y.indptr[i + 1]].astype(np.int32)
                 self.weak_learners_.predict(x, H, rel)
                 np.cumsum(self._alphas()[:, None] * H, axis=0, out=S[1:])
@@ -420,7 +519,7 @@ class _Booster(BaseLearner):
         out = np.empty((X.shape[0], k))
         e = self._expert()
         a = self._alphas()[:e, None]
-        for i, x in enumerate(dense_rows(X)):
+        for i, x in enumerate(self._rows(X)):
             self.weak_learners_.predict(x, H)
             out[i] = (a * H[:e]).sum(axis=0)
         return out
@@ -434,6 +533,8 @@ class _Booster(BaseLearner):
         with self._lock:
             self._check_fitted()
             return self._scores(check_X(X, self.n_features_in_))
+
+    label_scores = scores  # predict_top_k ranks by the expert's scores, not the cut ones
 
     def __setstate__(self, state):
         super().__setstate__(state)
@@ -455,7 +556,11 @@ class AdaOLMR(_Booster):
         Number of weak learners N.
     n_features_per_tree : int or None, default=20
         Random features each weak learner sees (None: all).
-    weak_learner : "tree", "softmax" or WeakLearners, default="tree"
+    weak_learner : "tree", "sparse-tree", "softmax" or WeakLearners, default="tree"
+        "tree": the paper's (Hoeffding trees on ``n_features_per_tree``
+        random features); "sparse-tree": omlc's trees for sparse rows
+        (:class:`SparseTreeWeakLearners`, candidates drawn from each leaf's
+        non-zeros; experimental).
     top_k : int or None, default=None
         Predict the ``top_k`` best-scored labels (None: the running mean
         number of relevant labels).
@@ -582,6 +687,15 @@ class OnlineBMR(_Booster):
         M = self.mc_samples
         if isinstance(M, bool) or not isinstance(M, numbers.Integral) or M < 1:
             raise ValueError(f"mc_samples must be a positive integer, got {M!r}")
+        N = int(self.n_estimators)
+        if self.potentials == "exact" and 24 * N * (2 * N + 2) > MAX_TABLE_BYTES:
+            raise ValueError(f"n_estimators={N} needs exact potential tables of "
+                             f"{24 * N * (2 * N + 2) / 2**20:,.0f} MiB per relevant-set size (limit "
+                             f"{MAX_TABLE_BYTES >> 20} MiB); use fewer weak learners or "
+                             f"potentials='mc'")
+        if N * M > 10 ** 8:
+            raise ValueError(f"n_estimators x mc_samples = {N * M:,} draws per row is too many "
+                             f"(limit 10^8)")
 
     def _init_state(self, n_features, n_labels):
         super()._init_state(n_features, n_labels)

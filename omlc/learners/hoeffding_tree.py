@@ -26,8 +26,12 @@ def _check_tree_params(grace_period, delta, tau, n_bins, max_depth):
     if d >= 1:
         raise ValueError(f"delta must be in (0, 1), got {delta!r}")
     positive_float("tau", tau, allow_zero=True)
+    from omlc._core.hoeffding_tree import MAX_BINS
     if isinstance(n_bins, bool) or not isinstance(n_bins, numbers.Integral) or n_bins < 1:
         raise ValueError(f"n_bins must be a positive integer, got {n_bins!r}")
+    if n_bins > MAX_BINS:
+        raise ValueError(f"n_bins must be at most {MAX_BINS} (a split check tries n_bins points "
+                         f"per attribute and class), got {n_bins!r}")
     if max_depth is not None and (isinstance(max_depth, bool) or not isinstance(max_depth, numbers.Integral)
                                   or max_depth < 0):
         raise ValueError(f"max_depth must be None or a non-negative integer, got {max_depth!r}")
@@ -61,10 +65,12 @@ class HoeffdingTree:
     tau : float, default=0.05
         Tie threshold: split when the bound falls below it.
     n_bins : int, default=10
-        Candidate split points per numeric attribute.
+        Candidate split points per numeric attribute (at most 4096).
     max_depth : int or None, default=None
     n_features : int or None, default=None
-        Use a fixed random subset of this many features (None: all).
+        Use a fixed random subset of this many features (None: all). One
+        leaf keeps 5 doubles per feature and class; more than 64 MiB per
+        leaf is refused.
     random_state : int, Generator or None
         Seed of the feature subset.
 
@@ -127,7 +133,7 @@ class HoeffdingTree:
         return self._learn(X, y, sample_weight, n_classes, True)
 
     def _learn(self, X, y, sample_weight, n_classes, prequential):
-        from omlc._core.hoeffding_tree import HTree
+        from omlc._core.hoeffding_tree import MAX_WEIGHT, HTree
         with self._lock:
             self._check_params()
             first = not hasattr(self, "tree_")
@@ -140,6 +146,9 @@ class HoeffdingTree:
             w = np.ones(X.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
             if w.shape != (X.shape[0],) or not np.all(np.isfinite(w)) or np.any(w < 0):
                 raise ValueError("sample_weight must be finite, non-negative, one per row")
+            if w.size and w.max() > MAX_WEIGHT:
+                raise ValueError(f"sample_weight must be at most {MAX_WEIGHT:g} (larger weights "
+                                 f"overflow the tree's sums), got {w.max()!r}")
             if first:
                 k = int(n_classes) if n_classes is not None else int(y.max()) + 1 if y.size else 2
                 d = X.shape[1]

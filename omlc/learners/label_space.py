@@ -32,25 +32,61 @@ rcv1-like widths (d = 47,236) that matrix is 18 GB, so ``solver="auto"``
 (``RIDGE_MAX_FEATURES``: A^-1 is then at most 32 MB and a row costs ~4 M
 flops) and otherwise ``"adagrad"``. ``"sgd"`` is the paper's gradient-descent
 variant (Sect. 5.2: step ``eta / sqrt(t)``); ``"adagrad"`` is diagonal
-AdaGrad. Both run on omlc's compiled linear core (squared loss with the codes
-as real-valued targets), so their feature-side work is per nonzero of x; the
-label side (MSG, decoding, eq. 14) is dense in K, and PBT's basis transform
-``W P_t P_{t+1}^T`` is dense, O(d M^2) per row. Under AdaGrad the
-accumulators are not rotated by PBT (the basis transform moves weights, not
-their per-coordinate histories) — an approximation of this implementation.
+AdaGrad, both the linear core's optimisers (squared loss with the codes as
+real-valued targets), so their feature-side work is per nonzero of x.
 
-Gap decisions (see the paper's missing Algorithm 1): reference point o = 0;
-``(Q_1, sigma_1)`` = orthonormalised Gaussian rows with sigma = M/(M+1);
-``M`` from a fraction is ``max(1, round-half-up(f K))``; a constant feature
+DPP and CS-DPP with a named cost run their whole per-row loop compiled
+(``omlc._core.label_space``, one call per block: decoding, eq. 14, the MSG
+step with the draw, the PBC/PBT/none correction, the regression step); a
+callable cost runs the same loop in Python. Under SGD/AdaGrad, PBT keeps its
+basis change ``W <- W P_t P_{t+1}^T`` as a lazy M x M factor F (effective
+weights ``W F``, the step taken in W's coordinates, F folded into W when it
+drifts from orthogonal, e.g. when the dropped row changes), so a row costs
+O(nnz M + K M^2), not O(d M^2); AdaGrad's accumulators stay with W's
+coordinates (not rotated by the basis change) — an approximation of this
+implementation. The exact ridge applies the transform directly. O-BR,
+O-RAND and O-CS under AdaGrad learn a chunk of rows per call of the linear
+core (their targets do not depend on the predictions).
+
+Gap decisions
+-------------
+The paper's Algorithm 1 is absent from its available text; omlc fills in:
+
+- the start of the online PCA: ``U_1 = 0`` (no basis rows), with the trace
+  constraint ``tr(U) <= M`` while the basis has fewer than M+1 rows and
+  ``= M`` after (the public MSG code's convention). A random orthonormal
+  start with ``sigma = M/(M+1)`` caps the data's directions out (on
+  delicious, M = 10 of K = 983: 1.3% of the label energy after 10 rows,
+  11% after 1,000; from 0: ~93% after 10). While the basis fills, P_t has
+  zero rows in place of the missing directions.
+- the draw ``P_t ~ Gamma_t``: one uniform ``u`` per learner (``u_``), reused
+  at every t, picks the dropped row from the cumulative drop probabilities.
+  Lemma 2 fixes only the distribution of each P_t, which this keeps; a fresh
+  draw per row changed the dropped row on most steps, and PBT's
+  ``P_t P_{t+1}^T`` then threw away code dimensions the ridge regressor
+  cannot relearn (its A^-1 only shrinks): DPP-PBT predicted no label on a
+  27-label gene-function set.
+- reference point o = 0; ``M`` from a fraction is
+  ``max(1, round-half-up(f K))``, and the default ``code_dim="auto"`` is
+  ``min(K, max(8, round(0.1 K)))`` (:data:`AUTO_CODE_FLOOR`); a constant feature
 (``fit_intercept=True``); a label is predicted relevant iff its decoded value
 is > 0 (omlc's contract: ``predict == decision_function > 0``; the paper maps
 0 to +1, which matters only at t = 1 when every output is 0). When
 ``M >= K`` no reduction is possible and ``P = I``.
+
+Non-finite state: the exact ridge keeps ``(lam I + sum x x^T)^-1``; a step
+that would leave that inverse to rounding (features ~1e6 and above against
+``lam = 1``, or a vanishing ``lam``) and any non-finite score are refused
+with omlc's ``NonFiniteError`` naming the row, the learner left as it was
+before that row (the rows before it learned). Scale the features or raise
+``lam``. The gradient solvers raise the linear core's ``NonFiniteError``,
+re-worded with the row's position.
 """
 import math
 
 import numpy as np
-from omlc._core.linear import learn
+from omlc._core import label_space as _lsk
+from omlc._core.linear import NonFiniteError, learn
 from omlc._core.losses import SquaredLoss
 from omlc._core.optimizers import SGD, AdaGrad
 from omlc._core.rowstream import RowStream
@@ -60,11 +96,25 @@ from omlc.learners.base import BaseLearner, positive_float
 
 __all__ = ["DPP", "CSDPP", "OnlineBR", "OnlineCS", "OnlineRandomProjection", "COSTS",
            "cost_from_counts", "label_weights", "label_weights_bruteforce", "example_costs",
-           "CappedMSG", "RIDGE_MAX_FEATURES"]
+           "CappedMSG", "RIDGE_MAX_FEATURES", "AUTO_CODE_FLOOR"]
 
 RIDGE_MAX_FEATURES = 2048
 BASES = ("pbc", "pbt", "none")
 SOLVERS = ("auto", "ridge", "sgd", "adagrad")
+COST_IDS = {c: int(getattr(_lsk.Cost, c.upper())) for c in ("hamming", "rank", "f1", "accuracy")}
+BASIS_IDS = {b: int(getattr(_lsk.Basis, b.upper())) for b in BASES}
+SOLVER_IDS = {"ridge": int(_lsk.Solver.RIDGE), "sgd": int(_lsk.Solver.SGD_SOLVER),
+              "adagrad": int(_lsk.Solver.ADAGRAD_SOLVER)}
+_TAIL = (" at row {pos} of the block (row {index} of the data): the features are too large "
+         "for this model's lam={lam!r} (or lam too small); scale them (e.g. "
+         "omlc.preprocessing.MaxAbsScaler) or raise lam.")
+_ERRORS = {
+    int(_lsk.Error.NONFINITE_SCORES): "non-finite scores (NaN or inf)" + _TAIL
+    + " The rows before it were learned; that row was not.",
+    int(_lsk.Error.RIDGE_PRECISION): "the ridge regression's inverse (lam I + sum x x^T)^-1 lost its "
+    "precision" + _TAIL + " The rows before it were learned; that row was not.",
+    int(_lsk.Error.GRADIENT_OVERFLOW): "a squared gradient overflows the optimiser's accumulators" + _TAIL
+    + " The model's weights may be inconsistent: refit it."}
 
 
 # ----------------------------------------------------------------------------- costs
@@ -182,21 +232,29 @@ def _project_trace(lam, M):
 
 class CappedMSG:
     """Capped matrix stochastic gradient (Arora, Cotter & Srebro 2013) as used
-    by DPP: ``U = Q^T diag(sigma) Q`` with Q ((M+1) x K) orthonormal rows,
-    ``0 <= sigma <= 1``, ``sum sigma = M``; a step is ``U <- proj(U + eta v v^T)``
-    kept at rank M+1. Functions on plain arrays so a learner's state pickles."""
+    by DPP: ``U = Q^T diag(sigma) Q`` with Q (n x K, n <= M+1) orthonormal
+    rows, ``0 <= sigma <= 1``; a step is ``U <- proj(U + eta v v^T)`` kept at
+    rank M+1 (the cap). Functions on plain arrays so a learner's state pickles.
+
+    Gap filled here (the paper's Algorithm 1 is not in its text): the start is
+    ``U = 0`` (no rows) and, while the basis has fewer than M+1 rows, the
+    projection is onto ``sum sigma <= M`` (``sigma = clip(lam, 0, 1)`` unless
+    that sum exceeds M); once M+1 rows exist it is onto ``sum sigma = M``, the
+    set Lemma 2's sampling needs. This is the convention of the public MSG
+    code. Starting instead from a random orthonormal basis with
+    ``sigma = M/(M+1)`` caps out the data's directions: on delicious (M = 10,
+    K = 983) that basis held 1.3% of the label energy after 10 rows and 11%
+    after 1,000 (batch PCA: 94.8%); from ``U = 0`` it holds ~93% after 10."""
 
     @staticmethod
-    def init(K, M, rng):
-        Q, _ = np.linalg.qr(rng.normal(size=(K, M + 1)))
-        return np.ascontiguousarray(Q.T), np.full(M + 1, M / (M + 1.0))
+    def init(K, M, rng=None):
+        return np.zeros((0, K)), np.zeros(0)
 
     @staticmethod
     def step(Q, sigma, eta, v, M):
         a = Q @ v
         r = v - Q.T @ a
         rho = float(np.linalg.norm(r))
-        n = Q.shape[0]
         if rho > 1e-12 * max(1.0, float(np.linalg.norm(v))):
             Qt = np.vstack([Q, r / rho])
             ar = np.append(a, rho)
@@ -204,19 +262,39 @@ class CappedMSG:
         else:
             Qt = Q
             S = np.diag(sigma) + eta * np.outer(a, a)
+        n = min(Qt.shape[0], M + 1)
         lam, V = np.linalg.eigh(S)
         keep = np.argsort(lam)[::-1][:n]        # the cap: the M+1 largest
         Qn = V[:, keep].T @ Qt
-        return np.ascontiguousarray(Qn), _project_trace(lam[keep], M)
+        lam = lam[keep]
+        if n <= M:
+            sig = np.clip(lam, 0.0, 1.0)
+            if sig.sum() > M:
+                sig = _project_trace(lam, M)
+        else:
+            sig = _project_trace(lam, M)
+        return np.ascontiguousarray(Qn), sig
 
     @staticmethod
-    def sample(sigma, rng):
-        """Gamma: drop row i with probability 1 - sigma_i (Lemma 2)."""
+    def sample(sigma, u, M):
+        """Gamma: drop row i with probability proportional to 1 - sigma_i
+        (Lemma 2; the probabilities sum to 1 once the basis is full), the
+        row being where ``u`` (uniform on [0, 1)) falls in their cumulative
+        sum. -1 while the basis has M rows or fewer (nothing to drop).
+
+        Gap filled here: the learner draws ``u`` once and reuses it for every
+        t. Lemma 2 fixes only the distribution of each P_t, which a fixed u
+        still follows; a fresh u per row changes the dropped row on most steps
+        (sigma spread over 0.76-1.0), and PBT's ``P_t P_{t+1}^T`` then discards
+        a code dimension the regressor has to relearn (on a genbase-sized set
+        DPP-PBT then predicted no label at all)."""
+        if len(sigma) <= M:
+            return -1
         p = np.clip(1.0 - sigma, 0.0, None)
         c = np.cumsum(p)
         if c[-1] <= 0:
             return int(np.argmin(sigma))
-        return int(min(np.searchsorted(c, rng.random() * c[-1], side="right"), len(sigma) - 1))
+        return int(min(np.searchsorted(c, u * c[-1], side="right"), len(sigma) - 1))
 
 
 # ----------------------------------------------------------------------------- regression
@@ -255,14 +333,17 @@ class _Regressor:
         self.W = np.ascontiguousarray(self.W @ Rm)
 
     def step(self, idx, vals, target, pred):
-        self.t += 1
+        if not (np.isfinite(pred).all() and np.isfinite(target).all()):
+            raise FloatingPointError("non-finite scores (NaN or inf)")
         if self.solver == "ridge":
             if self.intercept:
                 idx = np.append(idx, self.d)
                 vals = np.append(vals, 1.0)
             g = rls_gain_sparse(self.Ainv, idx, np.asarray(vals, np.float64))
             rls_apply(self.W, g, pred - target)
+            self.t += 1
             return
+        self.t += 1
         b = 1.0 if self.intercept else 0.0
         if self.solver == "sgd":
             opt = SGD(self.W, self.d, b, self.eta / math.sqrt(self.t))
@@ -273,17 +354,32 @@ class _Regressor:
         learn(opt, SquaredLoss(), stream, 1, targets=np.ascontiguousarray(target[None, :]))
 
 
+#: ``code_dim="auto"`` is M = min(K, max(AUTO_CODE_FLOOR, round(0.1 K))):
+#: 10% of K (the paper's smallest M) where that is at least 8, so the
+#: rcv1-shaped K = 101 gets M = 10 and K = 983 gets 98; on the small Mulan
+#: sets 10% is one or two dimensions (K = 6-14), which cannot hold their
+#: label structure and loses to predicting no label, so the floor keeps 8
+#: (all of K = 6: no reduction, the learner is then online ridge BR).
+AUTO_CODE_FLOOR = 8
+
+
 def _resolve_dim(code_dim, K):
+    if isinstance(code_dim, str) and code_dim == "auto":
+        return min(K, max(AUTO_CODE_FLOOR, int(math.floor(0.1 * K + 0.5))))
     if isinstance(code_dim, bool):
-        raise ValueError(f"code_dim must be a positive int or a fraction in (0, 1], got {code_dim!r}")
+        raise ValueError(f"code_dim must be a positive int, a fraction in (0, 1] or 'auto', "
+                         f"got {code_dim!r}")
     if isinstance(code_dim, (int, np.integer)):
         return min(int(code_dim), K)
     return max(1, int(math.floor(float(code_dim) * K + 0.5)))
 
 
 def _check_dim(code_dim):
+    if isinstance(code_dim, str) and code_dim == "auto":
+        return
     if isinstance(code_dim, bool):
-        raise ValueError(f"code_dim must be a positive int or a fraction in (0, 1], got {code_dim!r}")
+        raise ValueError(f"code_dim must be a positive int, a fraction in (0, 1] or 'auto', "
+                         f"got {code_dim!r}")
     if isinstance(code_dim, (int, np.integer)):
         if code_dim < 1:
             raise ValueError(f"code_dim must be >= 1, got {code_dim!r}")
@@ -329,7 +425,49 @@ class _OnlineLSR(BaseLearner):
         self._check_fitted()
         return self.reg_.solver
 
+    #: Rows per call of the linear core in the chunked AdaGrad path.
+    CHUNK = 2048
+
+    def _learn_chunked(self, X, Y, order, out):
+        """AdaGrad (a constant step) needs no per-row decision between rows:
+        the targets of a chunk are known up front, so the regression runs on
+        the linear core, one call per chunk (squared loss, real targets)."""
+        reg = self.reg_
+        opt = AdaGrad(reg.W, reg.G, reg.d, 1.0 if reg.intercept else 0.0, reg.eta, 1e-8)
+        n = X.shape[0]
+        yp, yi = Y.indptr, Y.indices
+        xp, xi, xv = csr_arrays(X)
+        # the core reads the targets, not the labels: a stream with no label
+        # and as many label columns as W
+        noy = (np.zeros(n + 1, np.int64), np.zeros(0, np.int32))
+        for a in range(0, n, self.CHUNK):
+            b = min(n, a + self.CHUNK)
+            rows = np.arange(a, b) if order is None else np.asarray(order[a:b])
+            Yc = np.zeros((b - a, self.n_labels_), bool)
+            for i, k in enumerate(rows):
+                Yc[i, yi[yp[k]:yp[k + 1]]] = True
+            T = np.ascontiguousarray(self._targets(Yc))
+            R = np.empty((b - a, reg.width)) if out is not None else None
+            try:
+                stream = RowStream(xp, xi, xv, X.shape[1], noy[0], noy[1], reg.width,
+                                   order=rows.astype(np.int64))
+                learn(opt, SquaredLoss(), stream, 1, R, targets=T)
+            except NonFiniteError as exc:
+                pos = a + exc.row
+                k = int(rows[exc.row])
+                raise NonFiniteError(
+                    f"non-finite scores or weights (NaN or inf) at row {pos} of the block (row "
+                    f"{k} of the data): the features are too large for this model's step; scale "
+                    "them (e.g. omlc.preprocessing.MaxAbsScaler) or lower eta.", pos) from None
+            finally:
+                reg.t += b - a          # approximate on error; AdaGrad does not read t
+            D = self._decode_chunk(R, Yc)        # R is None when nothing is written
+            if out is not None:
+                out[a:b] = D
+
     def _learn(self, X, Y, order, out):
+        if getattr(self.reg_, "solver", None) == "adagrad" and hasattr(self, "_targets"):
+            return self._learn_chunked(X, Y, order, out)
         xp, xi, xv = csr_arrays(X)
         yp, yi = Y.indptr, Y.indices
         K = self.n_labels_
@@ -339,7 +477,16 @@ class _OnlineLSR(BaseLearner):
             idx, vals = xi[a:b], np.asarray(xv[a:b], np.float64)
             y = np.zeros(K, bool)
             y[yi[yp[k]:yp[k + 1]]] = True
-            self._row(idx, vals, y, out[pos] if out is not None else None)
+            try:
+                self._row(idx, vals, y, out[pos] if out is not None else None)
+            except (FloatingPointError, NonFiniteError) as exc:
+                what = ("non-finite scores or weights (NaN or inf)"
+                        if isinstance(exc, NonFiniteError) else str(exc))
+                raise NonFiniteError(
+                    f"{what} at row {pos} of the block (row {k} of the data): the features "
+                    f"are too large for this model's lam={self.lam!r} (or lam too small); scale "
+                    "them (e.g. omlc.preprocessing.MaxAbsScaler) or raise lam. The rows before "
+                    "it were learned; that row was not.", pos) from None
 
 
 # ----------------------------------------------------------------------------- DPP / CS-DPP
@@ -358,8 +505,9 @@ class CSDPP(_OnlineLSR):
     cost : {"hamming", "rank", "f1", "accuracy"} or callable, default="f1"
         The cost the label weights of eq. (14) come from; a callable
         ``c(y, yhat)`` takes two boolean vectors (O(K^2) per row).
-    code_dim : int or float, default=0.1
-        M: an int, or a fraction of K (``max(1, round(f K))``).
+    code_dim : int, float or "auto", default="auto"
+        M: an int, a fraction of K (``max(1, round(f K))``), or ``"auto"``:
+        ``min(K, max(8, round(0.1 K)))`` (see :data:`AUTO_CODE_FLOOR`).
     basis : {"pbt", "pbc", "none"}, default="pbt"
     lam : float, default=1.0
         Ridge regularisation (the paper's lambda).
@@ -370,10 +518,9 @@ class CSDPP(_OnlineLSR):
     fit_intercept : bool, default=True
     pca_step : float, default=1.0
         Multiplier of the online-PCA step: ``eta_t = pca_step (2/sqrt(t)) M/K``
-        (1 = the paper's Sect. 5 setting). With the labels scaled to norm 1 and
-        a small M/K the basis learns slowly (on delicious, M = 10 of K = 983,
-        the first 1,000 rows keep ~5% of the label energy against 95% for the
-        batch PCA); ``pca_step=K`` is the step on unscaled ±1 labels.
+        (1 = the paper's Sect. 5 setting); ``pca_step=K`` is the step on
+        unscaled ±1 labels. From the start ``U = 0`` the paper's step already
+        captures the label directions within a few rows.
     random_state : int, Generator or None, default=0
         Seeds the initial basis and the sampling of P.
 
@@ -389,7 +536,7 @@ class CSDPP(_OnlineLSR):
     (4, 12)
     """
 
-    def __init__(self, cost="f1", code_dim=0.1, basis="pbt", lam=1.0, solver="auto", eta=None,
+    def __init__(self, cost="f1", code_dim="auto", basis="pbt", lam=1.0, solver="auto", eta=None,
                  fit_intercept=True, pca_step=1.0, random_state=0):
         self.cost = cost
         self.code_dim = code_dim
@@ -420,52 +567,125 @@ class CSDPP(_OnlineLSR):
         self.code_dim_ = M
         self.rng_ = check_random_state(self.random_state).spawn(1)[0]
         self.full_rank_ = M >= K
+        Mw = min(M, K)
+        # Fixed-size state (the compiled loop updates it in place): the basis
+        # Qb_[:nq] with sigma sb_[:nq]; counters [nq, dropped row, t, folds].
+        self.Qb_ = np.zeros((Mw + 1, K))
+        self.sb_ = np.zeros(Mw + 1)
+        self.cnt_ = np.array([0, -1, 0, 0], np.int64)
+        self.F_ = np.eye(Mw)
+        self.u_ = float(self.rng_.random())
         if self.full_rank_:
-            self.Q_ = np.eye(K)
-            self.sigma_ = np.ones(K)
-            self.drop_ = -1
-            self.proj_ = self.Q_
+            self.proj_ = np.eye(K)
+            self.sb_[:] = 1.0
         else:
-            self.Q_, self.sigma_ = CappedMSG.init(K, M, self.rng_)
             self._resample()
-        self.t_ = 0
-        width = K if self.basis == "pbc" else min(M, K)
+        width = K if self.basis == "pbc" else Mw
         self.reg_ = self._make_regressor(n_features, width)
 
     @property
+    def Q_(self):
+        """The online PCA's basis rows (at most M+1; none at the start)."""
+        return self.Qb_[:self.cnt_[0]] if not self.full_rank_ else self.proj_
+
+    @property
+    def sigma_(self):
+        return self.sb_[:self.cnt_[0]] if not self.full_rank_ else self.sb_[:-1]
+
+    @property
+    def drop_(self):
+        return int(self.cnt_[1])
+
+    @property
+    def t_(self):
+        return int(self.cnt_[2])
+
+    @property
     def P_(self):
-        """The current projection P_t (M x K): Q without the dropped row."""
+        """The current projection P_t (M x K): Q without the dropped row, zero
+        rows while the basis fills."""
         self._check_fitted()
         return self.proj_
 
     def _resample(self):
-        self.drop_ = CappedMSG.sample(self.sigma_, self.rng_)
-        self.proj_ = np.delete(self.Q_, self.drop_, axis=0)
+        M, K = self.code_dim_, self.n_labels_
+        drop = CappedMSG.sample(self.sigma_, self.u_, M)
+        self.cnt_[1] = drop
+        P = np.zeros((M, K))
+        Q = self.Q_ if drop < 0 else np.delete(self.Q_, drop, axis=0)
+        P[:Q.shape[0]] = Q          # zero rows while the basis is filling
+        self.proj_ = P
 
     def _decode(self, R, P):
         if self.basis == "pbc":
             return (R @ P.T) @ P
         return R @ P
 
+    def _learn(self, X, Y, order, out):
+        if callable(self._cost()):
+            self._fold()
+            return super()._learn(X, Y, order, out)
+        reg = self.reg_
+        Mw = self.F_.shape[0]
+        opt = None
+        if reg.solver == "sgd":
+            opt = SGD(reg.W, reg.d, 1.0 if reg.intercept else 0.0, reg.eta)
+        elif reg.solver == "adagrad":
+            opt = AdaGrad(reg.W, reg.G, reg.d, 1.0 if reg.intercept else 0.0, reg.eta, 1e-8)
+        done, err, index = _lsk.dpp_learn(
+            self._stream(X, Y, order), COST_IDS[self._cost()], BASIS_IDS[self.basis],
+            SOLVER_IDS[reg.solver], Mw, self.full_rank_, float(self.pca_step), self.u_,
+            reg.intercept, reg.W, opt, reg.Ainv if reg.solver == "ridge" else None, self.F_,
+            self.Qb_, self.sb_, self.proj_, self.cnt_, out=out)
+        reg.t = self.t_
+        if err:
+            raise NonFiniteError(_ERRORS[err].format(pos=done, index=index, lam=self.lam), done)
+
+    def _fold(self):
+        """W <- W F, F <- I (the Python loop applies PBT's basis change directly)."""
+        if not np.array_equal(self.F_, np.eye(self.F_.shape[0])):
+            self.reg_.W[:] = self.reg_.W @ self.F_
+            self.F_[:] = np.eye(self.F_.shape[0])
+
     def _row(self, idx, vals, y, out):
+        # A refused step (FloatingPointError) leaves the whole learner as it
+        # was before the row: the regressor checks before it writes, and the
+        # online-PCA state is put back here.
+        saved = (self.Qb_.copy(), self.sb_.copy(), self.cnt_.copy(), self.proj_, self.reg_.W)
+        try:
+            self._row_step(idx, vals, y, out)
+        except (FloatingPointError, NonFiniteError):
+            self.Qb_, self.sb_, self.cnt_, self.proj_, self.reg_.W = saved
+            raise
+
+    def _row_step(self, idx, vals, y, out):
+        """The per-row loop in Python, for a callable cost (the compiled loop
+        in omlc._core.label_space does the named ones)."""
         K = self.n_labels_
         P = self.P_
         r = self.reg_.scores_row(idx, vals)
         ytil = self._decode(r[None, :], P)[0]
+        if not np.isfinite(ytil).all():
+            raise FloatingPointError("non-finite scores (NaN or inf)")
         if out is not None:
             out[:] = ytil
         yhat = ytil > 0
-        self.t_ += 1
+        self.cnt_[2] += 1
+        t = self.t_
         delta = label_weights(self._cost(), y, yhat)
         v = np.sqrt(delta) * np.where(y, 1.0, -1.0)
         if not self.full_rank_:
             M = self.code_dim_
-            eta = float(self.pca_step) * 2.0 / math.sqrt(self.t_) * M / K
-            self.Q_, self.sigma_ = CappedMSG.step(self.Q_, self.sigma_, eta, v, M)
-            if self.t_ % 1000 == 0:
+            eta = float(self.pca_step) * 2.0 / math.sqrt(t) * M / K
+            Q, sig = CappedMSG.step(self.Q_, self.sigma_, eta, v, M)
+            if t % 1000 == 0 and Q.shape[0]:
                 # rounding slowly breaks the rows' orthonormality
-                q, _ = np.linalg.qr(self.Q_.T)
-                self.Q_ = np.ascontiguousarray(q.T * np.sign(np.sum(q.T * self.Q_, axis=1))[:, None])
+                q, _ = np.linalg.qr(Q.T)
+                Q = np.ascontiguousarray(q.T * np.sign(np.sum(q.T * Q, axis=1))[:, None])
+            n = Q.shape[0]
+            self.Qb_[:n] = Q
+            self.sb_[:n] = sig
+            self.cnt_[0] = n
             self._resample()
         Pn = self.P_
         if self.basis == "pbc":
@@ -478,7 +698,10 @@ class CSDPP(_OnlineLSR):
         self.reg_.step(idx, vals, Pn @ v, r)
 
     def _decision(self, X):
-        return self._decode(self.reg_.scores(X), self.P_)
+        R = self.reg_.scores(X)
+        if self.basis == "pbt" and not self.full_rank_:
+            R = R @ self.F_
+        return self._decode(R, self.P_)
 
 
 class DPP(CSDPP):
@@ -498,7 +721,7 @@ class DPP(CSDPP):
     (5, 12)
     """
 
-    def __init__(self, code_dim=0.1, basis="pbt", lam=1.0, solver="auto", eta=None,
+    def __init__(self, code_dim="auto", basis="pbt", lam=1.0, solver="auto", eta=None,
                  fit_intercept=True, pca_step=1.0, random_state=0):
         self.code_dim = code_dim
         self.basis = basis
@@ -549,6 +772,12 @@ class OnlineBR(_OnlineLSR):
             out[:] = r
         self.reg_.step(idx, vals, np.where(y, 1.0, -1.0), r)
 
+    def _targets(self, Yc):
+        return np.where(Yc, 1.0, -1.0)
+
+    def _decode_chunk(self, R, Yc):
+        return R
+
     def _decision(self, X):
         return self.reg_.scores(X)
 
@@ -568,7 +797,7 @@ class OnlineRandomProjection(_OnlineLSR):
     (3, 12)
     """
 
-    def __init__(self, code_dim=0.1, lam=1.0, solver="auto", eta=None, fit_intercept=True,
+    def __init__(self, code_dim="auto", lam=1.0, solver="auto", eta=None, fit_intercept=True,
                  random_state=0):
         self.code_dim = code_dim
         self.lam = lam
@@ -600,6 +829,12 @@ class OnlineRandomProjection(_OnlineLSR):
 
     def _decode(self, R):
         return R @ self.decoder_.T
+
+    def _targets(self, Yc):
+        return np.where(Yc, 1.0, -1.0) @ self.encoder_.T
+
+    def _decode_chunk(self, R, Yc):
+        return None if R is None else self._decode(R)
 
     def _decision(self, X):
         return self._decode(self.reg_.scores(X))
@@ -649,7 +884,7 @@ class OnlineCS(OnlineRandomProjection):
     (3, 12)
     """
 
-    def __init__(self, code_dim=0.1, sparsity=None, lam=1.0, solver="auto", eta=None,
+    def __init__(self, code_dim="auto", sparsity=None, lam=1.0, solver="auto", eta=None,
                  fit_intercept=True, random_state=0):
         self.code_dim = code_dim
         self.sparsity = sparsity
@@ -674,6 +909,19 @@ class OnlineCS(OnlineRandomProjection):
         self.n_relevant_ += int(y.sum())
         self.n_coded_ += 1
         return self.encoder_ @ y.astype(np.float64)
+
+    def _targets(self, Yc):
+        return Yc.astype(np.float64) @ self.encoder_.T
+
+    def _decode_chunk(self, R, Yc):
+        # each row decodes at the cardinality seen before it, as in _row
+        out = None if R is None else np.empty((R.shape[0], self.n_labels_))
+        for i, y in enumerate(Yc):
+            if out is not None:
+                out[i] = self._decode(R[i][None, :])[0]
+            self.n_relevant_ += int(y.sum())
+            self.n_coded_ += 1
+        return out
 
     def _sparsity(self):
         if self.sparsity is not None:

@@ -15,6 +15,7 @@ import numpy as np
 from omlc._core.losses import PALoss, PAVariant
 from omlc._core.optimizers import SGD
 from omlc.learners.base import LinearLearner, positive_float, weight_dtype
+from omlc.learners.kernel import check_pa_params
 
 _VARIANTS = {"pa": PAVariant.PA, "pa1": PAVariant.PA1, "pa2": PAVariant.PA2}
 
@@ -72,10 +73,10 @@ class PassiveAggressiveBR(LinearLearner):
             raise ValueError(f"variant must be one of {sorted(_VARIANTS)}, got {self.variant!r}")
         positive_float("C", self.C)
         dtype = weight_dtype(self.dtype)
-        from omlc.learners import kernel
         # The kernel parameters are checked with every kernel: an invalid
-        # value is refused even where it would go unused.
-        kernel.check_pa_params(self)
+        # value is refused even where it would go unused. (Imported at module
+        # level: this runs on every single-row call.)
+        check_pa_params(self)
         if self.kernel != "linear":
             if self.fit_intercept:
                 raise ValueError("fit_intercept applies to kernel='linear' only")

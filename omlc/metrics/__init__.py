@@ -16,6 +16,9 @@ Entry points
 ``compute(metrics, Y, P=None, S=None, ...)``, ``evaluate_all(Y, P=None, S=None, ...)``
     batch dicts; one function per metric (``precision``, ``ranking_loss``, ...);
     ``per_example`` / ``per_label`` vectors; ``csdpp_costs`` per-example costs.
+``precision_at_k``, ``recall_at_k``, ``ndcg_at_k`` (keys ``precision@K``, ``recall@K``, ``ndcg@K``)
+    the extreme-classification ranking metrics over the K best-scored labels (ties:
+    lower label index first); any K >= 1 is a valid key, 1/3/5 are listed (group "topk").
 ``METRICS``
     key → ``MetricInfo(bigger_is_better, needs, family, description)``;
     ``GROUPS`` names sets of keys ("all", "example", "label", "ranking",
@@ -68,9 +71,10 @@ from omlc.metrics._functions import (accuracy, accuracy_cost, auc, average_preci
                                      compute, coverage, csdpp_costs, evaluate_all,
                                      f1_cost, f1_harmonic, f1_mean, hamming_cost,
                                      hamming_loss, macro_f1, macro_precision, macro_recall,
-                                     micro_f1, micro_precision, micro_recall, one_error,
-                                     per_example, per_label, precision, rank_cost,
-                                     ranking_loss, recall, subset_accuracy)
+                                     micro_f1, micro_precision, micro_recall, ndcg_at_k,
+                                     one_error, per_example, per_label, precision,
+                                     precision_at_k, rank_cost, ranking_loss, recall,
+                                     recall_at_k, subset_accuracy)
 from omlc.metrics._registry import GROUPS, METRICS, MetricInfo, resolve_metrics
 
 __all__ = [
@@ -80,5 +84,5 @@ __all__ = [
     "subset_accuracy", "hamming_loss", "micro_precision", "micro_recall", "micro_f1",
     "macro_precision", "macro_recall", "macro_f1", "ranking_loss", "auc", "one_error",
     "coverage", "average_precision", "csdpp_costs", "hamming_cost", "rank_cost", "f1_cost",
-    "accuracy_cost",
+    "accuracy_cost", "precision_at_k", "recall_at_k", "ndcg_at_k",
 ]

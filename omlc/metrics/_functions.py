@@ -221,6 +221,31 @@ def average_precision(Y_true, scores, *, empty="exclude"):
     return _one("average_precision", Y_true, None, scores, average_precision_empty=empty)
 
 
+def _at_k(base, Y_true, scores, k):
+    from omlc._topk import check_k
+    return _one(f"{base}@{check_k(k)}", Y_true, None, scores)
+
+
+def precision_at_k(Y_true, scores, k=5):
+    """P@k: mean over rows of |top-k ∩ Y| / k, the top k by score (ties: lower
+    label index first; a row with fewer than k labels still divides by k, as
+    LibMultiLabel and pyxclib do)."""
+    return _at_k("precision", Y_true, scores, k)
+
+
+def recall_at_k(Y_true, scores, k=5):
+    """R@k: mean over rows with Y ≠ ∅ of |top-k ∩ Y| / |Y| (rows with no
+    relevant label are excluded: nothing to recall)."""
+    return _at_k("recall", Y_true, scores, k)
+
+
+def ndcg_at_k(Y_true, scores, k=5):
+    """nDCG@k with binary relevance: DCG@k = Σ_{r≤k} rel_r / log2(r + 1) over
+    the ranking by score, divided by the ideal DCG of min(k, |Y|) relevant
+    labels on top; rows with Y = ∅ are excluded."""
+    return _at_k("ndcg", Y_true, scores, k)
+
+
 # --- CS-DPP costs ---------------------------------------------------------------
 
 _COSTS = {"hamming": "cost_hamming", "rank": "cost_rank", "f1": "cost_f1",

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from omlc._core.ranking_metrics import ranking_stats, set_counts
+from omlc._topk import discounts, top_k
 from omlc._validation import csr_arrays
 
 
@@ -33,9 +34,39 @@ def _m(name, bigger, needs, family, description):
     return name, MetricInfo(name, bigger, needs, family, description)
 
 
+class _AtKDict(dict):
+    """A dict that also answers for ``precision@K``, ``recall@K`` and ``ndcg@K``
+    with any K >= 1, built on lookup and never stored: iterating lists the
+    fixed metrics only (the group ``"topk"`` names K = 1, 3, 5)."""
+
+    def __init__(self, items, make):
+        super().__init__(items)
+        self._make = make
+
+    def _at_k(self, key):
+        if not isinstance(key, str) or "@" not in key:
+            return None
+        base, _, k = key.partition("@")
+        if base not in _AT_K or not k.isdigit() or str(int(k)) != k or int(k) < 1:
+            return None
+        return self._make(base, int(k))
+
+    def __missing__(self, key):
+        value = self._at_k(key)
+        if value is None:
+            raise KeyError(key)
+        return value
+
+    def __contains__(self, key):
+        return dict.__contains__(self, key) or self._at_k(key) is not None
+
+    def get(self, key, default=None):
+        return self[key] if key in self else default
+
+
 #: Every metric by its key.  ``needs`` says which input besides the true label
 #: sets it reads; ``bigger_is_better`` orients comparisons.
-METRICS = dict([
+METRICS = _AtKDict([
     _m("precision", True, "predictions", "example", "mean over examples of |Y∩P|/|P|"),
     _m("recall", True, "predictions", "example", "mean over examples of |Y∩P|/|Y|"),
     _m("f1", True, "predictions", "example",
@@ -67,7 +98,30 @@ METRICS = dict([
        "CS-DPP normalised rank loss of the 0/1 prediction, ties 1/2"),
     _m("cost_f1", False, "predictions", "cost", "CS-DPP F1 loss 1 - 2TP/(2TP+FN+FP), 0/0 -> 0"),
     _m("cost_accuracy", False, "predictions", "cost", "CS-DPP accuracy loss 1 - TP/(TP+FN+FP), 0/0 -> 0"),
-])
+], lambda base, k: _at_k_info(base, k))
+
+#: The top-k metrics (P@k, R@k, nDCG@k as in extreme multi-label
+#: classification: LibMultiLabel, napkinXC, pyxclib), by base name.
+_AT_K = {
+    "precision": "fraction of the k best-scored labels that are relevant, |top-k ∩ Y| / k "
+                 "(P@k; divides by k even when L < k)",
+    "recall": "fraction of the relevant labels among the k best-scored, |top-k ∩ Y| / |Y| "
+              "(R@k; rows with Y = ∅ excluded)",
+    "ndcg": "normalised discounted cumulative gain of the k best-scored labels, "
+            "Σ_r rel_r / log2(r+1) over the ideal ordering's (nDCG@k; rows with Y = ∅ excluded)",
+}
+
+
+def _at_k_info(base, k):
+    key = f"{base}@{k}"
+    return MetricInfo(key, True, "scores", "topk", _AT_K[base].replace("k ", f"{k} ", 1))
+
+
+def _at_k_function(base, k):
+    return lambda st, c: _at_k_values(st, base, k)
+
+
+
 
 #: Names accepted in place of a list of metrics.
 GROUPS = {
@@ -78,6 +132,8 @@ GROUPS = {
     "cost": tuple(k for k, v in METRICS.items() if v.family == "cost"),
     "predictions": tuple(k for k, v in METRICS.items() if v.needs == "predictions"),
     "scores": tuple(k for k, v in METRICS.items() if v.needs == "scores"),
+    # The top-k metrics are in no other group (nor in "all"): each K is a choice.
+    "topk": tuple(f"{b}@{k}" for b in _AT_K for k in (1, 3, 5)),
 }
 
 
@@ -103,7 +159,7 @@ class BlockStats:
     """Sufficient statistics of one block of rows."""
 
     __slots__ = ("n", "n_labels", "n_true", "n_pred", "tp",
-                 "tp_label", "pred_label", "true_label", "rank")
+                 "tp_label", "pred_label", "true_label", "rank", "Y", "S", "topk")
 
     def __init__(self, n, n_labels):
         self.n = n
@@ -111,6 +167,8 @@ class BlockStats:
         self.n_true = self.n_pred = self.tp = None
         self.tp_label = self.pred_label = self.true_label = None
         self.rank = None
+        self.Y = self.S = None
+        self.topk = {}
 
 
 def block_stats(Y, P, S, n_labels):
@@ -127,6 +185,7 @@ def block_stats(Y, P, S, n_labels):
         st.true_label = np.bincount(y_indices, minlength=n_labels).astype(np.int64)
     if S is not None:
         st.rank = ranking_stats(y_indptr, y_indices, S)
+        st.Y, st.S = Y, S  # for the top-k metrics, computed when one is asked for
     return st
 
 
@@ -261,8 +320,37 @@ def _average_precision(st, c):
     return out
 
 
+def _topk_hits(st, k):
+    """Per row: the relevance (0/1) of the k best-scored labels, best first."""
+    if k not in st.topk:
+        idx, _ = top_k(st.S, k)
+        y_indptr, y_indices, _ = csr_arrays(st.Y)
+        rel = np.zeros((st.n, st.n_labels), dtype=bool)
+        rel[np.repeat(np.arange(st.n), np.diff(y_indptr)), y_indices] = True
+        st.topk[k] = np.take_along_axis(rel, idx, axis=1)
+    return st.topk[k]
+
+
+def _at_k_values(st, base, k):
+    rel = _topk_hits(st, k)
+    hits = rel.sum(axis=1).astype(np.float64)
+    if base == "precision":
+        return hits / k
+    m = st.n_true
+    out = np.full(st.n, np.nan)
+    has = m > 0
+    if base == "recall":
+        out[has] = hits[has] / m[has]
+        return out
+    disc = discounts(k)
+    dcg = rel @ disc[:rel.shape[1]]
+    ideal = np.cumsum(disc)[np.minimum(m[has], k) - 1]
+    out[has] = dcg[has] / ideal
+    return out
+
+
 #: Per-row value of every row metric: f(stats, conventions) -> float64[n].
-ROW_FUNCTIONS = {
+ROW_FUNCTIONS = _AtKDict({
     "precision": _precision,
     "recall": _recall,
     "f1_mean": _f1_mean,
@@ -280,11 +368,14 @@ ROW_FUNCTIONS = {
     "cost_rank": _cost_rank,
     "cost_f1": _cost_f1,
     "cost_accuracy": _cost_accuracy,
-}
+}, _at_k_function)
 
 #: Row columns a metric reads (its own, or precision and recall for "f1").
-ROW_COLUMNS = {name: (name,) for name in ROW_FUNCTIONS}
+ROW_COLUMNS = _AtKDict({name: (name,) for name in ROW_FUNCTIONS},
+                       lambda base, k: (f"{base}@{k}",))
 ROW_COLUMNS["f1"] = ("precision", "recall")
+
+
 
 
 def harmonic(p, r):

@@ -113,8 +113,10 @@ def cells(name, algorithms=("ada", "bmr"), n_seeds=None, bmr_seeds_mreduced=None
 
 
 def settings_key(n_estimators, n_features, bmr_variant="exact"):
+    # version 2: rows regenerated with the tree kernel of 500dda3 onwards
+    # (version-1 rows mixed two kernels and no longer matched the code).
     key = {"paper": "boosting", "n_estimators": n_estimators, "n_features": n_features,
-           "version": 1}
+           "version": 2}
     if bmr_variant != "exact":
         key["bmr_variant"] = bmr_variant
     return key
@@ -215,7 +217,35 @@ def check_targets(rows, tolerance=TOLERANCE):
     return out
 
 
-def markdown_report(rows, command, claims, elapsed):
+def load_variant_rows(path, bmr_variant, n_estimators=N_ESTIMATORS, n_features=N_FEATURES):
+    """Aggregated rows of one BMR potentials variant read back from a rows file."""
+    settings = settings_key(n_estimators, n_features, bmr_variant)
+    done = load_rows(path, settings, lambda r: (r["dataset"], r["algorithm"], r["gamma"], r["seed"]))
+    cellruns = {}
+    for (name, alg, gamma, _), r in done.items():
+        cellruns.setdefault((name, alg, gamma), []).append(r)
+    return [aggregate(name, alg, gamma, runs) for (name, alg, gamma), runs in cellruns.items()]
+
+
+def potentials_comparison(rows, authors_rows):
+    """Markdown table: OnlineBMR per data set and gamma with the paper's
+    potentials (exact, hinge with margin) beside the authors' code's (Monte
+    Carlo, hinge without margin)."""
+    auth = {(r["dataset"], r["gamma"]): r for r in authors_rows if r["algorithm"] == "bmr"}
+    lines = ["| data set | γ | paper's potentials (exact, margin) | authors' code's (MC, no margin) "
+             "| paper's Table 3 (best γ) |", "|---|---|---:|---:|---:|"]
+    for r in rows:
+        a = auth.get((r["dataset"], r["gamma"]))
+        if r["algorithm"] != "bmr" or a is None:
+            continue
+        ds = DATASETS[r["dataset"]][1]
+        lines.append(f"| {ds} | {r['gamma']:g} | {r['loss']:.4f} ± {r['loss_std']:.4f} "
+                     f"({r['n_runs']} runs) | {a['loss']:.4f} ± {a['loss_std']:.4f} "
+                     f"({a['n_runs']} runs) | {PAPER_TABLE3[ds]['bmr'][0]:.4f} |")
+    return "\n".join(lines)
+
+
+def markdown_report(rows, command, claims, elapsed, authors_rows=None):
     lines = ["# Jung & Tewari (AISTATS 2018), Table 3: omlc beside the paper", "",
              "Command (from the repository root, data in `$OMLC_DATA_DIR`):", "",
              f"    {command}", "",
@@ -242,6 +272,14 @@ def markdown_report(rows, command, claims, elapsed):
               "- Tree parameters, feature subsets, weight constants and Hedge draws come from "
               "NumPy's seeded generator, not the authors' `np.random.seed(randint(1, 999))`; "
               "per-seed numbers differ, means are comparable."]
+    if authors_rows:
+        lines += ["", "## OnlineBMR: the paper's potentials beside the authors' code's", "",
+                  "The paper (Section 3, eq. 1) defines the potentials as the exact expectation "
+                  "of the hinge loss *with* margin, `(1 + s[r] - s[l])_+`, under the baseline "
+                  "`u_γ`; the authors' code estimates them by Monte Carlo (M = 100 draws) with a "
+                  "hinge *without* margin. The two disagree; the paper does not say which one its Table 3 "
+                  "used. Rows of the authors' variant: `--bmr-potentials authors` (rows file given "
+                  "with `--authors-rows`).", "", potentials_comparison(rows, authors_rows)]
     lines += ["", "## Targets of the issue", ""]
     lines += [f"- {'holds' if ok else 'FAILS'}: {c} -- {d}" for c, ok, d in claims]
     total = sum(r["seconds"] * r["n_runs"] for r in rows)
@@ -268,6 +306,9 @@ def main(argv=None):
                    help="OnlineBMR's potentials: exact with the paper's hinge margin (default) or "
                         "the authors' code's (Monte Carlo, M = 100, hinge without margin)")
     p.add_argument("--out", default=None, metavar="FILE.md", help="also write a markdown report")
+    p.add_argument("--authors-rows", default=None, metavar="FILE.jsonl",
+                   help="rows of a --bmr-potentials authors run, shown beside the exact "
+                        "potentials' in the report")
     p.add_argument("--results", default=None, metavar="FILE.jsonl")
     p.add_argument("--fresh", action="store_true")
     p.add_argument("--quiet", action="store_true")
@@ -299,6 +340,8 @@ def main(argv=None):
         print(f"{'holds' if ok else 'FAILS'}: {c} -- {d}")
     if args.out:
         command = "omlc reproduce boosting " + " ".join(argv if argv is not None else sys.argv[1:])
+        authors = (load_variant_rows(args.authors_rows, "authors", args.n_estimators,
+                                     args.n_features) if args.authors_rows else None)
         Path(args.out).write_text(markdown_report(rows, command.strip(), claims,
-                                                  time.perf_counter() - t0))
+                                                  time.perf_counter() - t0, authors))
     return 0

@@ -1,0 +1,138 @@
+# cython: language_level=3, boundscheck=False, wraparound=False
+"""River's dict rows to omlc's sparse row arrays, compiled.
+
+``hash_row(x, n_features)`` is the signed hashing trick of
+:func:`omlc.river.feature_column` over a whole ``{name: value}`` dict in one
+C loop: the CRC-32 of each name's UTF-8 bytes (the standard polynomial, equal
+to :func:`zlib.crc32`), column ``crc mod n_features``, sign ``-1`` when bit 31
+is set. ``label_ids(y, ids)`` turns ``{label: bool}`` into the sorted column
+ids of the relevant labels. Both return ``None`` when a row needs the Python
+path (a non-``str`` name, a string value to one-hot, an unseen label), which
+keeps the slow cases in one place (omlc/river.py).
+
+Twin: tests/reference_hashing.py.
+"""
+import numpy as np
+cimport numpy as cnp
+from cpython.dict cimport PyDict_Next
+from cpython.object cimport PyObject
+from libc.stdint cimport int32_t, int64_t, uint32_t
+
+cnp.import_array()
+
+cdef extern from "Python.h":
+    const char* PyUnicode_AsUTF8AndSize(object s, Py_ssize_t* size) except NULL
+    double PyFloat_AsDouble(object o) except? -1.0
+    int PyLong_Check(object o)
+    int PyFloat_Check(object o)
+    int PyUnicode_Check(object o)
+    int PyObject_IsTrue(object o) except -1
+
+cdef uint32_t _TABLE[256]
+
+
+cdef void _init_table() noexcept:
+    cdef uint32_t c, n, k
+    for n in range(256):
+        c = n
+        for k in range(8):
+            if c & 1:
+                c = 0xEDB88320U ^ (c >> 1)
+            else:
+                c = c >> 1
+        _TABLE[n] = c
+
+
+_init_table()
+
+
+cdef inline uint32_t _crc32(const unsigned char* s, Py_ssize_t n) noexcept nogil:
+    cdef uint32_t c = 0xFFFFFFFFU
+    cdef Py_ssize_t i
+    for i in range(n):
+        c = _TABLE[(c ^ s[i]) & 0xFF] ^ (c >> 8)
+    return c ^ 0xFFFFFFFFU
+
+
+def crc32(str name):
+    """CRC-32 of ``name``'s UTF-8 bytes (= ``zlib.crc32(name.encode())``)."""
+    cdef Py_ssize_t n
+    cdef const char* s = PyUnicode_AsUTF8AndSize(name, &n)
+    return _crc32(<const unsigned char*> s, n)
+
+
+cdef void _sort(int32_t* idx, double* val, Py_ssize_t n) noexcept nogil:
+    # Insertion sort, stable: rows have tens of features, so it beats a call out.
+    cdef Py_ssize_t i, j
+    cdef int32_t ki
+    cdef double kv
+    for i in range(1, n):
+        ki = idx[i]
+        kv = val[i]
+        j = i - 1
+        while j >= 0 and idx[j] > ki:
+            idx[j + 1] = idx[j]
+            val[j + 1] = val[j]
+            j -= 1
+        idx[j + 1] = ki
+        val[j + 1] = kv
+
+
+def hash_row(dict x, int64_t n_features):
+    """``(indices int32, values float64)`` of a ``{str name: number}`` row under
+    the signed hashing trick, sorted by column (stable: colliding names keep
+    their dict order, duplicates left for the row check to sum), or ``None``
+    when a name is not a ``str`` or a value is not an int/float."""
+    if n_features < 1 or n_features > 2147483647:
+        raise ValueError(f"n_features must be in [1, 2**31 - 1], got {n_features}")
+    cdef Py_ssize_t n = len(x), pos = 0, k = 0, size
+    cdef PyObject* key
+    cdef PyObject* value
+    cdef uint32_t h
+    cdef const char* s
+    cdef cnp.ndarray idx_arr = np.empty(n, dtype=np.int32)
+    cdef cnp.ndarray val_arr = np.empty(n, dtype=np.float64)
+    cdef int32_t* idx = <int32_t*> cnp.PyArray_DATA(idx_arr)
+    cdef double* val = <double*> cnp.PyArray_DATA(val_arr)
+    cdef double v
+    while PyDict_Next(x, &pos, &key, &value):
+        if k >= n:  # the dict grew under us (another thread): let Python handle it
+            return None
+        if not PyUnicode_Check(<object> key):
+            return None
+        if not (PyFloat_Check(<object> value) or PyLong_Check(<object> value)):
+            return None
+        v = PyFloat_AsDouble(<object> value)
+        s = PyUnicode_AsUTF8AndSize(<object> key, &size)
+        h = _crc32(<const unsigned char*> s, size)
+        idx[k] = <int32_t> (h % <uint32_t> n_features)
+        val[k] = -v if h & 0x80000000U else v
+        k += 1
+    if k != n:
+        return None
+    _sort(idx, val, n)
+    return idx_arr, val_arr
+
+
+def label_ids(dict y, dict ids):
+    """Sorted int32 ids (from ``ids``) of the labels whose value in ``y`` is
+    true, or ``None`` when a label of ``y`` has no id yet."""
+    cdef Py_ssize_t n = len(y), pos = 0, k = 0
+    cdef PyObject* key
+    cdef PyObject* value
+    cdef cnp.ndarray out = np.empty(n, dtype=np.int32)
+    cdef int32_t* o = <int32_t*> cnp.PyArray_DATA(out)
+    cdef object i
+    while PyDict_Next(y, &pos, &key, &value):
+        i = ids.get(<object> key)
+        if i is None:
+            return None
+        if PyObject_IsTrue(<object> value):
+            if k >= n:
+                return None
+            o[k] = <int32_t> i
+            k += 1
+    # Ids are small ints; a stable insertion sort of the few relevant ones.
+    cdef cnp.ndarray scratch = np.empty(k, dtype=np.float64)
+    _sort(o, <double*> cnp.PyArray_DATA(scratch), k)
+    return out[:k]

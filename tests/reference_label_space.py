@@ -1,0 +1,186 @@
+"""Slow, obvious NumPy twin of omlc/_core/label_space.pyx: the DPP / CS-DPP
+per-row loop written row by row on dense arrays, step for step as the kernel
+(cyclic Jacobi for the (M+2) x (M+2) eigenproblem, the breakpoint trace
+projection, one uniform draw, the lazy PBT factor F under gradient solvers)."""
+import math
+
+import numpy as np
+
+from omlc.learners.label_space import label_weights
+
+FOLD_TOL = 0.25
+JACOBI_MAX = 16
+PRECISION_FLOOR = 1e-12
+REORTH_EVERY = 1000
+
+
+def jacobi_eigh(S):
+    S = S.copy()
+    n = S.shape[0]
+    V = np.eye(n)
+    for _ in range(60):
+        off = sum(S[p, q] ** 2 for p in range(n) for q in range(p + 1, n))
+        scale = sum(S[p, p] ** 2 for p in range(n))
+        if off <= 1e-32 * scale or off == 0.0:
+            break
+        for p in range(n - 1):
+            for q in range(p + 1, n):
+                apq = S[p, q]
+                if apq == 0.0:
+                    continue
+                app, aqq = S[p, p], S[q, q]
+                if abs(apq) < 1e-18 * (abs(app) + abs(aqq)):
+                    S[p, q] = S[q, p] = 0.0
+                    continue
+                theta = (aqq - app) / (2.0 * apq)
+                t = (1.0 if theta >= 0 else -1.0) / (abs(theta) + math.sqrt(theta * theta + 1.0))
+                c = 1.0 / math.sqrt(t * t + 1.0)
+                s = t * c
+                a1, a2 = S[:, p].copy(), S[:, q].copy()
+                S[:, p], S[:, q] = c * a1 - s * a2, s * a1 + c * a2
+                a1, a2 = S[p, :].copy(), S[q, :].copy()
+                S[p, :], S[q, :] = c * a1 - s * a2, s * a1 + c * a2
+                S[p, q] = S[q, p] = 0.0
+                a1, a2 = V[:, p].copy(), V[:, q].copy()
+                V[:, p], V[:, q] = c * a1 - s * a2, s * a1 + c * a2
+    return np.diag(S).copy(), V
+
+
+def project_trace(lam, M):
+    bps = np.sort(np.concatenate([np.stack([-lam, 1.0 - lam], 1).ravel()]))
+    f = np.array([np.clip(lam + b, 0.0, 1.0).sum() for b in bps])
+    hit = np.nonzero(f >= M)[0]
+    j = int(hit[0]) if len(hit) else len(bps)
+    if j == 0:
+        s = bps[0]
+    elif j >= len(bps):
+        s = bps[-1]
+    else:
+        f0, f1 = f[j - 1], f[j]
+        s = bps[j - 1] if f1 == f0 else bps[j - 1] + (M - f0) * (bps[j] - bps[j - 1]) / (f1 - f0)
+    return np.clip(lam + s, 0.0, 1.0)
+
+
+def msg_step(Q, sigma, eta, v, M):
+    a = Q @ v
+    r = v - Q.T @ a
+    rho = float(np.linalg.norm(r))
+    if rho > 1e-12 * max(1.0, float(np.linalg.norm(v))):
+        Qt = np.vstack([Q, r / rho])
+        ar = np.append(a, rho)
+        S = eta * np.outer(ar, ar)
+        S[:len(sigma), :len(sigma)] += np.diag(sigma)
+    else:
+        Qt = Q
+        S = eta * np.outer(a, a) + np.diag(sigma)
+    lam, V = jacobi_eigh(S) if S.shape[0] <= JACOBI_MAX else np.linalg.eigh(S)
+    order = sorted(range(len(lam)), key=lambda i: (-lam[i], i))
+    n = min(len(lam), M + 1)
+    keep = order[:n]
+    Qn = V[:, keep].T @ Qt
+    lam = lam[keep]
+    sig = np.clip(lam, 0.0, 1.0)
+    if n > M or sig.sum() > M:
+        sig = project_trace(lam, M)
+    return Qn, sig
+
+
+def sample_drop(sigma, u, M):
+    if len(sigma) <= M:
+        return -1
+    p = np.where(sigma < 1.0, 1.0 - sigma, 0.0)
+    c = np.cumsum(p)
+    if c[-1] <= 0:
+        return int(np.argmin(sigma))
+    return int(min(np.searchsorted(c, u * c[-1], side="right"), len(sigma) - 1))
+
+
+def gram_schmidt(Q):
+    Q = Q.copy()
+    for i in range(Q.shape[0]):
+        for j in range(i):
+            Q[i] -= (Q[i] @ Q[j]) * Q[j]
+        n = np.linalg.norm(Q[i])
+        if n > 0:
+            Q[i] /= n
+    return Q
+
+
+def projection(Q, drop, M, K):
+    P = np.zeros((M, K))
+    kept = np.delete(Q, drop, 0) if drop >= 0 else Q
+    P[:len(kept)] = kept[:M]
+    return P
+
+
+def dpp_learn(X, Y, *, cost, basis, solver, M, full_rank, pca_step, u, intercept, W, Ainv,
+              F, Q, sigma, P, t, eta=1.0, G=None, delta_ada=1e-8, fold_tol=FOLD_TOL):
+    """The kernel's loop on dense X (n x d) and 0/1 Y (n x K). Returns the
+    decision values (n x K) and the final state as a dict."""
+    X = np.asarray(X, np.float64)
+    Y = np.asarray(Y, bool)
+    n, K = Y.shape
+    W, F, Q, sigma, P = W.copy(), F.copy(), Q.copy(), sigma.copy(), P.copy()
+    Ainv = None if Ainv is None else Ainv.copy()
+    G = None if G is None else G.copy()
+    lazy = solver != "ridge" and basis == "pbt" and not full_rank
+    out = np.zeros((n, K))
+    drop = -1
+    folds = 0
+    for row in range(n):
+        x = np.append(X[row], 1.0) if intercept else X[row]
+        s = x @ W
+        reff = F.T @ s if lazy else s.copy()
+        ytil = (P @ reff) @ P if basis == "pbc" else reff @ P
+        out[row] = ytil
+        if cost == "hamming":
+            dl = np.full(K, 1.0 / K)
+        else:
+            dl = label_weights(cost, Y[row], ytil > 0)
+        v = np.sqrt(dl) * np.where(Y[row], 1.0, -1.0)
+        t += 1
+        if not full_rank:
+            Q, sigma = msg_step(Q, sigma, pca_step * 2.0 / math.sqrt(t) * M / K, v, M)
+            if t % REORTH_EVERY == 0 and len(Q):
+                Q = gram_schmidt(Q)
+            drop = sample_drop(sigma, u, M)
+            Pn = projection(Q, drop, M, K)
+        else:
+            Pn = P
+        if basis == "pbc":
+            tgt, pred = v, reff
+        else:
+            tgt = Pn @ v
+            pred = reff
+            if basis == "pbt" and not full_rank:
+                Rm = P @ Pn.T
+                pred = Rm.T @ reff
+                if lazy:
+                    F = F @ Rm
+                    if np.sum((F.T @ F - np.eye(M)) ** 2) > fold_tol ** 2:
+                        W = W @ F
+                        F = np.eye(M)
+                        folds += 1
+                else:
+                    W = W @ Rm
+        c = pred - tgt
+        if solver == "ridge":
+            Px = Ainv @ x
+            gamma = x @ Px
+            w = Px / math.sqrt(1.0 + gamma)
+            Ainv -= np.outer(w, w)
+            W -= np.outer(Px / (1.0 + gamma), c)
+        else:
+            if lazy:
+                c = F @ c
+            if solver == "sgd":
+                c = c / math.sqrt(t)
+                W -= eta * np.outer(x, c)
+            else:
+                g = np.outer(x, c)
+                G += g * g
+                nz = g != 0
+                W[nz] -= eta * g[nz] / (delta_ada + np.sqrt(G[nz]))
+        P = Pn
+    return out, dict(W=W, Ainv=Ainv, F=F, Q=Q, sigma=sigma, P=P, t=t, drop=drop, G=G,
+                     folds=folds)

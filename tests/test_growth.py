@@ -1,0 +1,147 @@
+"""Features and labels appearing mid-stream: learner.grow()."""
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import omlc
+from omlc.learners._growth import cannot_grow
+from omlc.learners.registry import learner_names, make_learner
+
+GROWABLE = ["falt", "salt", "pa1-br", "pa2-br", "ranksvm", "ranksvm-sgd", "ranksvm-adagrad", "mmp"]
+
+
+def _stream(n=120, d=20, L=6, seed=0):
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, d, density=0.3, random_state=seed, format="csr")
+    Y = sp.csr_matrix((rng.random((n, L)) < 0.35).astype(np.int32))
+    return X, Y
+
+
+def _params(name, **extra):
+    p = dict(extra)
+    if name.startswith("ranksvm") or name == "mmp":
+        p.setdefault("init_scale", 0.0)
+    return p
+
+
+@pytest.mark.parametrize("intercept", [False, True])
+@pytest.mark.parametrize("name", GROWABLE)
+def test_new_features_equal_knowing_them_from_the_start(name, intercept):
+    """Rows 0..59 use the first 12 features only; then features 12..19 appear.
+    Growing at row 60 (in two steps) gives exactly the model that had all 20
+    features from the start."""
+    X, Y = _stream()
+    X = X.tolil()
+    X[:60, 12:] = 0
+    X = X.tocsr()
+    X.eliminate_zeros()
+    params = _params(name, fit_intercept=intercept)
+    full = make_learner(name, **params).partial_fit(X, Y)
+    grown = make_learner(name, **params).partial_fit(X[:60, :12], Y[:60])
+    grown.grow(n_features=15)
+    grown.grow(n_features=20)
+    assert grown.n_features_in_ == 20
+    grown.partial_fit(X[60:], Y[60:])
+    np.testing.assert_array_equal(grown.decision_function(X), full.decision_function(X))
+
+
+@pytest.mark.parametrize("name", ["falt", "salt", "pa2-br"])
+def test_new_labels_start_from_the_initial_state(name):
+    X, Y = _stream()
+    model = make_learner(name, fit_intercept=True).partial_fit(X[:60], Y[:60, :4])
+    before = model.decision_function(X)
+    W = model.W_.copy()
+    model.grow(n_labels=6)
+    assert model.n_labels_ == 6 and list(model.classes_) == list(range(6))
+    extra = W.shape[1] - 4
+    np.testing.assert_array_equal(model.W_[:, :4], W[:, :4])
+    np.testing.assert_array_equal(model.W_[:, 4:6], 0.0)          # the initial state
+    np.testing.assert_array_equal(model.W_[:, 6:], W[:, 4:4 + extra])
+    np.testing.assert_array_equal(model.decision_function(X)[:, :4], before)
+    model.partial_fit(X[60:], Y[60:])                             # learns all six labels
+    assert model.predict(X).shape == (120, 6)
+    fresh = make_learner(name, fit_intercept=True)
+    fresh.partial_fit(X[60:61], Y[60:61])
+    assert model.score(X, Y) >= 0
+
+
+def test_one_feature_at_a_time_costs_amortised_constant_copies():
+    X, Y = _stream(d=5)
+    model = omlc.FALT(fit_intercept=True).partial_fit(X, Y)
+    buffers = set()
+    for d in range(6, 2006):
+        model.grow(n_features=d)
+        buffers.add(model.W_.base.ctypes.data if model.W_.base is not None else id(model.W_))
+    assert model.W_.shape == (2006, 7) and model.W_.flags.c_contiguous
+    assert len(buffers) <= 12            # doublings: log2(2006 / 16) + a few
+    rows = sp.csr_matrix(([1.0], ([0], [2004])), shape=(1, 2005))
+    model.partial_fit(rows, Y[:1])
+    assert np.any(model.W_[2004] != 0)
+
+
+def test_grown_model_saves_pickles_and_keeps_learning(tmp_path):
+    X, Y = _stream()
+    model = omlc.SALT().partial_fit(X[:50, :10], Y[:50, :4])
+    model.grow(n_features=20, n_labels=6)
+    again = omlc.load_model(omlc.save(model, tmp_path / "g.omlc"))
+    copy = pickle.loads(pickle.dumps(model))
+    for m in (model, again, copy):
+        m.partial_fit(X[50:], Y[50:])
+    np.testing.assert_array_equal(again.decision_function(X), model.decision_function(X))
+    np.testing.assert_array_equal(copy.decision_function(X), model.decision_function(X))
+
+
+@pytest.mark.parametrize("name", learner_names())
+def test_every_learner_grows_or_says_why_in_one_line(name):
+    X, Y = _stream(n=40, d=8, L=3)
+    params = {"n_estimators": 3} if name in ("adaolmr", "onlinebmr") else {}
+    model = make_learner(name, **params).partial_fit(X, Y)
+    reason = cannot_grow(model)
+    if reason is None:
+        model.grow(n_features=9)
+        assert model.n_features_in_ == 9
+        return
+    with pytest.raises(ValueError, match="cannot grow: ") as info:
+        model.grow(n_features=9, n_labels=4)
+    assert "\n" not in str(info.value)
+    assert model.n_features_in_ == 8 and model.n_labels_ == 3
+
+
+def test_bad_sizes_and_unfitted_model():
+    X, Y = _stream(n=20, d=8, L=3)
+    model = omlc.FALT().partial_fit(X, Y)
+    with pytest.raises(ValueError, match="n_features=7 is smaller than the model's 8"):
+        model.grow(n_features=7)
+    with pytest.raises(ValueError, match="n_labels must be an integer"):
+        model.grow(n_labels=4.5)
+    with pytest.raises(ValueError, match="RankSVM cannot grow new labels yet"):
+        omlc.RankSVM().partial_fit(X, Y).grow(n_labels=4)
+    with pytest.raises(omlc.NotFittedError):
+        omlc.FALT().grow(n_features=10)
+
+
+def test_river_bridge_grows_its_labels_instead_of_reserving_them():
+    pytest.importorskip("river")
+    from omlc.river import RiverMultiLabel
+    m = RiverMultiLabel(omlc.FALT(), n_features=64, max_labels=50)
+    m.learn_one({"a": 1.0}, {"x": True})
+    assert m.model_.n_labels_ == 1
+    for i in range(5):
+        m.learn_one({f"f{i}": 1.0}, {f"label{i}": True})
+    assert m.model_.n_labels_ == 6 and len(m.label_names_) == 6
+    assert set(m.predict_one({"f4": 1.0})) == {"x"} | {f"label{i}" for i in range(5)}
+    fixed = RiverMultiLabel(omlc.RankSVM(), n_features=64, max_labels=8)
+    fixed.learn_one({"a": 1.0}, {"x": True})
+    assert fixed.model_.n_labels_ == 8        # cannot grow labels: reserves max_labels
+
+
+def test_readme_example_runs():
+    import re
+    from pathlib import Path
+    text = (Path(__file__).parent.parent / "README.md").read_text()
+    section = text.split("## Features and labels that appear mid-stream", 1)[1].split("\n## ", 1)[0]
+    code = re.findall(r"```python\n(.+?)\n```", section, flags=re.S)
+    assert len(code) == 1
+    exec(compile(code[0], "README.md", "exec"), {})

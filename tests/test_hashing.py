@@ -1,0 +1,50 @@
+"""omlc._core.hashing agrees exactly with its twin (tests/reference_hashing.py)."""
+import zlib
+
+import numpy as np
+import pytest
+
+import reference_hashing as ref
+from omlc._core import hashing
+
+
+def _names(rng, n):
+    pool = ["w1", "é", "日本語", "", "a b", "x" * 300, "\x00z", "🙂"]
+    return [pool[i] if i < len(pool) else f"w{rng.integers(10 ** 6)}" for i in rng.permutation(max(n, 8))[:n]]
+
+
+def test_crc32_is_zlibs():
+    for s in ["", "a", "w123", "é日本語🙂", "x" * 1000]:
+        assert hashing.crc32(s) == zlib.crc32(s.encode("utf-8"))
+
+
+@pytest.mark.parametrize("n_features", [1, 7, 2 ** 16, 2 ** 31 - 1])
+@pytest.mark.parametrize("seed", range(5))
+def test_hash_row_matches_the_twin(n_features, seed):
+    rng = np.random.default_rng(seed)
+    for n in (0, 1, 3, 40, 200):
+        names = _names(rng, n)
+        x = {k: (float(rng.normal()) if i % 3 else int(rng.integers(-5, 5)))
+             for i, k in enumerate(names)}
+        got, want = hashing.hash_row(x, n_features), ref.hash_row(x, n_features)
+        np.testing.assert_array_equal(got[0], want[0])
+        np.testing.assert_array_equal(got[1], want[1])
+        assert got[0].dtype == np.int32 and got[1].dtype == np.float64
+
+
+def test_hash_row_hands_odd_rows_back():
+    assert hashing.hash_row({1: 1.0}, 8) is None            # a non-str name
+    assert hashing.hash_row({"colour": "red"}, 8) is None   # a string value (one-hot)
+    assert hashing.hash_row({"a": np.float32(1)}, 8) is None
+    with pytest.raises(ValueError, match="n_features"):
+        hashing.hash_row({"a": 1.0}, 0)
+
+
+def test_label_ids_matches_the_twin():
+    rng = np.random.default_rng(0)
+    ids = {f"L{k}": k for k in range(101)}
+    for _ in range(50):
+        y = {f"L{k}": bool(rng.random() < 0.1) for k in rng.permutation(101)[:rng.integers(0, 101)]}
+        np.testing.assert_array_equal(hashing.label_ids(y, ids), ref.label_ids(y, ids))
+    assert hashing.label_ids({"new": True}, ids) is None
+    assert hashing.label_ids({}, ids).shape == (0,)

@@ -1,0 +1,110 @@
+"""omlc/_core/label_space.pyx (the DPP / CS-DPP loop) against its NumPy twin
+tests/reference_label_space.py, to 1e-12, on random sparse rows with empty
+rows and empty and full label sets."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import omlc
+import reference_label_space as ref
+from omlc._core import label_space as lsk
+from omlc.learners import label_space as ls
+
+
+def problem(n=40, d=9, K=7, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)) * (rng.random((n, d)) < 0.4)
+    Y = (rng.random((n, K)) < 0.35).astype(np.int32)
+    X[2] = 0                       # an empty row
+    Y[3] = 0                       # an empty label set
+    Y[5] = 1                       # every label relevant
+    return sp.csr_matrix(X), sp.csr_matrix(Y)
+
+
+@pytest.mark.parametrize("cost", ls.COSTS)
+def test_label_weights_match_the_python_eq14(cost):
+    rng = np.random.default_rng(1)
+    for K in (1, 2, 6, 13):
+        for _ in range(20):
+            y = rng.random(K) < rng.random()
+            yhat = rng.random(K) < rng.random()
+            np.testing.assert_allclose(lsk.label_weights_py(ls.COST_IDS[cost], y, yhat),
+                                       ls.label_weights(cost, y, yhat), atol=1e-15)
+
+
+def run_both(cost, basis, solver, code_dim, K=7, n=40, seed=0, eta=None):
+    X, Y = problem(n=n, K=K, seed=seed)
+    m = omlc.CSDPP(cost=cost, code_dim=code_dim, basis=basis, solver=solver, eta=eta,
+                   random_state=seed)
+    m._check_params()
+    m._reset()
+    m._validate(X, Y, None)
+    reg = m.reg_
+    Mw = m.F_.shape[0]
+    state = dict(W=reg.W.copy(), Ainv=None if solver != "ridge" else reg.Ainv.copy(),
+                 F=m.F_.copy(), Q=m.Q_.copy(), sigma=m.sigma_.copy(), P=m.P_.copy(), t=0,
+                 G=None if solver != "adagrad" else reg.G.copy())
+    D = m.predict_then_learn(X, Y)
+    R, st = ref.dpp_learn(X.toarray(), Y.toarray(), cost=cost, basis=basis, solver=solver, M=Mw,
+                          full_rank=m.full_rank_, pca_step=1.0, u=m.u_, intercept=True,
+                          eta=reg.eta, **state)
+    return m, D, R, st
+
+
+@pytest.mark.parametrize("solver", ["ridge", "sgd", "adagrad"])
+@pytest.mark.parametrize("basis", ["pbc", "pbt", "none"])
+def test_kernel_equals_reference(basis, solver):
+    for cost, code_dim in (("hamming", 3), ("f1", 3), ("rank", 7)):
+        m, D, R, st = run_both(cost, basis, solver, code_dim,
+                               eta=0.3 if solver != "ridge" else None)
+        np.testing.assert_allclose(D, R, atol=1e-12)
+        lazy = basis == "pbt" and not m.full_rank_
+        np.testing.assert_allclose(m.reg_.W @ m.F_ if lazy else m.reg_.W,
+                                   st["W"] @ st["F"] if lazy else st["W"], atol=1e-12)
+        np.testing.assert_allclose(m.P_, st["P"], atol=1e-12)
+        # the basis is unique up to row signs
+        np.testing.assert_allclose(np.abs(m.Q_), np.abs(st["Q"]), atol=1e-12)
+        np.testing.assert_allclose(m.sigma_, st["sigma"], atol=1e-12)
+        assert m.t_ == st["t"] and m.drop_ == st["drop"]
+
+
+def test_lazy_factor_folds_and_decisions_use_it():
+    """PBT under AdaGrad keeps the basis change in F; decision_function
+    applies it, and a fold (W <- W F) leaves the effective weights alone."""
+    X, Y = problem(n=120, K=9, seed=3)
+    m = omlc.DPP(code_dim=4, basis="pbt", solver="adagrad", random_state=1).fit(X, Y)
+    assert m.cnt_[3] >= 1                       # the filling basis forced folds
+    D = m.decision_function(X[:10])
+    np.testing.assert_allclose(D, (m.reg_.scores(X[:10]) @ m.F_) @ m.P_, atol=1e-12)
+    m._fold()
+    np.testing.assert_array_equal(m.F_, np.eye(4))
+    np.testing.assert_allclose(m.decision_function(X[:10]), D, atol=1e-12)
+
+
+def test_kernel_and_python_loop_agree():
+    """The callable-cost Python loop (numpy eigh, QR) and the compiled loop
+    give the same decisions on the exact ridge."""
+    X, Y = problem(n=60, K=8, seed=4)
+
+    def f1(y, yhat):
+        return float(ls.example_costs("f1", y, yhat)[0])
+    for basis in ("pbc", "pbt"):
+        a = omlc.CSDPP(cost="f1", code_dim=3, basis=basis).predict_then_learn(X, Y)
+        b = omlc.CSDPP(cost=f1, code_dim=3, basis=basis).predict_then_learn(X, Y)
+        np.testing.assert_allclose(a, b, atol=1e-9)
+
+
+def test_bad_state_is_refused():
+    X, Y = problem()
+    m = omlc.DPP(code_dim=3).fit(X, Y)
+    with pytest.raises(ValueError, match="Q must be"):
+        lsk.dpp_learn(m._stream(X, Y), 0, 1, 0, 3, False, 1.0, 0.5, True, m.reg_.W, None,
+                      m.reg_.Ainv, m.F_, m.Qb_[:2], m.sb_, m.proj_, m.cnt_)
+
+
+def test_large_code_goes_to_lapack_and_still_matches():
+    """Above JACOBI_MAX (M + 2 > 16) the eigenproblem is numpy's eigh, in the
+    kernel and the twin alike."""
+    m, D, R, st = run_both("f1", "pbc", "ridge", 20, K=30, n=25, seed=5)
+    assert m.code_dim_ + 2 > ref.JACOBI_MAX
+    np.testing.assert_allclose(D, R, atol=1e-10)

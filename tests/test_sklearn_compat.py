@@ -1,0 +1,40 @@
+"""The conventions that let more of scikit-learn's estimator checks pass."""
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import omlc
+from omlc._validation import check_X, check_Y
+
+
+def test_not_fitted_error_is_scikit_learns_once_it_is_imported():
+    sk = pytest.importorskip("sklearn.exceptions")
+    with pytest.raises(sk.NotFittedError) as info:
+        omlc.FALT().decision_function(np.zeros((1, 3)))
+    err = info.value
+    assert isinstance(err, omlc.NotFittedError) and isinstance(err, ValueError)
+    again = pickle.loads(pickle.dumps(err))
+    assert isinstance(again, omlc.NotFittedError) and again.args == err.args
+
+
+def test_numeric_object_arrays_are_coerced_and_others_refused_in_one_line():
+    X = np.arange(6, dtype=float).reshape(2, 3).astype(object)
+    assert (check_X(X).toarray() == np.arange(6).reshape(2, 3)).all()
+    X[0, 0] = {"foo": "bar"}
+    with pytest.raises(TypeError, match="argument must be a string or a real number, not 'dict'"):
+        check_X(X)
+    with pytest.raises(ValueError, match="ragged or object"):
+        check_X(np.array([[1.0], "a"], dtype=object))
+
+
+def test_complex_is_both_a_type_and_a_value_error():
+    for exc in (TypeError, ValueError):
+        with pytest.raises(exc, match="Complex data not supported"):
+            check_X(np.array([[1 + 0j]]))
+
+
+def test_continuous_target_is_named():
+    with pytest.raises(ValueError, match="continuous"):
+        check_Y(sp.csr_matrix(np.array([[0.5, 1.0]])))
