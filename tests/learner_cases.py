@@ -46,10 +46,12 @@ def all_learners():
         learners.PassiveAggressiveBR(kernel="rbf", gamma=1.0, variant="pa1", C=1.0),
         learners.OSMLELM(n_hidden=60),
         learners.ELMOMLL(n_hidden=100, C=16.0),
-        learners.RankSVM(lam=1e-4, random_state=0),
+        learners.RankSVM(solver="ansgd", lam=1e-4, random_state=0),
+        learners.RankSVM(random_state=0),
         learners.RankSVM(solver="sgd", lam=1e-3, random_state=0),
         learners.RankSVM(solver="adagrad", lam=1e-4, eta=0.3, random_state=0),
-        learners.RankSVM(lam=1e-4, threshold=0.0, random_state=0),
+        learners.RankSVM(solver="ansgd", lam=1e-4, threshold=0.0, fit_intercept=True,
+                         init_scale=0.1, random_state=0),
         learners.MMP(random_state=0),
         # Label-space reduction loses what the code cannot hold: with L = 8
         # independent labels, M = 6 keeps enough to beat the frequency baseline.

@@ -76,3 +76,27 @@ class KernelsRcv1Like(_Block):
         return self.X.shape[0] / (time.perf_counter() - t0)
 
     track_rows_per_second_predict_then_learn.unit = "rows/s"
+
+    def track_cpu_ratio_to_falt(self, learner):
+        """CPU time of one predict-then-learn pass over the block, as a ratio
+        to FALT's on the same block, the two interleaved (best of three each)
+        so that both meet the same machine load (issue 22's targets: SALT <=
+        2.5, ANSGD <= 2, Rank-SVM SGD <= 1.5, AdaGrad <= 3, MMP <= 2, FALT
+        float32 <= 0.7)."""
+        import time
+        key = (type(self).__name__, "falt")
+        if key not in _WARM:
+            warm, block = self._data()
+            falt = common.make_learner("falt")
+            falt.partial_fit(warm.X, warm.Y, n_labels=block.Y.shape[1])
+            _WARM[key] = falt
+        best = {"falt": float("inf"), learner: float("inf")}
+        for _ in range(3):
+            for name, src in (("falt", _WARM[key]), (learner, self.fresh)):
+                m = copy.deepcopy(src)
+                t0 = time.process_time()
+                m.predict_then_learn(self.X, self.Y)
+                best[name] = min(best[name], time.process_time() - t0)
+        return best[learner] / best["falt"]
+
+    track_cpu_ratio_to_falt.unit = "x FALT"

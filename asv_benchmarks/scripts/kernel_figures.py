@@ -38,9 +38,12 @@ CONFIGS = {
     "salt-m1-f32": ("salt", {"M": 1, "dtype": "float32"}),
     "pa-br-f32": ("pa-br", {"dtype": "float32"}),
     "scoring-f32": ("falt", {"dtype": "float32"}),
-    "ansgd": ("ranksvm", {"random_state": 0}),
-    "ranksvm-sgd": ("ranksvm-sgd", {"lam": 1e-3, "random_state": 0}),
+    "ansgd": ("ranksvm", {"average": True, "random_state": 0}),
+    "ranksvm-sgd": ("ranksvm-sgd", {"lam": 1e-3, "average": True, "random_state": 0}),
+    "ranksvm-sgd-default": ("ranksvm-sgd", {"random_state": 0}),
     "mmp": ("mmp", {"random_state": 0}),
+    "salt": ("salt", {}),
+    "ranksvm-adagrad": ("ranksvm-adagrad", {"random_state": 0}),
 }
 DEFAULT = ["falt", "falt-m1", "salt-m1", "pa-br", "scoring"]
 
@@ -51,8 +54,6 @@ def _model(config, workdir):
     if os.path.exists(path):
         with open(path, "rb") as fh:
             return pickle.load(fh)
-    import numpy as np
-
     from omlc.datasets import make_rcv1_like
     from omlc.learners.registry import make_learner
     name, params = CONFIGS[config]

@@ -147,16 +147,15 @@ def learn(Optimizer opt, Loss loss, RowStream stream, int64_t M, out=None, targe
                 y.value = tp + k * L
             prefetch_next_row(rows, k, opt.W, opt.row_bytes)
             opt.prepare_row(&r)
-            opt.score(&r, ws.s, &ws)
+            if outp != NULL and opt.separate_output:
+                opt.score_output(&r, ws.s, ws.d, &ws)
+            else:
+                opt.score(&r, ws.s, &ws)
             if not all_finite(ws.s, K):
                 bad = 1
                 break
             if outp != NULL:
-                if opt.separate_output:
-                    opt.output(&r, ws.d, &ws)
-                    write_decision(outp + k * L, ws.d, L, n_extra)
-                else:
-                    write_decision(outp + k * L, ws.s, L, n_extra)
+                write_decision(outp + k * L, ws.d if opt.separate_output else ws.s, L, n_extra)
             mark_labels(ws.rel, &r, 1)
             y.idx = r.y_indices
             y.P = r.y_nnz

@@ -46,6 +46,8 @@ cdef class Optimizer:
     cdef void score(self, const Row* r, float64_t* s, Workspace* ws) noexcept nogil
     cdef void output(self, const Row* r, float64_t* d, Workspace* ws) noexcept nogil
     cdef void prepare_row(self, const Row* r) noexcept nogil
+    cdef void score_output(self, const Row* r, float64_t* s, float64_t* d,
+                           Workspace* ws) noexcept nogil
     cdef int64_t fit_row(self, const Row* r, float64_t* s, Loss loss, const Target* y,
                          int64_t M, Workspace* ws) noexcept nogil
 

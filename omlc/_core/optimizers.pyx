@@ -20,8 +20,11 @@ from libc.math cimport fabs, fmax, pow, sqrt, sqrtf
 from libc.stdint cimport int32_t, int64_t
 
 from omlc._core.rowstream cimport row_value, sq_norm
-from omlc._core.simd cimport (omlc_adagrad_d, omlc_adagrad_f, omlc_axpy_dd, omlc_axpy_df,
-                              omlc_axpy_fd, omlc_axpy_ff, omlc_score2, omlc_score_dd,
+from omlc._core.simd cimport (omlc_adagrad_d, omlc_adagrad_f, omlc_ansgd_pass, omlc_axpy2,
+                              omlc_axpy_dd, omlc_axpy_df, omlc_axpy_fd, omlc_axpy_ff,
+                              omlc_settle_score_dd, omlc_settle_score_df,
+                              omlc_settle_score_fd, omlc_settle_score_ff, omlc_score2,
+                              omlc_score_dd,
                               omlc_score_df, omlc_score_fd, omlc_score_ff, omlc_settle,
                               omlc_settled_dot, omlc_simd_build, omlc_add_scaled_d,
                               omlc_add_scaled_f)
@@ -312,6 +315,14 @@ cdef class Optimizer:
         features up to date (most optimisers keep none)."""
         pass
 
+    cdef void score_output(self, const Row* r, float64_t* s, float64_t* d,
+                           Workspace* ws) noexcept nogil:
+        """``score`` into s and ``output`` into d, for a row about to be
+        learned (after ``prepare_row``). Averaging optimisers do both in one
+        sweep of their weight rows, settling the averages on the way."""
+        self.score(r, s, ws)
+        self.output(r, d, ws)
+
     cdef int64_t fit_row(self, const Row* r, float64_t* s, Loss loss, const Target* y,
                          int64_t M, Workspace* ws) noexcept nogil:
         return 0
@@ -497,16 +508,70 @@ cdef class ScaledSGD(Optimizer):
     cdef void score(self, const Row* r, float64_t* s, Workspace* ws) noexcept nogil:
         linear_scores(self.W, self.w_f32, self.K, r, self.b, self.Wb, self.st[0], s, ws)
 
-    cdef void prepare_row(self, const Row* r) noexcept nogil:
-        """Settle the averages of the row's features before it is scored: the
-        output then reads the running sums alone."""
-        cdef int64_t p
-        if not self.average:
+    cdef void score_output(self, const Row* r, float64_t* s, float64_t* d,
+                           Workspace* ws) noexcept nogil:
+        """One sweep of the row's weight rows: settle each feature's running
+        sum (the step would, before changing V), score it and read its
+        average -- the same roundings as ``score``, a flush and ``output``."""
+        cdef int64_t l, K = self.K
+        cdef float64_t sc = self.st[0], n_avg = self.st[3], inv
+        cdef float32_t* s32 = ws.s32
+        cdef float32_t* d32 = ws.c32     # free until the step's coefficients
+        cdef float32_t b32 = <float32_t> self.b
+        cdef const float32_t* vb32
+        cdef const float32_t* ab32
+        cdef const float64_t* vb64
+        cdef const float64_t* ab64
+        if not self.average or n_avg == 0.0:
+            self.score(r, s, ws)
+            if self.average:
+                for l in range(K):
+                    d[l] = s[l]
+            else:
+                self.output(r, d, ws)
             return
-        for p in range(r.x_nnz):
-            _flush_row(self, r.x_indices[p])
+        inv = 1.0 / n_avg
+        if self.w_f32:
+            if r.x_f32:
+                omlc_settle_score_ff(r.x_indices, <const float32_t*> r.x_data, r.x_nnz,
+                                     <float32_t*> self.A, <const float32_t*> self.W, K,
+                                     self.snap, self.st, s32, d32)
+            else:
+                omlc_settle_score_fd(r.x_indices, <const float64_t*> r.x_data, r.x_nnz,
+                                     <float32_t*> self.A, <const float32_t*> self.W, K,
+                                     self.snap, self.st, s32, d32)
+            if self.Wb != NULL:
+                _flush_row(self, self.n_features)
+                vb32 = <const float32_t*> self.Wb
+                ab32 = (<const float32_t*> self.A) + self.n_features * K
+                for l in range(K):
+                    s32[l] += b32 * vb32[l]
+                    d32[l] += b32 * ab32[l]
+            for l in range(K):
+                s[l] = sc * s32[l]
+                d[l] = inv * d32[l]
+            return
+        if r.x_f32:
+            omlc_settle_score_df(r.x_indices, <const float32_t*> r.x_data, r.x_nnz,
+                                 <float64_t*> self.A, <const float64_t*> self.W, K,
+                                 self.snap, self.st, s, d)
+        else:
+            omlc_settle_score_dd(r.x_indices, <const float64_t*> r.x_data, r.x_nnz,
+                                 <float64_t*> self.A, <const float64_t*> self.W, K,
+                                 self.snap, self.st, s, d)
         if self.Wb != NULL:
             _flush_row(self, self.n_features)
+            vb64 = <const float64_t*> self.Wb
+            ab64 = (<const float64_t*> self.A) + self.n_features * K
+            for l in range(K):
+                s[l] += self.b * vb64[l]
+                d[l] += self.b * ab64[l]
+        if sc != 1.0:
+            for l in range(K):
+                s[l] *= sc
+        if inv != 1.0:
+            for l in range(K):
+                d[l] *= inv
 
     cdef bint _settled(self, const Row* r) noexcept nogil:
         cdef int64_t p, j
@@ -717,16 +782,47 @@ cdef class ANSGD(Optimizer):
                 return False
         return True
 
-    cdef void prepare_row(self, const Row* r) noexcept nogil:
-        """Settle the averages of the row's features before it is scored: the
-        output then reads them alone, and the step's own settling is free."""
-        cdef int64_t p
-        if not self.average:
+    cdef void score_output(self, const Row* r, float64_t* s, float64_t* d,
+                           Workspace* ws) noexcept nogil:
+        """Settle the averages of the row's features (the step's own settling
+        is then free), score the row at the gradient point and read its
+        average, in one sweep of A, U and V (``omlc_ansgd_pass``); the same
+        roundings as the separate passes."""
+        cdef float64_t alpha, theta, dn, a, b, cu, cv, T = self.st[3]
+        cdef int64_t l, p, K = self.K
+        cdef const float64_t* Vb = <const float64_t*> self.Wb
+        cdef const float64_t* Ub = <const float64_t*> self.Ub
+        cdef const float64_t* Ab
+        if not self.average or T == 0.0:
+            self.score(r, s, ws)
+            self.output(r, d, ws)
             return
-        for p in range(r.x_nnz):
-            self._flush(r.x_indices[p])
-        if self.Wb != NULL:
+        _ansgd_schedule(T + 1.0, self.lam, &alpha, &theta)
+        dn = self.lam * (1.0 - alpha) + theta
+        a = (1.0 - alpha) * (self.lam + theta) / dn
+        b = alpha * theta / dn
+        cu = a * self.st[0]
+        cv = a * self.st[1] + b * self.st[2]
+        if cu == 0.0 or r.x_f32:
+            for p in range(r.x_nnz):
+                self._flush(r.x_indices[p])
+            if self.Wb != NULL:
+                self._flush(self.n_features)
+            self._mix(r, cu, cv, s, ws)
+            self.output(r, d, ws)
+            return
+        omlc_ansgd_pass(r.x_indices, <const float64_t*> r.x_data, r.x_nnz,
+                        <float64_t*> self.A, <const float64_t*> self.U,
+                        <const float64_t*> self.W, K, self.snap, self.st, cu, cv, s, d)
+        if Vb != NULL:
             self._flush(self.n_features)
+            Ab = (<const float64_t*> self.A) + self.n_features * K
+            for l in range(K):
+                s[l] += self.b * (cu * Ub[l] + cv * Vb[l])
+                d[l] += self.b * Ab[l]
+        if 1.0 / T != 1.0:
+            for l in range(K):
+                d[l] *= 1.0 / T
 
     cdef void _flush(self, int64_t j) noexcept nogil:
         cdef int64_t l, K = self.K
@@ -785,12 +881,25 @@ cdef class ANSGD(Optimizer):
             cv = -e / r1
             for l in range(self.K):
                 ws.d[l] = cv * ws.g[l]
-            rank_one_into(self.W, self.Wb, False, self.K, self.b, r, ws.d, ws)
-            if alpha != 1.0:
+            if alpha != 1.0 and not r.x_f32 and DENSE_AXPY * active(ws.g, self.K, ws.act) >= self.K:
+                # Both matrices in one sweep (the dense loop rank_one_into
+                # would run twice; zero coefficients add zeros).
                 cu = e * (q1 / r1 - alpha) / p1
                 for l in range(self.K):
-                    ws.d[l] = cu * ws.g[l]
-                rank_one_into(self.U, self.Ub, False, self.K, self.b, r, ws.d, ws)
+                    ws.c[l] = cu * ws.g[l]
+                omlc_axpy2(r.x_indices, <const float64_t*> r.x_data, r.x_nnz,
+                           <float64_t*> self.W, <float64_t*> self.U, self.K, ws.d, ws.c)
+                if self.Wb != NULL:
+                    for l in range(self.K):
+                        (<float64_t*> self.Wb)[l] += self.b * ws.d[l]
+                        (<float64_t*> self.Ub)[l] += self.b * ws.c[l]
+            else:
+                rank_one_into(self.W, self.Wb, False, self.K, self.b, r, ws.d, ws)
+                if alpha != 1.0:
+                    cu = e * (q1 / r1 - alpha) / p1
+                    for l in range(self.K):
+                        ws.d[l] = cu * ws.g[l]
+                    rank_one_into(self.U, self.Ub, False, self.K, self.b, r, ws.d, ws)
         self.st[0] = p1
         self.st[1] = q1
         self.st[2] = r1
@@ -867,6 +976,14 @@ cdef class AdaGradL2(Optimizer):
 
     cdef void prepare_row(self, const Row* r) noexcept nogil:
         cdef int64_t p
+        cdef int64_t T = <int64_t> self.st[0]
+        if self.lam == 0.0:
+            # Every missed shrink is a factor 1: only the bookkeeping.
+            for p in range(r.x_nnz):
+                self.last[r.x_indices[p]] = T
+            if self.Wb != NULL:
+                self.last[self.n_features] = T
+            return
         for p in range(r.x_nnz):
             self._catch_up(r.x_indices[p])
         if self.Wb != NULL:
@@ -879,11 +996,13 @@ cdef class AdaGradL2(Optimizer):
         cdef float64_t x
         cdef const float64_t* w
         cdef const float64_t* gsq
-        for p in range(r.x_nnz):
+        if self.lam == 0.0:
+            current = True   # pending shrinks are factors of 1
+        for p in range(r.x_nnz if self.lam != 0.0 else 0):
             if self.last[r.x_indices[p]] != T:
                 current = False
                 break
-        if self.Wb != NULL and self.last[self.n_features] != T:
+        if self.lam != 0.0 and self.Wb != NULL and self.last[self.n_features] != T:
             current = False
         if current:
             linear_scores(self.W, False, K, r, self.b, self.Wb, 1.0, s, ws)
@@ -914,8 +1033,30 @@ cdef class AdaGradL2(Optimizer):
         cdef float64_t* w
         cdef float64_t* gsq
         cdef int64_t T = <int64_t> self.st[0]
+        cdef int64_t n_act
         n = loss.coefficients(s, y, sq_norm(r, self.b), ws.g, ws)
-        if self.lam != 0.0 or n != 0:
+        if self.lam == 0.0 and n != 0:
+            # No L2: a weight whose coefficient is 0 does not move, so only
+            # the active columns pay the square root and the division (the
+            # same roundings as the loop below).
+            n_act = active(ws.g, K, ws.act)
+            if r.x_f32:
+                _adagrad(r, <float64_t*> self.W, <float64_t*> self.G, K,
+                         <const float32_t*> r.x_data, ws.g, s, ws.act, n_act,
+                         DENSE_ADAGRAD * n_act >= K, self.eta, self.delta, self.b,
+                         <float64_t*> self.Wb,
+                         (<float64_t*> self.G) + self.n_features * K if self.Wb != NULL else NULL)
+            else:
+                _adagrad(r, <float64_t*> self.W, <float64_t*> self.G, K,
+                         <const float64_t*> r.x_data, ws.g, s, ws.act, n_act,
+                         DENSE_ADAGRAD * n_act >= K, self.eta, self.delta, self.b,
+                         <float64_t*> self.Wb,
+                         (<float64_t*> self.G) + self.n_features * K if self.Wb != NULL else NULL)
+            for p in range(r.x_nnz):
+                self.last[r.x_indices[p]] = T + 1
+            if self.Wb != NULL:
+                self.last[self.n_features] = T + 1
+        elif self.lam != 0.0:
             for p in range(r.x_nnz + (1 if self.Wb != NULL else 0)):
                 if p < r.x_nnz:
                     j = r.x_indices[p]

@@ -173,6 +173,109 @@ cdef extern from *:
         for (int64_t l = 0; l < K; l++) acc[l] += x * (A[l] + fu * U[l] + fv * V[l]);
     }
 
+    /* ScaledSGD's prequential pass over one row of an averaged model, in one
+       sweep of its weight rows: each feature's running sum is settled (A_j +=
+       f_j V_j, f_j the sum of scales since snap[2j..2j+1], as
+       omlc_add_scaled_*), its snapshot moved to st[2], st[4], and the row's
+       scores s = x V and averaged scores d = x A (settled) are accumulated in
+       WT, in the order and with the roundings of omlc_score_* -- bit for bit
+       the three separate passes it replaces. */
+    #define OMLC_DEFINE_SETTLE_SCORE(NAME, WT, XT)                                   \
+    OMLC_CLONES static void NAME(const int32_t* idx, const XT* x, int64_t nnz,      \
+                                 WT* A, const WT* V, int64_t K, double* snap,      \
+                                 const double* st, WT* OMLC_RESTRICT s,             \
+                                 WT* OMLC_RESTRICT d) {                             \
+        for (int64_t l = 0; l < K; l++) { s[l] = 0; d[l] = 0; }                    \
+        for (int64_t p = 0; p < nnz; p++) {                                         \
+            if (p + OMLC_AHEAD < nnz) {                                             \
+                int64_t jn = (int64_t)idx[p + OMLC_AHEAD] * K;                      \
+                omlc_prefetch_lines((const char*)(V + jn), K * (int64_t)sizeof(WT));\
+                omlc_prefetch_lines((const char*)(A + jn), K * (int64_t)sizeof(WT));\
+            }                                                                       \
+            int64_t j = idx[p];                                                     \
+            WT* OMLC_RESTRICT a = A + j * K;                                        \
+            const WT* OMLC_RESTRICT v = V + j * K;                                  \
+            double f = (st[2] - snap[2 * j]) + (st[4] - snap[2 * j + 1]);           \
+            snap[2 * j] = st[2];                                                    \
+            snap[2 * j + 1] = st[4];                                                \
+            const WT xv = (WT)x[p];                                                 \
+            if (f != 0.0) {                                                         \
+                const WT fw = (WT)f;                                                \
+                for (int64_t l = 0; l < K; l++) {                                   \
+                    a[l] += fw * v[l];                                              \
+                    s[l] += xv * v[l];                                              \
+                    d[l] += xv * a[l];                                              \
+                }                                                                   \
+            } else {                                                                \
+                for (int64_t l = 0; l < K; l++) {                                   \
+                    s[l] += xv * v[l];                                              \
+                    d[l] += xv * a[l];                                              \
+                }                                                                   \
+            }                                                                       \
+        }                                                                           \
+    }
+
+    OMLC_DEFINE_SETTLE_SCORE(omlc_settle_score_dd, double, double)
+    OMLC_DEFINE_SETTLE_SCORE(omlc_settle_score_df, double, float)
+    OMLC_DEFINE_SETTLE_SCORE(omlc_settle_score_fd, float, double)
+    OMLC_DEFINE_SETTLE_SCORE(omlc_settle_score_ff, float, float)
+
+    /* ANSGD's prequential pass over one row, in one sweep of A, U, V: each
+       feature's running sum settled (omlc_settle with its own fu, fv, from
+       snap[4j..4j+3] and st[4..7]), the gradient point's scores s = x (cu U +
+       cv V) (as omlc_score2) and the settled sums' d = x A (as omlc_score_dd):
+       bit for bit the separate passes. */
+    OMLC_CLONES static void omlc_ansgd_pass(const int32_t* idx, const double* x, int64_t nnz,
+                                             double* A, const double* U, const double* V,
+                                             int64_t K, double* snap, const double* st,
+                                             double cu, double cv, double* OMLC_RESTRICT s,
+                                             double* OMLC_RESTRICT d) {
+        for (int64_t l = 0; l < K; l++) { s[l] = 0.0; d[l] = 0.0; }
+        for (int64_t p = 0; p < nnz; p++) {
+            if (p + OMLC_AHEAD < nnz) {
+                int64_t jn = (int64_t)idx[p + OMLC_AHEAD] * K;
+                omlc_prefetch_lines((const char*)(U + jn), K * (int64_t)sizeof(double));
+                omlc_prefetch_lines((const char*)(V + jn), K * (int64_t)sizeof(double));
+                omlc_prefetch_lines((const char*)(A + jn), K * (int64_t)sizeof(double));
+            }
+            int64_t j = idx[p];
+            double* sn = snap + 4 * j;
+            double* OMLC_RESTRICT a = A + j * K;
+            const double* OMLC_RESTRICT u = U + j * K;
+            const double* OMLC_RESTRICT v = V + j * K;
+            const double fu = (st[4] - sn[0]) + (st[5] - sn[1]);
+            const double fv = (st[6] - sn[2]) + (st[7] - sn[3]);
+            sn[0] = st[4]; sn[1] = st[5]; sn[2] = st[6]; sn[3] = st[7];
+            const double xa = x[p] * cu, xb = x[p] * cv, xv = x[p];
+            if (fu != 0.0 || fv != 0.0) {
+                for (int64_t l = 0; l < K; l++) {
+                    a[l] += fu * u[l] + fv * v[l];
+                    s[l] += xa * u[l] + xb * v[l];
+                    d[l] += xv * a[l];
+                }
+            } else {
+                for (int64_t l = 0; l < K; l++) {
+                    s[l] += xa * u[l] + xb * v[l];
+                    d[l] += xv * a[l];
+                }
+            }
+        }
+    }
+
+    /* Two rank-one updates of one row's features at once: V_j += x_j cv and
+       U_j += x_j cu (ANSGD's step on both matrices, one sweep). */
+    OMLC_CLONES static void omlc_axpy2(const int32_t* idx, const double* x, int64_t nnz,
+                                        double* V, double* U, int64_t K,
+                                        const double* OMLC_RESTRICT cv,
+                                        const double* OMLC_RESTRICT cu) {
+        for (int64_t p = 0; p < nnz; p++) {
+            const double xv = x[p];
+            double* OMLC_RESTRICT v = V + (int64_t)idx[p] * K;
+            double* OMLC_RESTRICT u = U + (int64_t)idx[p] * K;
+            for (int64_t l = 0; l < K; l++) { v[l] += xv * cv[l]; u[l] += xv * cu[l]; }
+        }
+    }
+
     /* Which build the loops above run: "avx2", "baseline" (an x86-64 CPU
        without AVX2) or "single" (one build only). */
     static OMLC_MAYBE_UNUSED const char* omlc_simd_build(void) {
@@ -219,4 +322,22 @@ cdef extern from *:
     void omlc_add_scaled_f(float* A, const float* V, int64_t K, float f) noexcept nogil
     void omlc_settled_dot(double* acc, const double* A, const double* U, const double* V,
                           int64_t K, double x, double fu, double fv) noexcept nogil
+    void omlc_settle_score_dd(const int32_t* idx, const double* x, int64_t nnz, double* A,
+                              const double* V, int64_t K, double* snap, const double* st,
+                              double* s, double* d) noexcept nogil
+    void omlc_settle_score_df(const int32_t* idx, const float* x, int64_t nnz, double* A,
+                              const double* V, int64_t K, double* snap, const double* st,
+                              double* s, double* d) noexcept nogil
+    void omlc_settle_score_fd(const int32_t* idx, const double* x, int64_t nnz, float* A,
+                              const float* V, int64_t K, double* snap, const double* st,
+                              float* s, float* d) noexcept nogil
+    void omlc_settle_score_ff(const int32_t* idx, const float* x, int64_t nnz, float* A,
+                              const float* V, int64_t K, double* snap, const double* st,
+                              float* s, float* d) noexcept nogil
+    void omlc_ansgd_pass(const int32_t* idx, const double* x, int64_t nnz, double* A,
+                         const double* U, const double* V, int64_t K, double* snap,
+                         const double* st, double cu, double cv, double* s,
+                         double* d) noexcept nogil
+    void omlc_axpy2(const int32_t* idx, const double* x, int64_t nnz, double* V, double* U,
+                    int64_t K, const double* cv, const double* cu) noexcept nogil
     const char* omlc_simd_build() noexcept nogil

@@ -78,9 +78,11 @@ LEARNERS = {
     "salt-m1-f32": LearnerConfig("salt", "SALT M=1 float32", {"M": 1, "dtype": "float32"}),
     "pa-br-f32": LearnerConfig("pa-br", "PA-BR float32", {"dtype": "float32"}),
     # Label ranking (Park & Choi): one step per row in stream order, averaged
-    # output, learned threshold; lambda = 1e-4.
-    "ansgd": LearnerConfig("ranksvm", "ANSGD (Rank-SVM)"),
-    "ranksvm-sgd": LearnerConfig("ranksvm-sgd", "Rank-SVM by SGD", {"lam": 1e-3}),
+    # output (the paper's protocol), learned threshold; the learners' defaults
+    # otherwise.
+    "ansgd": LearnerConfig("ranksvm", "ANSGD (Rank-SVM)", {"average": True}),
+    "ranksvm-sgd": LearnerConfig("ranksvm-sgd", "Rank-SVM by SGD", {"lam": 1e-3,
+                                                                   "average": True}),
     "ranksvm-adagrad": LearnerConfig("ranksvm-adagrad", "Rank-SVM by AdaGrad"),
     "mmp": LearnerConfig("mmp", "MMP"),
     # Label-space reduction (Chu, Huang & Lin): at rcv1 widths the regression

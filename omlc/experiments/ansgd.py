@@ -108,7 +108,11 @@ def smoothing_for(Y):
 
 def make_learner(algorithm, lam, alpha, seed):
     from omlc.learners.registry import make_learner as make
-    common = dict(threshold=0.0, random_state=seed)  # AUC needs scores only
+    # AUC needs scores only. The paper's settings, passed explicitly (the
+    # learners' defaults are for one pass over sparse text): a regularised
+    # bias feature, a Gaussian start, the averaged iterates.
+    common = dict(threshold=0.0, random_state=seed, fit_intercept=True, init_scale=0.1,
+                  average=True)
     if algorithm == "Batch":
         return make("ranksvm", solver="lbfgs", lam=lam, smoothing=alpha, **common)
     if algorithm == "SGD":
@@ -116,7 +120,7 @@ def make_learner(algorithm, lam, alpha, seed):
     if algorithm == "MMP":
         return make("mmp", **common)
     if algorithm == "ANSGD":
-        return make("ranksvm", lam=lam, **common)
+        return make("ranksvm", solver="ansgd", lam=lam, **common)
     raise ValueError(f"unknown algorithm {algorithm!r}; known: {', '.join(ALGORITHMS)}")
 
 

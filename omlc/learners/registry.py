@@ -46,7 +46,7 @@ _ENTRIES = {
                       "online sequential multi-label ELM (Venkatesan et al. 2017)"),
     "elmomll": _Entry("omlc.learners.elm", "ELMOMLL", {},
                       "regularised OS-ELM standing in for ELM-OMLL (Du & Vong 2020)"),
-    "ranksvm": _Entry("omlc.learners.ranking", "RankSVM", {},
+    "ranksvm": _Entry("omlc.learners.ranking", "RankSVM", {"solver": "ansgd"},
                       "Rank-SVM by accelerated nonsmooth SGD (Park & Choi); solver=sgd, "
                       "adagrad, or lbfgs (batch)"),
     "ranksvm-sgd": _Entry("omlc.learners.ranking", "RankSVM", {"solver": "sgd"},
