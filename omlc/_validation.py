@@ -22,6 +22,7 @@ one compiled pass and passed on without a copy.
 """
 import numbers
 import operator
+import os
 
 import numpy as np
 import scipy.sparse as sp
@@ -110,6 +111,10 @@ def _dense_to_csr(A, name):
         raise ValueError(f"{name}: expected a 2-D array, got {A.ndim} dimensions")
     if A.dtype.kind == "f" and not np.isfinite(A).all():
         raise ValueError(f"{name}: non-finite value (NaN or inf)")
+    if A.dtype not in (np.float64, np.float32) and A.dtype.kind in "fiub":
+        # float16 (which SciPy's sparse matrices do not take), integers and
+        # bools become float64, as the README says.
+        A = A.astype(np.float64)
     return sp.csr_matrix(A)
 
 
@@ -313,11 +318,13 @@ def check_Y(Y, n_samples=None, n_labels=None, name="Y"):
     """Return label sets as a canonical CSR 0/1 indicator with int32 indices.
 
     Accepts a sparse or dense 0/1 indicator, or a sequence of label-id lists
-    (``n_labels`` then defaults to the largest id + 1). Only the positions of
+    (``n_labels`` then defaults to the largest id + 1). A list of lists that
+    is a rectangular 0/1 table is an indicator matrix; one that reads both
+    ways is refused (see ``_indicator_rows``). Only the positions of
     the ones are used by the learners; the returned matrix may keep the
     caller's value dtype.
     """
-    if not sp.issparse(Y) and not isinstance(Y, np.ndarray) and _is_label_lists(Y):
+    if not sp.issparse(Y) and not isinstance(Y, np.ndarray) and _is_label_lists(Y, n_labels):
         Y = _from_label_lists(Y, n_labels, name)
     else:
         Y = _as_csr(Y, name)
@@ -343,10 +350,46 @@ def check_Y(Y, n_samples=None, n_labels=None, name="Y"):
     return Y
 
 
-def _is_label_lists(Y):
+def _is_label_lists(Y, n_labels=None):
     if not isinstance(Y, (list, tuple)):
         return False
-    return all(isinstance(r, (list, tuple, set, frozenset, np.ndarray)) for r in Y)
+    if not all(isinstance(r, (list, tuple, set, frozenset, np.ndarray)) for r in Y):
+        return False
+    return not _indicator_rows(Y, n_labels)
+
+
+def _indicator_rows(rows, n_labels=None):
+    """True when ``rows`` (lists) is a rectangular 0/1 table, i.e. an indicator
+    matrix: ``[[0, 1, 1], [1, 0, 0]]`` is two rows of three labels, not label
+    ids. Where the table reads both ways (every row's values distinct, no
+    bools: ``[[0, 1], [1, 0]]``) it is refused as ambiguous; a single column
+    of 0/1 ints (``[[0]]``) is label ids.
+    Sets are always label ids, and so are distinct 0/1 values in rows whose
+    length is not the known label count ``n_labels``."""
+    if not rows or any(isinstance(r, (set, frozenset)) for r in rows):
+        return False
+    width = len(rows[0])
+    if width == 0 or any(len(r) != width for r in rows):
+        return False
+    has_bool = repeats = False
+    for r in rows:
+        for v in r:
+            if isinstance(v, (bool, np.bool_)):
+                has_bool = True
+            elif not (isinstance(v, (numbers.Real, np.number)) and (v == 0 or v == 1)):
+                return False
+        repeats = repeats or len(set(float(v) for v in r)) < width
+    if not (has_bool or repeats):
+        # One column of 0/1 ints ([[0]], [[1], [0]]) is read as label ids:
+        # that is how one label per row is written; a one-label indicator
+        # comes as an array or bools.
+        if width == 1 or (n_labels is not None and width != n_labels):
+            return False
+        raise ValueError(
+            "Y: ambiguous label lists: every row has the same length and only 0/1 values, so "
+            "they read both as an indicator matrix and as label ids; pass np.array(Y) for an "
+            "indicator, or label ids as sets ({0, 1}) for label ids")
+    return True
 
 
 def _label_id(v, i, name):
@@ -384,6 +427,42 @@ def check_scores(S, n_samples, n_labels, name="scores"):
     if not np.all(np.isfinite(S)):
         raise ValueError(f"{name}: non-finite value (NaN or inf)")
     return np.ascontiguousarray(S)
+
+
+def memory_limit():
+    """Bytes this machine can hold at most: RAM plus swap (what a Linux kernel
+    with its default heuristic overcommit refuses to promise beyond); None
+    where unknown."""
+    try:
+        with open("/proc/meminfo") as fh:
+            info = {k: int(v.split()[0]) * 1024 for k, v in
+                    (line.split(":", 1) for line in fh if ":" in line)}
+        return info["MemTotal"] + info.get("SwapTotal", 0)
+    except (OSError, KeyError, ValueError):
+        pass
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def format_bytes(n):
+    n = float(n)
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if n < 1024 or unit == "PiB":
+            return f"{n:,.0f} {unit}" if unit == "bytes" else f"{n:,.1f} {unit}"
+        n /= 1024
+
+
+def check_fits(nbytes, what, limit=None):
+    """Refuse up front, with the figure, a state or data set of ``nbytes``
+    that cannot fit in memory (``limit``: default :func:`memory_limit`):
+    a ``MemoryError`` in microseconds instead of one after minutes of work,
+    or an out-of-memory kill."""
+    limit = memory_limit() if limit is None else limit
+    if limit is not None and nbytes > limit:
+        raise MemoryError(f"{what} would need {format_bytes(nbytes)}, more than this machine's "
+                          f"memory ({format_bytes(limit)} of RAM and swap)")
 
 
 def check_random_state(seed):

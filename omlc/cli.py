@@ -408,9 +408,26 @@ def _load_data(args, source):
     if kind == "file":
         data = datasets.load(what)
         if args.protocol == "train-test":
-            test = datasets.load(args.test, n_labels=data.n_labels, n_features=data.n_features) \
-                if args.test.endswith((".svm", ".txt", ".libsvm", ".bz2", ".gz", ".xz")) \
-                else datasets.load(args.test)
+            if args.test.endswith((".svm", ".txt", ".libsvm", ".bz2", ".gz", ".xz")):
+                opts = dict(n_labels=data.n_labels, n_features=data.n_features)
+                meta = data.meta or {}
+                if meta.get("format") == "libsvm" and "zero_based" in meta:
+                    # The test set follows the training set's index base
+                    # (decided by "auto" on the training file): the same
+                    # feature id must land in the same column.
+                    opts["zero_based"] = bool(meta["zero_based"])
+                from omlc.exceptions import DataFormatError
+                try:
+                    test = datasets.load(args.test, **opts)
+                except DataFormatError as exc:
+                    if "index 0 in a one-based file" not in str(exc):
+                        raise
+                    raise UsageError(
+                        f"--test {args.test} uses feature index 0 but --data {what} does not "
+                        f"(read as one-based): the two files would put a feature id in different "
+                        f"columns. Write both files with the same index base ({exc})") from None
+            else:
+                test = datasets.load(args.test)
             return None, tuple(data), tuple(test)
         return tuple(data), None, None
     info = datasets.get_dataset_info(what)

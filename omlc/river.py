@@ -27,9 +27,11 @@ advance, while omlc's learners have a fixed number of feature columns.
   ``n_dropped_features_``).
 
 String values are one-hot encoded as River does: ``{"colour": "red"}`` is the
-feature ``"colour=red"`` with value 1.
+feature ``"colour=red"`` with value 1 -- every string, also one that looks like a
+number (``"3.5"``), whether or not the name was seen with a number before.
 
-Labels: ``y`` is ``{label: bool}``; a label gets the next free column the first
+Labels: ``y`` is ``{label: bool}`` (True/False, NumPy bools or 0/1; a string
+such as ``"False"`` or a NaN label name is refused); a label gets the next free column the first
 time it is seen (mid-stream included), up to ``max_labels`` columns. Learners
 that can grow (FALT, SALT, linear PA: :meth:`omlc.learners.BaseLearner.grow`)
 hold columns for the labels seen so far only and grow when a new one appears,
@@ -67,6 +69,16 @@ _MASK31 = 1 << 31
 #: The name->column cache is cleared past this size (bounded memory on
 #: streams with an unbounded vocabulary; entries are recomputed on demand).
 _CACHE_LIMIT = 1 << 20
+
+
+def _is_flag(v):
+    """A relevance value other than a bool that means one: NumPy bools, 0/1
+    numbers. Strings ("False" is truthy) and others are refused."""
+    if isinstance(v, np.bool_):
+        return True
+    if isinstance(v, (str, bytes)) or not isinstance(v, (int, float, np.integer, np.floating)):
+        return False
+    return v == 0 or v == 1
 
 
 def feature_column(name, n_features):
@@ -183,7 +195,12 @@ class RiverMultiLabel(_Base):
         try:
             # Common case: every name seen before, numeric values.
             signed = np.array([cols[k] for k in x], dtype=np.int64)
-            val = np.array(list(x.values()), dtype=np.float64)
+            val = np.array(list(x.values()))
+            if val.dtype.kind not in "fiub":
+                # A string (a category, "colour=red", also when it looks
+                # like a number) or None: the slow path says what it is.
+                raise TypeError
+            val = val.astype(np.float64, copy=False)
         except (KeyError, ValueError, TypeError):
             return self._arrays_slow(x)
         neg = signed < 0
@@ -227,8 +244,19 @@ class RiverMultiLabel(_Base):
         if not ids.keys() >= y.keys():
             for k in y:  # every label named gets a column, relevant or not
                 if k not in ids:
+                    if k != k:
+                        raise ValueError(f"label name {k!r} is not usable: NaN is not equal to "
+                                         "itself, so every NaN would be a new label")
                     self._label_id(k)
-        return np.array(sorted([ids[k] for k, v in y.items() if v]), dtype=np.int32)
+        relevant = []
+        for k, v in y.items():
+            if v.__class__ is not bool and not _is_flag(v):
+                raise ValueError(f"label {k!r}: relevance must be True/False (or 1/0), got "
+                                 f"{v!r}")
+            if v:
+                relevant.append(ids[k])
+        relevant.sort()
+        return np.array(relevant, dtype=np.int32)
 
     # --- River API ------------------------------------------------------------------
     def _n_labels(self):

@@ -71,8 +71,9 @@ NOT_APPLICABLE = {
                                                            "label sets at scale)",
     "check_classifier_multioutput": "compares predict's output as a dense array (CSR here)",
     "check_classifiers_multilabel_representation_invariance": "passes y as a list of 0/1 "
-                                                              "rows; in omlc a list of lists "
-                                                              "is label *ids* per row",
+                                                              "rows (read as an indicator) "
+                                                              "but compares predict's CSR "
+                                                              "output as a dense array",
     # omlc's own conventions
     "check_do_not_raise_errors_in_init_or_set_params": "set_params validates at once and "
                                                       "leaves the learner unchanged on a bad "

@@ -137,6 +137,16 @@ def make_X(dense, damage, form):
     return values.tolist(), meaning
 
 
+def _zero_one_table(rows):
+    """(width, some row repeats a value) when ``rows`` is rectangular with
+    only 0/1 values, else None."""
+    if not rows or len(rows[0]) < 2 or any(len(r) != len(rows[0]) for r in rows):
+        return None   # (one column of 0/1 ints is label ids)
+    if not all(v in (0, 1) and not isinstance(v, float) for r in rows for v in r):
+        return None
+    return len(rows[0]), any(len(set(r)) < len(r) for r in rows)
+
+
 def make_Y(labels, damage, form):
     n, L = labels.shape
     if damage == "wrong_rows":
@@ -153,6 +163,15 @@ def make_Y(labels, damage, form):
         elif n and damage == "duplicate":
             rows[0] = rows[0] + rows[0]
         bad = damage not in Y_VALID and n > 0
+        table = _zero_one_table(rows)
+        if table is not None:
+            # A rectangular 0/1 table is an indicator matrix; it must be
+            # refused where it reads both ways (distinct values, width L).
+            width, repeats = table
+            if repeats:
+                return rows, (np.array(rows, dtype=np.int64) if width == L else None)
+            if width == L:
+                return rows, None
         # Out-of-range ids are only knowable against n_labels, given below.
         return rows, (None if bad else labels)
     if damage in ("label_out_of_range", "label_huge", "label_negative") and labels.any():

@@ -193,3 +193,45 @@ def test_the_lock_is_not_pickled_and_a_copy_has_its_own():
     assert c._lock is not m._lock
     with c._lock:  # a usable lock (re-entrant: a learner may call itself)
         c.partial_fit(sp.csr_matrix(np.eye(3)), sp.csr_matrix(np.eye(3)))
+
+
+def test_zero_label_Y_is_refused_clearly_where_a_label_is_needed():
+    import sys
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
+    from learner_cases import all_learners
+    X = np.ones((4, 3))
+    Y = sp.csr_matrix((4, 0))
+    for m in all_learners():
+        if m._min_labels:
+            with pytest.raises(ValueError, match="0 label columns"):
+                m.partial_fit(X, Y)
+            assert not m.is_fitted
+        else:
+            assert m.partial_fit(X, Y).decision_function(X).shape == (4, 0)
+
+
+def test_float16_and_integer_X_become_float64():
+    import omlc
+    X16 = np.array([[1, 0, 2], [0, 1, 0]], dtype=np.float16)
+    Y = np.array([[1, 0], [0, 1]])
+    a = omlc.FALT().partial_fit(X16, Y)
+    b = omlc.FALT().partial_fit(X16.astype(np.float64), Y)
+    np.testing.assert_array_equal(a.decision_function(X16), b.decision_function(X16))
+    np.testing.assert_array_equal(a.decision_function(X16.astype(np.int8)),
+                                  b.decision_function(X16))
+
+
+def test_n_samples_seen_counts_the_rows_learned_before_a_non_finite_row():
+    import omlc
+    from omlc._core.linear import NonFiniteError
+    X = np.ones((6, 3))
+    X[4] = 1e200
+    Y = np.eye(6, 3, dtype=int)
+    m = omlc.FALT().partial_fit(X[:2], Y[:2])
+    with pytest.raises(NonFiniteError) as info:
+        m.partial_fit(X, Y)
+    assert m.n_samples_seen_ == 2 + info.value.n_learned and info.value.n_learned >= 4
+    k = omlc.KernelFALT(kernel="poly", degree=200, gamma=1.0)
+    Xk = np.full((5, 3), 1e3)
+    with pytest.raises(NonFiniteError, match="row 0: kernel values are not finite"):
+        k.partial_fit(Xk, Y[:5])

@@ -627,3 +627,84 @@ def test_synthetic_stream_without_a_writable_cache(tmp_path, monkeypatch):
     _same(ds.Y, cached.Y)
     assert ds.label_names == cached.label_names
     assert ds.meta["stats"] == cached.meta["stats"]
+
+
+def test_verify_remove_never_deletes_what_omlc_did_not_write(tmp_path, monkeypatch, capsys):
+    """`omlc cache verify . --remove` in a folder of the user's: nothing goes;
+    the damaged entry omlc wrote goes only when it is not the path given."""
+    from omlc import cli
+    work = tmp_path / "work"
+    (work / "project" / "sub").mkdir(parents=True)
+    (work / "meta.json").write_text('{"mine": 1}')
+    (work / "project" / "meta.json").write_text('{"format": "omlc-cache"}')
+    (work / "project" / "paper.tex").write_text("x")
+    (work / "project" / "sub" / "meta.json").write_text("not json")
+    entry = write_cache(_random_dataset(n=20, seed=3), work / "files" / "e1")
+    assert (entry / cache._MARKER).is_file()
+    (entry / "X_data.npy").write_bytes(b"cut")
+    monkeypatch.chdir(work)
+    before = sorted(str(p) for p in work.rglob("*") if p.parent != entry and p != entry)
+    assert cli.main(["cache", "verify", str(entry), "--remove"]) == 1
+    out = capsys.readouterr().out
+    assert entry.exists() and "kept: it is the path given" in out
+    assert cli.main(["cache", "verify", "."]) == 1
+    out = capsys.readouterr().out
+    assert "DAMAGED  files/e1: " in out and "(--remove would delete it)" in out
+    assert "project/sub: " in out and "kept: it carries no omlc entry marker" in out
+    assert cli.main(["cache", "verify", ".", "--remove"]) == 1
+    out = capsys.readouterr().out
+    assert not entry.exists() and "(removed)" in out
+    after = sorted(str(p) for p in work.rglob("*"))
+    assert [p for p in before if p not in after] == [], "a file of the user's was deleted"
+    assert (work / "meta.json").read_text() == '{"mine": 1}'
+
+
+def test_remove_entry_refuses_a_folder_holding_other_files(tmp_path):
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "meta.json").write_text("{}")
+    (d / "keep.txt").write_text("x")
+    with pytest.raises(OSError, match="keep.txt"):
+        cache.remove_entry(d)
+    assert (d / "keep.txt").exists()
+    link = tmp_path / "link"
+    os.symlink(d, link)
+    with pytest.raises(OSError, match="symbolic link"):
+        cache.remove_entry(link)
+    # A writer's leftovers are swept only when they hold nothing but entry files.
+    stray = tmp_path / ".tmp-x-host-1-abc"
+    stray.mkdir()
+    (stray / "diary.txt").write_text("x")
+    os.utime(stray, (0, 0))
+    cache._sweep_stale(tmp_path, max_age=0)
+    assert (stray / "diary.txt").exists()
+
+
+@pytest.mark.parametrize("how", ["copied_over", "swapped", "renamed_into_place"])
+def test_an_entry_of_another_data_set_in_its_place_is_rebuilt(tmp_path, how):
+    """open_or_build compares the entry's recorded source key with the one
+    asked for: another data set's (intact) entry in the place is rebuilt with
+    a warning, never served."""
+    opts = dict(n_features=40, n_labels=6, zero_based=False, cache_dir=tmp_path / "cache")
+    a = _random_dataset(n=30, seed=21)
+    b = _random_dataset(n=50, seed=22)
+    fa, fb = _libsvm_file(tmp_path / "a.svm", a), _libsvm_file(tmp_path / "b.svm", b)
+    ea = Path(load(fa, **opts).meta["cache_dir"])
+    eb = Path(load(fb, **opts).meta["cache_dir"])
+    if how == "copied_over":
+        shutil.rmtree(ea)
+        shutil.copytree(eb, ea)
+    elif how == "swapped":
+        tmp = ea.with_name("x")
+        os.rename(ea, tmp)
+        os.rename(eb, ea)
+        os.rename(tmp, eb)
+    else:
+        shutil.rmtree(ea)
+        os.rename(eb, ea)
+    with pytest.warns(CacheWarning, match="source key"):
+        got = load(fa, **opts)
+    _same(got.X, a.X)
+    _same(got.Y, a.Y)
+    got_b = load(fb, **opts)
+    _same(got_b.X, b.X)

@@ -433,3 +433,33 @@ def test_predict_writes_label_names_when_the_data_has_them(tmp_path, capsys, mon
     assert cli.main(["predict", "--model", str(m), "--data", str(tmp_path / "tiny.arff"),
                      "--out", "-", "--quiet", "--ids"]) == 0
     assert capsys.readouterr().out.splitlines()[:2] == ["0", "1"]
+
+
+def test_train_test_files_share_the_index_base(tmp_path, monkeypatch, capsys):
+    """--test follows --data's index base: a zero-based training file reads its
+    one-based-looking test file as zero-based; a one-based training file with
+    a test file that uses index 0 is refused, naming both."""
+    monkeypatch.setenv("OMLC_CACHE_DIR", str(tmp_path / "cache"))
+    rng = np.random.default_rng(0)
+    def write(path, zero):
+        lines = []
+        for i in range(40):
+            ids = sorted(rng.choice(np.arange(1, 8), 3, replace=False).tolist())
+            if zero and i == 0:
+                ids = [0] + ids[1:]
+            lines.append(f"{i % 3} " + " ".join(f"{j}:{rng.random():.3f}" for j in ids))
+        path.write_text("\n".join(lines) + "\n")
+    write(tmp_path / "train0.svm", zero=True)
+    write(tmp_path / "test1.svm", zero=False)
+    args = cli._build_parser().parse_args(["run", "--data", str(tmp_path / "train0.svm"), "--test",
+                                          str(tmp_path / "test1.svm"), "--protocol", "train-test"])
+    _, train, test = cli._load_data(args, ("file", str(tmp_path / "train0.svm")))
+    from omlc.io.libsvm import load_libsvm
+    want = load_libsvm(tmp_path / "test1.svm", zero_based=True, n_features=train[0].shape[1])
+    assert (test[0] != want.X).nnz == 0
+    write(tmp_path / "train1.svm", zero=False)
+    write(tmp_path / "test0.svm", zero=True)
+    args = cli._build_parser().parse_args(["run", "--data", str(tmp_path / "train1.svm"), "--test",
+                                          str(tmp_path / "test0.svm"), "--protocol", "train-test"])
+    with pytest.raises(cli.UsageError, match="uses feature index 0 but --data"):
+        cli._load_data(args, ("file", str(tmp_path / "train1.svm")))

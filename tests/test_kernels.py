@@ -101,3 +101,25 @@ def test_empty_row_is_learned_by_rbf_but_not_by_linear():
     Y = check_Y(np.array([[1, 0, 1]]))
     assert omlc.KernelFALT(gamma=1.0).partial_fit(X, Y).n_support_ == 1
     assert omlc.KernelFALT(kernel="linear").partial_fit(X, Y).n_support_ == 0
+
+
+def test_compiled_entries_refuse_inconsistent_buffers():
+    """support_block / csr_row_sqnorms check every length and pointer they
+    index with before their loops (they are importable from Python)."""
+    from omlc._core.kernels import csr_row_sqnorms, support_block
+    from omlc._core.losses import ALTLoss
+    with pytest.raises(ValueError, match="outside data"):
+        csr_row_sqnorms(np.array([0, 5], dtype=np.int64), np.ones(2))
+    with pytest.raises(ValueError, match="not monotone"):
+        csr_row_sqnorms(np.array([0, 2, 1], dtype=np.int64), np.ones(2))
+    with pytest.raises(ValueError, match="at least one"):
+        csr_row_sqnorms(np.zeros(0, dtype=np.int64), np.ones(2))
+    nb, L = 2, 3
+    args = dict(Kb=np.ones((nb, nb)), alpha=np.zeros((nb, L + 1)), alive=np.zeros(nb, np.uint8),
+                stamp=np.zeros(nb, np.int64), q=np.ones(nb))
+    for yp, why in (([0, 1, 9], "outside y_indices"), ([0, 2, 1], "not monotone"),
+                    ([-1, 0, 1], "outside y_indices")):
+        with pytest.raises(ValueError, match=why):
+            support_block(ALTLoss(), args["Kb"], args["alpha"], args["alive"], args["stamp"],
+                          args["q"], np.array(yp, dtype=np.int64), np.array([0, 1], np.int32),
+                          0, 0, 1.0, 1, -1, 0, 0)

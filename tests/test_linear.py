@@ -217,3 +217,11 @@ def test_driver_refuses_mismatched_sizes():
         SGD(np.zeros((3, 2), dtype=np.int64), 3)
     with pytest.raises(ValueError, match="C-contiguous"):
         SGD(np.zeros((4, 6))[:, ::2], 4)
+
+
+def test_a_dense_weight_matrix_that_cannot_fit_is_refused_with_the_figure():
+    import omlc
+    m = omlc.FALT()
+    with pytest.raises(MemoryError, match=r"1,000,000,000 features x 100,001 columns .* would need"):
+        m.partial_fit(sp.csr_matrix((1, 10**9)), sp.csr_matrix((1, 10**5)))
+    assert not m.is_fitted

@@ -282,3 +282,24 @@ def test_fetch_with_a_bad_checksum_fails_in_one_line_and_leaves_nothing(http_roo
     assert "does not match the expected" in r.stderr
     assert not (data / "emotions" / "emotions-test.arff").exists()
     assert not [p for p in (data / "emotions").iterdir() if p.name.startswith(".part")]
+
+
+def test_a_truncated_registry_file_is_not_silent(tmp_path, monkeypatch):
+    """A registered file cut short at a line boundary does not load silently:
+    its size and its row count differ from the registry's, each a warning."""
+    from omlc.datasets.loading import DataIntegrityWarning
+    import omlc
+    from conftest import shared_file
+    src = shared_file("emotions/emotions-train.arff")
+    mine = tmp_path / "mine" / "emotions"
+    mine.mkdir(parents=True)
+    shutil.copy(shared_file("emotions/emotions.xml"), mine / "emotions.xml")
+    text = src.read_bytes()
+    # Cut at a line boundary: the file still parses.
+    (mine / "emotions-train.arff").write_bytes(text[:text.index(b"\n", len(text) * 2 // 3) + 1])
+    monkeypatch.setenv("OMLC_CACHE_DIR", str(tmp_path / "cache"))
+    with pytest.warns(DataIntegrityWarning) as record:
+        ds = omlc.load("emotions", split="train", data_dir=tmp_path / "mine")
+    text = " ".join(str(w.message) for w in record)
+    assert "registry records 252,080" in text          # the size
+    assert f"{ds.n_samples:,} rows read, the registry records 391" in text and ds.n_samples < 391

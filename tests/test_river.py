@@ -95,3 +95,30 @@ def test_progressive_val_score_on_yeast():
     metric = metrics.multioutput.MicroAverage(metrics.F1())
     evaluate.progressive_val_score(stream, model, metric)
     assert metric.get() > 0.45  # labelling everything empty scores 0
+
+
+def test_strings_are_categories_and_label_values_must_be_flags():
+    """A string value is a category whether or not its name was seen with a
+    number; a label's relevance is a bool (or 0/1), and a NaN label name is
+    refused instead of becoming a new label each time."""
+    import omlc
+    from omlc.river import RiverMultiLabel
+    a = RiverMultiLabel(omlc.FALT(), n_features=256)
+    a.learn_one({"t": 1.0, "u": 2.0}, {"x": True})
+    b = RiverMultiLabel(omlc.FALT(), n_features=256)
+    b.learn_one({"v": 1.0}, {"x": True})
+    for m in (a, b):   # "t" seen with a number in a, never in b
+        idx, val = m._arrays({"t": "3.5", "u": 2.0})
+        assert sorted(np.abs(val).tolist()) == [1.0, 2.0]   # "t=3.5" with value 1
+        assert m._arrays({"t": "3.5", "u": 2.0})[0].tolist() == m._arrays_slow(
+            {"t": "3.5", "u": 2.0})[0].tolist()
+    for bad in ({"x": "False"}, {"x": "True"}, {"x": 2}, {"x": None}):
+        with pytest.raises(ValueError, match="relevance must be True/False"):
+            a.learn_one({"t": 1.0}, bad)
+    n = len(a.label_names_)
+    for _ in range(3):
+        with pytest.raises(ValueError, match="NaN"):
+            a.learn_one({"t": 1.0}, {float("nan"): True})
+    assert len(a.label_names_) == n
+    a.learn_one({"t": 1.0}, {"x": 1, "y": 0.0, "z": np.bool_(True)})
+    assert a.label_names_[:3] == ["x", "y", "z"]

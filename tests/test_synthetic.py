@@ -240,3 +240,21 @@ def test_small_vocabulary_reaches_its_cardinality_without_a_warning():
                                    cardinality=3.0, noise=0.5, seed=0)
     assert abs(d.meta["pilot_cardinality"] / 3.0 - 1) < 0.01
     assert abs(d.Y.nnz / d.Y.shape[0] / 3.0 - 1) < 0.05
+
+
+@pytest.mark.parametrize("noise", [float("nan"), float("inf"), -1.0, "0.1"])
+def test_noise_must_be_a_finite_non_negative_number(noise):
+    from omlc.datasets import make_multilabel_stream
+    with pytest.raises(ValueError, match="noise must be a finite number"):
+        make_multilabel_stream(n_samples=10, noise=noise)
+
+
+def test_streams_that_cannot_fit_are_refused_up_front_with_the_figure(tmp_path):
+    from omlc.datasets import make_multilabel_stream, make_rcv1_like
+    with pytest.raises(MemoryError, match=r"would need [\d,.]+ [PT]iB"):
+        make_multilabel_stream(n_samples=10**12)
+    with pytest.warns(Warning, match="on disk"):
+        with pytest.raises(MemoryError, match="in memory would need"):
+            make_rcv1_like(n_samples=10**12, cache_dir=tmp_path)
+    with pytest.raises(ValueError, match="non-negative integer"):
+        make_multilabel_stream(n_samples=2.5)

@@ -116,7 +116,8 @@ def hash_row(dict x, int64_t n_features):
 
 def label_ids(dict y, dict ids):
     """Sorted int32 ids (from ``ids``) of the labels whose value in ``y`` is
-    true, or ``None`` when a label of ``y`` has no id yet."""
+    True, or ``None`` when a label of ``y`` has no id yet or a value is not a
+    bool."""
     cdef Py_ssize_t n = len(y), pos = 0, k = 0
     cdef PyObject* key
     cdef PyObject* value
@@ -127,7 +128,11 @@ def label_ids(dict y, dict ids):
         i = ids.get(<object> key)
         if i is None:
             return None
-        if PyObject_IsTrue(<object> value):
+        # Only bools take this path; anything else (0/1, NumPy bools, a
+        # string such as "False", which is truthy) is checked by the caller.
+        if <object> value is not True and <object> value is not False:
+            return None
+        if <object> value is True:
             if k >= n:
                 return None
             o[k] = <int32_t> i

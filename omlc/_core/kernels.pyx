@@ -62,6 +62,11 @@ def support_block(Loss loss, const float64_t[:, ::1] Kb, float64_t[:, ::1] alpha
         raise ValueError("alive / stamp / q are too short")
     if y_indptr.shape[0] < nb + 1:
         raise ValueError("y_indptr is too short")
+    if y_indptr[0] < 0 or y_indptr[nb] > y_indices.shape[0]:
+        raise ValueError("y_indptr points outside y_indices")
+    for t in range(nb):
+        if y_indptr[t + 1] < y_indptr[t]:
+            raise ValueError("y_indptr is not monotone")
     if write_out and (out.shape[0] < nb or out.shape[1] != L):
         raise ValueError("out has the wrong shape")
     if budget == 0:
@@ -150,6 +155,13 @@ def csr_row_sqnorms(const int64_t[::1] indptr, const float64_t[::1] data):
     rows) break the same way."""
     cdef int64_t n = indptr.shape[0] - 1, i, p
     cdef float64_t acc
+    if n < 0:
+        raise ValueError("indptr must hold at least one value")
+    if indptr[0] < 0 or indptr[n] > data.shape[0]:
+        raise ValueError("indptr points outside data")
+    for i in range(n):
+        if indptr[i + 1] < indptr[i]:
+            raise ValueError("indptr is not monotone")
     out = np.zeros(max(n, 0), dtype=np.float64)
     cdef float64_t[::1] o = out
     with nogil:

@@ -32,11 +32,14 @@ ctypedef double float64_t
 
 class NonFiniteError(ValueError, ArithmeticError):
     """Scores or weights became NaN or infinite (features too large, or a step
-    size too big for them). ``row`` is the position of the row in its block."""
+    size too big for them). ``row`` is the position of the row in its block;
+    ``n_learned`` how many rows of the block were learned before the error
+    (None where unknown)."""
 
-    def __init__(self, message, row):
+    def __init__(self, message, row, n_learned=None):
         super().__init__(message)
         self.row = row
+        self.n_learned = n_learned
 
 
 cdef inline bint all_finite(const float64_t* s, int64_t K) noexcept nogil:
@@ -99,10 +102,14 @@ def _raise_nonfinite(int64_t k, int64_t index, int where):
         what = f"non-finite scores (NaN or inf) {moment} row {k}"
         state = ("The model's weights may hold NaN or inf: refit it." if where
                  else "The model's weights hold NaN or inf: refit it.")
-    raise NonFiniteError(
+    err = NonFiniteError(
         f"{what} of the block (row {index} of the data): the features are too large "
         "for this model or its step size; scale them (e.g. omlc.preprocessing."
         f"MaxAbsScaler) or lower the step size. {state}", k)
+    # Rows of the block whose step was taken (the failing one's too when the
+    # scores went bad after its step): what n_samples_seen_ counts.
+    err.n_learned = k + (1 if where == 2 else 0)
+    raise err
 
 
 def learn(Optimizer opt, Loss loss, RowStream stream, int64_t M, out=None, targets=None):

@@ -57,5 +57,48 @@ def load(path_or_name, *, split=None, cache_dir=None, refresh=False, verify=Fals
         options["xml"] = str(registry.find_file(info.name, info.xml, data_dir=data_dir))
     options.update(parse_options)
     label = info.name + (f"-{split}" if split else "")
-    return load_files(files, fmt=info.format, cache_dir=cache_dir, refresh=refresh,
-                      verify=verify, label=label, name=label, **options)
+    records = [_record(info, f) for f in files]
+    _check_sizes(info.name, files, records)
+    ds = load_files(files, fmt=info.format, cache_dir=cache_dir, refresh=refresh,
+                    verify=verify, label=label, name=label, **options)
+    rows = [r.n_samples if r is not None else None for r in records]
+    if None not in rows and ds.X.shape[0] != sum(rows):
+        # A warning, not an error: a stand-in or a deliberately cut file under
+        # a registered name is the user's choice; a silently short data set
+        # is not.
+        import warnings
+        warnings.warn(
+            f"{info.name}: {ds.X.shape[0]:,} rows read, the registry records {sum(rows):,} -- "
+            f"the file is truncated or another version; download it again "
+            f"(omlc datasets download {info.name}) or load the file by its path to use it as is",
+            DataIntegrityWarning, stacklevel=2)
+    return ds
+
+
+def _record(info, path):
+    """The registry's FileInfo of ``path`` (also a compressed variant of it)."""
+    name = Path(path).name
+    for f in info.files:
+        for suffix in ("", ".gz", ".bz2", ".xz"):
+            if name == f.filename + suffix or f.filename.endswith(suffix) and suffix and \
+                    name == f.filename[: -len(suffix)]:
+                return f
+    return None
+
+
+class DataIntegrityWarning(UserWarning):
+    """A registered data set's file differs from the registry's record."""
+
+
+def _check_sizes(name, files, records):
+    """Warn when a file's size differs from the registry's record (the row
+    count is checked too, after parsing)."""
+    import warnings
+    for path, rec in zip(files, records):
+        if rec is None or rec.size is None or Path(path).name != rec.filename:
+            continue
+        size = os.stat(path).st_size
+        if size != rec.size:
+            warnings.warn(f"{name}: {path} is {size:,} bytes, the registry records {rec.size:,} "
+                          f"(truncated, damaged or another version?)", DataIntegrityWarning,
+                          stacklevel=3)

@@ -41,6 +41,7 @@ a stream does not depend on the chunk size used to generate it, and two streams
 import hashlib
 import json
 import os
+import shutil
 import warnings
 import zlib
 from pathlib import Path
@@ -48,6 +49,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
+from omlc._validation import check_fits, format_bytes
 from omlc.io.dataset import Dataset
 
 __all__ = ["make_multilabel_stream", "make_rcv1_like", "rcv1_like_splits", "RCV1_LIKE",
@@ -139,8 +141,9 @@ class _World:
             raise ValueError("nnz_per_row must be in (0, n_features)")
         if not 0 <= cardinality < L:
             raise ValueError("cardinality must be in [0, n_labels)")
-        if noise < 0:
-            raise ValueError("noise must be >= 0")
+        if not (isinstance(noise, (int, float, np.integer, np.floating))
+                and np.isfinite(noise) and noise >= 0):
+            raise ValueError(f"noise must be a finite number >= 0, got {noise!r}")
         self.d, self.L = d, L
         self.seed, self.salt = int(seed), int(salt)
         self.noise = float(noise)
@@ -351,6 +354,15 @@ class _World:
                 "generator_version": GENERATOR_VERSION}
 
 
+def _check_n_samples(n_samples):
+    if isinstance(n_samples, float) and n_samples.is_integer():
+        n_samples = int(n_samples)        # 1e6 is a count
+    if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) \
+            or n_samples < 0:
+        raise ValueError(f"n_samples must be a non-negative integer, got {n_samples!r}")
+    return int(n_samples)
+
+
 def make_multilabel_stream(n_samples=10_000, n_features=1_000, n_labels=20, nnz_per_row=30,
                            cardinality=2.0, noise=0.0, seed=0, *, stream=0):
     """A small in-memory stream with a planted sparse linear teacher.
@@ -363,6 +375,12 @@ def make_multilabel_stream(n_samples=10_000, n_features=1_000, n_labels=20, nnz_
     ``seed`` with a different ``stream`` gives fresh rows from the same teacher
     (e.g. a held-out set). Deterministic per ``(seed, stream)``.
     """
+    n_samples = _check_n_samples(n_samples)
+    # In memory: X's values and column ids (12 bytes per stored value), Y's
+    # label ids, both indptrs -- refused up front when it cannot fit.
+    check_fits(n_samples * (12 * nnz_per_row + 4 * cardinality + 16),
+               f"make_multilabel_stream(n_samples={n_samples:,}) (about {nnz_per_row} values "
+               f"and {cardinality} labels a row, in memory)")
     world = _World(n_features=n_features, n_labels=n_labels, nnz_per_row=nnz_per_row,
                    cardinality=cardinality, seed=seed, noise=noise,
                    max_nnz=max(4 * nnz_per_row, 10))
@@ -426,9 +444,7 @@ def make_rcv1_like(n_samples=781_265, labels="topics", seed=0, cache_dir=None, l
     """
     from omlc.io.cache import FORMAT_VERSION, CacheWriter, MemoryWriter, get_cache_dir, open_or_build
 
-    n_samples = int(n_samples)
-    if n_samples < 0:
-        raise ValueError("n_samples must be >= 0")
+    n_samples = _check_n_samples(n_samples)
     if chunk_size <= 0:
         raise ValueError("chunk_size must be positive")
     L, card = RCV1_LIKE["labels"].get(labels, (None, None))
@@ -445,7 +461,23 @@ def make_rcv1_like(n_samples=781_265, labels="topics", seed=0, cache_dir=None, l
                    f"-c{FORMAT_VERSION}-{key}")
     name = f"rcv1-like-{labels}-{stream}"
 
+    # What the stream takes (12 bytes a stored value, 4 a label, 16 a row):
+    # refused up front, with the figure, where it cannot be held.
+    need = n_samples * (12 * RCV1_LIKE["nnz_per_row"] + 4 * card + 16)
+    what = f"make_rcv1_like(n_samples={n_samples:,})"
+
     def build(target):
+        if target is None:
+            check_fits(need, f"{what} in memory")
+        else:
+            from omlc.io.cache import CacheUnwritableError
+            root = Path(target).parent
+            while not root.exists() and root != root.parent:
+                root = root.parent
+            free = shutil.disk_usage(root).free
+            if need > free:
+                raise CacheUnwritableError(f"{what} would need about {format_bytes(need)} on "
+                                           f"disk, {format_bytes(free)} are free at {root}")
         world = _rcv1_world(labels, seed)
         kwargs = dict(name=name, source="omlc.datasets.make_rcv1_like", source_key=key,
                       label_names=[f"{labels[:-1]}{i:03d}" for i in range(L)],
@@ -462,7 +494,7 @@ def make_rcv1_like(n_samples=781_265, labels="topics", seed=0, cache_dir=None, l
                 del X, Y
             return w.close()
 
-    ds = open_or_build(directory, build, refresh=refresh)
+    ds = open_or_build(directory, build, refresh=refresh, source_key=key)
     if libsvm_path is not None:
         _dump_in_chunks(ds, libsvm_path, chunk_size)
     return ds

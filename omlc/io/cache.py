@@ -72,6 +72,7 @@ __all__ = [
     "FORMAT_VERSION", "CacheWriter", "MemoryWriter", "CorruptCacheError", "CacheUnwritableError",
     "CacheWarning", "write_cache", "open_cache", "is_valid_cache", "verify_entry", "verify_cache",
     "format_verification", "EntryCheck", "open_or_build", "get_cache_dir", "remove_entry",
+    "removal_refusal",
     "release_rows",
 ]
 
@@ -83,6 +84,14 @@ _MAGIC = "omlc-cache"
 # the data 64-byte aligned as the .npy format asks.
 _HEADER_BYTES = 128
 _ARRAYS = ("X_indptr", "X_indices", "X_data", "Y_indptr", "Y_indices", "Y_data")
+# Written into every entry at publication: what lets ``omlc cache verify
+# --remove`` tell an entry omlc made from a user's folder that happens to hold
+# a ``meta.json`` (the marker outlives a damaged ``meta.json``).
+_MARKER = ".omlc-entry"
+_MARKER_TEXT = "omlc-cache entry\n"
+# Every name omlc writes into an entry (plus .meta-*.json temp files, see
+# _write_meta): a folder holding anything else is never deleted.
+_ENTRY_NAMES = frozenset([f"{a}.npy" for a in _ARRAYS] + ["meta.json", _MARKER])
 # Per-label counts are kept as a dense list up to this many labels, above it
 # as (ids, counts) of the labels that occur: a cost in the data, not in the
 # largest label id (extreme multi-label sets have millions of labels).
@@ -284,6 +293,10 @@ def _sweep_stale(root, max_age=24 * 3600):
     for e in entries:
         if not (e.name.startswith(".tmp-") or e.name.startswith(".trash-")):
             continue
+        # The cache root may be a folder of the user's (cache_dir="."): only
+        # directories holding nothing but what a writer puts in an entry go.
+        if _foreign_contents(e.path) is not None:
+            continue
         stale = e.name.startswith(".trash-")
         if not stale:
             try:
@@ -301,16 +314,95 @@ def _sweep_stale(root, max_age=24 * 3600):
             shutil.rmtree(e.path, ignore_errors=True)
 
 
-def remove_entry(directory):
-    """Remove a cache entry atomically (rename aside, then delete); missing is fine."""
+def _foreign_contents(directory):
+    """None when ``directory`` is a real directory (not a link) holding only
+    names omlc writes into an entry, else why it is not (a sentence)."""
     directory = Path(directory)
+    if directory.is_symlink():
+        return "it is a symbolic link"
+    try:
+        names = os.listdir(directory)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"it cannot be listed ({exc})"
+    foreign = sorted(n for n in names if n not in _ENTRY_NAMES
+                     and not (n.startswith(".meta-") and n.endswith(".json")))
+    if foreign:
+        more = f" and {len(foreign) - 3} more" if len(foreign) > 3 else ""
+        return f"it holds files omlc does not write ({', '.join(foreign[:3])}{more})"
+    for n in names:
+        if not (directory / n).is_file() or (directory / n).is_symlink():
+            return f"{n} is not a plain file"
+    return None
+
+
+def _is_marked(directory):
+    """True when ``directory`` carries omlc's entry marker or a ``meta.json``
+    in omlc's format (entries written before the marker existed)."""
+    directory = Path(directory)
+    try:
+        if (directory / _MARKER).read_text(encoding="ascii") == _MARKER_TEXT:
+            return True
+    except (OSError, ValueError):
+        pass
+    try:
+        with open(directory / "meta.json", encoding="ascii") as fh:
+            meta = json.load(fh)
+        return isinstance(meta, dict) and meta.get("format") == _MAGIC
+    except (OSError, ValueError):
+        return False
+
+
+def removal_refusal(directory, given=None):
+    """Why ``directory`` must not be deleted as a damaged entry, or None.
+
+    Deleted are only directories that carry omlc's marker (or a ``meta.json``
+    in omlc's format) and hold nothing but the files omlc writes; never
+    ``given`` (the path the user named), the working directory, one of its
+    parents, the home directory or a symbolic link."""
+    directory = Path(directory)
+    why = _foreign_contents(directory)
+    if why is not None:
+        return why
+    real = directory.resolve()
+    if given is not None and real == Path(given).resolve():
+        return "it is the path given (delete it yourself if you mean to)"
+    cwd = Path.cwd().resolve()
+    if real == cwd or real in cwd.parents:
+        return "it is the working directory or one of its parents"
+    if real == Path.home().resolve() or real.parent == real:
+        return "it is the home or the root directory"
+    if not _is_marked(directory):
+        return "it carries no omlc entry marker"
+    return None
+
+
+def remove_entry(directory):
+    """Remove a cache entry atomically (rename aside, then delete); missing is fine.
+
+    A directory holding files omlc does not write, or a symbolic link, is
+    never deleted: :class:`CacheUnwritableError` says why (the caller named a
+    folder that is not an entry)."""
+    directory = Path(directory)
+    why = _foreign_contents(directory)
+    if why is not None:
+        raise CacheUnwritableError(f"{directory} is not removed: {why}")
     trash = directory.parent / f".trash-{directory.name}-{uuid.uuid4().hex[:8]}"
     try:
         os.rename(directory, trash)
     except FileNotFoundError:
         return
     except OSError:
-        shutil.rmtree(directory, ignore_errors=True)
+        for n in _ENTRY_NAMES:
+            try:
+                os.unlink(directory / n)
+            except OSError:
+                pass
+        try:
+            os.rmdir(directory)
+        except OSError:
+            pass
         return
     shutil.rmtree(trash, ignore_errors=True)
 
@@ -621,6 +713,8 @@ class CacheWriter(_Builder):
                 "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             }
             _write_meta(self._tmp, meta)
+            with open(self._tmp / _MARKER, "w", encoding="ascii") as fh:
+                fh.write(_MARKER_TEXT)
             # mkdtemp makes the directory private (0700); a published entry should
             # be as readable as any file the user creates (shared cache roots).
             umask = os.umask(0)
@@ -652,7 +746,11 @@ class CacheWriter(_Builder):
             if self.on_exists == "keep" and is_valid_cache(final):
                 shutil.rmtree(self._tmp, ignore_errors=True)
                 return final
-            remove_entry(final)
+            try:
+                remove_entry(final)
+            except CacheUnwritableError:
+                shutil.rmtree(self._tmp, ignore_errors=True)
+                raise
         shutil.rmtree(self._tmp, ignore_errors=True)
         raise OSError(f"could not publish cache entry {final}")
 
@@ -907,23 +1005,38 @@ def verify_entry(directory):
     open_cache(directory, verify=True)
 
 
-EntryCheck = namedtuple("EntryCheck", "path ok problem removed")
+EntryCheck = namedtuple("EntryCheck", "path ok problem removed kept", defaults=(None,))
+EntryCheck.__doc__ = """One entry's verification: ``kept`` says why a damaged entry is not
+(or with ``remove=True`` would not be) deleted, None when it is (would be)."""
+
+
+def _looks_like_entry(path):
+    # Entries written before the marker existed: a meta.json among nothing
+    # but entry files. A user's folder with a meta.json among other things is
+    # searched for entries, not taken for one.
+    return not path.is_symlink() and path.is_dir() and (
+        (path / _MARKER).is_file()
+        or ((path / "meta.json").is_file() and _foreign_contents(path) is None))
 
 
 def _entries_under(path):
-    if (path / "meta.json").is_file():
+    if _looks_like_entry(path):
         return [path]
     found = []
     # Entries sit one level below the root's folders: <root>/files/<entry>,
     # <root>/synthetic/<entry>; a folder of entries may also be given.
+    # Symbolic links are not followed.
     for child in sorted(path.iterdir()) if path.is_dir() else ():
-        if not child.is_dir() or child.name.startswith("."):
+        if child.is_symlink() or not child.is_dir() or child.name.startswith("."):
             continue
-        if (child / "meta.json").is_file():
+        if _looks_like_entry(child):
             found.append(child)
             continue
-        found.extend(g for g in sorted(child.iterdir())
-                     if g.is_dir() and not g.name.startswith(".") and (g / "meta.json").is_file())
+        try:
+            grand = sorted(child.iterdir())
+        except OSError:
+            continue
+        found.extend(g for g in grand if not g.name.startswith(".") and _looks_like_entry(g))
     return found
 
 
@@ -931,19 +1044,28 @@ def verify_cache(path=None, *, remove=False):
     """Fully verify every entry under ``path`` (a cache root, a folder of
     entries or one entry; default: the cache root). Returns one
     :class:`EntryCheck` ``(path, ok, problem, removed)`` per entry; with
-    ``remove=True`` damaged entries are deleted (``load`` would rebuild them)."""
-    root = get_cache_dir(path)
-    if not root.exists():
-        raise FileNotFoundError(f"no cache at {root}")
+    ``remove=True`` damaged entries are deleted (``load`` would rebuild them)
+    -- only those :func:`removal_refusal` allows: a folder that is not
+    omlc's (no marker, files omlc does not write), ``path`` itself, the
+    working directory or a parent of it is kept, and ``kept`` says why."""
+    given = get_cache_dir(path)
+    if not given.exists():
+        raise FileNotFoundError(f"no cache at {given}")
     out = []
-    for entry in _entries_under(root):
+    for entry in _entries_under(given):
         try:
             verify_entry(entry)
             out.append(EntryCheck(entry, True, None, False))
         except CorruptCacheError as exc:
-            if remove:
-                remove_entry(entry)
-            out.append(EntryCheck(entry, False, str(exc), bool(remove)))
+            why = removal_refusal(entry, given)
+            removed = False
+            if remove and why is None:
+                try:
+                    remove_entry(entry)
+                    removed = True
+                except OSError as rexc:
+                    why = f"removing it failed ({rexc})"
+            out.append(EntryCheck(entry, False, str(exc), removed, why))
     return out
 
 
@@ -954,7 +1076,13 @@ def format_verification(results):
         if r.ok:
             lines.append(f"ok       {r.path}")
         else:
-            lines.append(f"DAMAGED  {r.path}: {r.problem}" + (" (removed)" if r.removed else ""))
+            if r.removed:
+                what = "removed"
+            elif r.kept is None:
+                what = "--remove would delete it"
+            else:
+                what = f"kept: {r.kept}"
+            lines.append(f"DAMAGED  {r.path}: {r.problem} ({what})")
     bad = sum(not r.ok for r in results)
     lines.append(f"{len(results)} entr{'y' if len(results) == 1 else 'ies'} checked, {bad} damaged")
     return "\n".join(lines)
@@ -994,7 +1122,18 @@ def _prepare_root(root):
         raise _unwritable(root, exc) from exc
 
 
-def open_or_build(directory, build, *, refresh=False, verify=False):
+def _open_expected(directory, verify, source_key):
+    ds = open_cache(directory, verify=verify)
+    if source_key is not None and ds.meta.get("source_key") != source_key:
+        # An entry directory copied or moved over another's: intact, but of
+        # another data set (or parse).
+        raise CorruptCacheError(
+            f"{directory}: the entry records source key {str(ds.meta.get('source_key'))[:16]}..., "
+            f"not {str(source_key)[:16]}... (another data set's entry in this place)")
+    return ds
+
+
+def open_or_build(directory, build, *, refresh=False, verify=False, source_key=None):
     """The data set cached at ``directory``, building it first if needed.
 
     ``build(target)`` makes the data set: with a path it must publish the
@@ -1004,6 +1143,8 @@ def open_or_build(directory, build, *, refresh=False, verify=False):
     one is removed and rebuilt with a :class:`CacheWarning`; ``refresh=True``
     rebuilds in any case. When the cache root cannot be created or written,
     the result is ``build(None)``, with one :class:`CacheWarning` per root.
+    ``source_key``: the key the entry must record (an entry of another data
+    set found in its place counts as damaged).
     """
     directory = Path(directory)
     if refresh:
@@ -1015,7 +1156,7 @@ def open_or_build(directory, build, *, refresh=False, verify=False):
             exists = False
         if exists:
             try:
-                return open_cache(directory, verify=verify)
+                return _open_expected(directory, verify, source_key)
             except CorruptCacheError as exc:
                 _warn(f"omlc: damaged cache entry ({exc}); rebuilding it from its source")
                 remove_entry(directory)
@@ -1024,7 +1165,7 @@ def open_or_build(directory, build, *, refresh=False, verify=False):
         for attempt in range(3):
             build(directory)
             try:
-                return open_cache(directory)
+                return _open_expected(directory, False, source_key)
             except CorruptCacheError:
                 # Damaged between publication and opening (someone else's doing):
                 # rebuild rather than hand out a broken entry.

@@ -169,7 +169,8 @@ def load_files(paths, *, fmt=None, cache_dir=None, refresh=False, verify=False, 
     ``fmt`` is ``"arff"`` or ``"libsvm"`` (default: sniffed from the first
     file). LIBSVM parts are widened to the largest feature and label ids of
     any part (their widths are only the largest ids each happens to use); ARFF
-    parts must agree. ``label`` names the entry directory. See :func:`load`
+    parts must agree. ``zero_based="auto"`` is decided for the data set as a
+    whole: zero-based when any part uses feature index 0. ``label`` names the entry directory. See :func:`load`
     for the other arguments.
     """
     paths = [Path(p).expanduser() for p in paths]
@@ -182,6 +183,15 @@ def load_files(paths, *, fmt=None, cache_dir=None, refresh=False, verify=False, 
 
     def build(target):
         parts = [_parse(p, fmt, options) for p in paths]
+        if fmt == "libsvm" and options.get("zero_based", "auto") == "auto":
+            # "auto" is decided once for the data set, not per file: it is
+            # zero-based if any part uses index 0, and the parts read as
+            # one-based are read again as zero-based, so that one feature id
+            # is one column in every part.
+            bases = [bool((ds.meta or {}).get("zero_based")) for ds in parts]
+            if any(bases) and not all(bases):
+                parts = [ds if zb else _parse(p, fmt, dict(options, zero_based=True))
+                         for p, ds, zb in zip(paths, parts, bases)]
         widths = {ds.X.shape[1] for ds in parts}
         nlabels = {ds.Y.shape[1] for ds in parts}
         if len(widths) > 1 or len(nlabels) > 1:
@@ -211,7 +221,7 @@ def load_files(paths, *, fmt=None, cache_dir=None, refresh=False, verify=False, 
                     w.append(ds.X[a:b], ds.Y[a:b])
             return w.close()
 
-    return open_or_build(directory, build, refresh=refresh, verify=verify)
+    return open_or_build(directory, build, refresh=refresh, verify=verify, source_key=key)
 
 
 def load(path, *, cache_dir=None, refresh=False, verify=False, **parse_options):

@@ -17,9 +17,9 @@ import threading
 import numpy as np
 import scipy.sparse as sp
 
-from omlc._core.linear import decide, learn
+from omlc._core.linear import NonFiniteError, decide, learn
 from omlc._core.rowstream import RowStream
-from omlc._validation import (check_feature_names, check_random_state, check_row,
+from omlc._validation import (check_feature_names, check_fits, check_random_state, check_row,
                               check_row_labels, check_sample_weight, check_X, check_Y,
                               csr_arrays)
 from omlc.exceptions import NotFittedError, UnscaledDataWarning
@@ -164,12 +164,22 @@ class BaseLearner:
             n_labels = self.n_labels_
         Y = check_Y(Y, X.shape[0], n_labels)
         w = check_sample_weight(sample_weight, X.shape[0])
+        if first and Y.shape[1] < self._min_labels:
+            raise ValueError(f"{type(self).__name__}: Y has {Y.shape[1]} label columns; this "
+                             f"model needs at least {self._min_labels} (pass n_labels= or an "
+                             f"indicator with the label columns)")
         if first:
-            self.n_features_in_ = X.shape[1]
-            check_feature_names(self, names_from, reset=True)
-            self.n_labels_ = Y.shape[1]
-            self.n_samples_seen_ = 0
-            self._init_state(self.n_features_in_, self.n_labels_)
+            # A refused first call (MemoryError, a size refused up front)
+            # leaves no half state: is_fitted stays False.
+            try:
+                self.n_features_in_ = X.shape[1]
+                check_feature_names(self, names_from, reset=True)
+                self.n_labels_ = Y.shape[1]
+                self.n_samples_seen_ = 0
+                self._init_state(self.n_features_in_, self.n_labels_)
+            except BaseException:
+                self._reset()
+                raise
             if self._unit_scale_step and X.nnz:
                 _warn_if_unscaled(self, X)
         return X, Y, w
@@ -197,8 +207,18 @@ class BaseLearner:
         Y = _target(Y, y)
         with self._lock:
             X, Y, w = self._validate(X, Y, n_labels, sample_weight, classes)
-            self.n_samples_seen_ += self._learn_weighted(X, Y, None, w, None)
+            self.n_samples_seen_ += self._learn_counted(X, Y, None, w, None)
         return self
+
+    def _learn_counted(self, X, Y, order, w, out):
+        # n_samples_seen_ counts the row steps taken, also when a block stops
+        # part-way (NonFiniteError says how many of that block went in).
+        try:
+            return self._learn_weighted(X, Y, order, w, out)
+        except NonFiniteError as exc:
+            if getattr(exc, "n_learned", None) is not None:
+                self.n_samples_seen_ += int(exc.n_learned)
+            raise
 
     def predict_then_learn(self, X, Y, *, n_labels=None, classes=None, sample_weight=None):
         """Prequential step: decision values of each row before it is learned.
@@ -209,7 +229,7 @@ class BaseLearner:
         with self._lock:
             X, Y, w = self._validate(X, Y, n_labels, sample_weight, classes)
             out = np.empty((X.shape[0], self.n_labels_), dtype=np.float64)
-            self.n_samples_seen_ += self._learn_weighted(X, Y, None, w, out)
+            self.n_samples_seen_ += self._learn_counted(X, Y, None, w, out)
         return out
 
     def fit(self, X, Y=None, *, n_labels=None, classes=None, shuffle=False, passes=1,
@@ -224,15 +244,23 @@ class BaseLearner:
             raise ValueError(f"passes must be a positive integer, got {passes!r}")
         with self._lock:
             self._check_params()
+            # Validated before the old state goes: a refused fit leaves the
+            # model as it was (the state is only references, no copy).
+            kept = {k: v for k, v in vars(self).items() if k.endswith("_") and not k.startswith("__")}
             self._reset()
-            X, Y, w = self._validate(X, Y, n_labels, sample_weight, classes)
-            if w is not None and w.size and not w.any():
+            try:
+                X, Y, w = self._validate(X, Y, n_labels, sample_weight, classes)
+                if w is not None and w.size and not w.any():
+                    raise ValueError("sample_weight is zero for every row: fit has nothing to "
+                                     "learn")
+            except BaseException:
                 self._reset()
-                raise ValueError("sample_weight is zero for every row: fit has nothing to learn")
+                self.__dict__.update(kept)
+                raise
             rng = check_random_state(getattr(self, "random_state", None)) if shuffle else None
             for _ in range(int(passes)):
                 order = rng.permutation(X.shape[0]) if shuffle else None
-                self.n_samples_seen_ += self._learn_weighted(X, Y, order, w, None)
+                self.n_samples_seen_ += self._learn_counted(X, Y, order, w, None)
         return self
 
     # --- sample weights ----------------------------------------------------
@@ -415,6 +443,9 @@ class BaseLearner:
     #: first block warns (once per model) when it holds much larger values.
     _unit_scale_step = False
 
+    # Fewest label columns the model can learn (0: an empty label space works).
+    _min_labels = 0
+
     # --- to implement -----------------------------------------------------
     def _check_params(self):
         """Raise ValueError on invalid hyperparameters (called before every
@@ -465,7 +496,11 @@ class LinearLearner(BaseLearner):
     def _init_state(self, n_features, n_labels):
         K = n_labels + self._loss().n_extra
         rows = n_features + (1 if self._intercept else 0)
-        self.W_ = np.zeros((rows, K), dtype=weight_dtype(getattr(self, "dtype", np.float64)))
+        dtype = weight_dtype(getattr(self, "dtype", np.float64))
+        check_fits(rows * K * dtype.itemsize,
+                   f"{type(self).__name__}: the dense weight matrix ({rows:,} features x {K:,} "
+                   f"columns of {dtype.name})")
+        self.W_ = np.zeros((rows, K), dtype=dtype)
 
     def _learn(self, X, Y, order, out):
         learn(self._optimizer(), self._loss(), self._stream(X, Y, order), self._steps(), out)

@@ -438,6 +438,10 @@ def _cut(score, c):
 
 class _Booster(BaseLearner):
 
+    # A label space (or a ranking over labels) needs a label: Y with no
+    # columns is refused by BaseLearner with a clear error.
+    _min_labels = 1
+
     def _check_common(self):
         n = self.n_estimators
         if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:

@@ -41,6 +41,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from omlc._core.kernels import BudgetPolicy, csr_row_sqnorms, support_block
+from omlc._core.linear import NonFiniteError
 from omlc._core.losses import ALTLoss, PALoss, PAVariant
 from omlc.learners.base import BaseLearner, positive_float, repetitions
 
@@ -163,10 +164,105 @@ def init_support(est, n_features, n_columns):
     est.sv_stamp_ = np.zeros(0, dtype=np.int64)
 
 
+# --- the support set's integrity -------------------------------------------------
+#
+# The support set is public NumPy state (pickled as is), and its CSR arrays go
+# to SciPy's compiled sparse products, which trust them: an index past the
+# width or an indptr that overruns is an out-of-bounds access there. So the
+# state is checked completely whenever it may have come from outside (after
+# unpickling, after an attribute was assigned) and is kept read-only between
+# the learner's own writes; a token of the arrays' identities says, in a few
+# microseconds, that nothing was assigned since the last check.
+
+_SV_ARRAYS = (("sv_indptr_", np.int64, 1), ("sv_indices_", np.int32, 1),
+              ("sv_data_", np.float64, 1), ("sv_sqnorm_", np.float64, 1),
+              ("sv_alpha_", np.float64, 2), ("sv_stamp_", np.int64, 1))
+
+
+def _support_token(est):
+    try:
+        arrays = tuple(getattr(est, name) for name, _, _ in _SV_ARRAYS)
+        token = (tuple((id(a), a.shape, a.dtype.char, a.flags.writeable) for a in arrays),
+                 est.n_support_, est.n_features_in_, est.n_labels_, est.gamma_)
+        return token if not any(a.flags.writeable for a in arrays) else None
+    except AttributeError:
+        return None
+
+
+def _seal_support(est):
+    """Make the support arrays read-only and remember them as checked."""
+    for name, _, _ in _SV_ARRAYS:
+        getattr(est, name).flags.writeable = False
+    est._sv_token = _support_token(est)
+
+
+def _writable(a):
+    if not a.flags.writeable:
+        try:
+            a.flags.writeable = True
+        except ValueError:  # not ours (a view): a private copy
+            a = a.copy()
+    return a
+
+
+def _bad_state(est, message):
+    return ValueError(f"{type(est).__name__}: invalid support-set state ({message}); "
+                      f"the model was modified or its pickle damaged")
+
+
+def check_support(est):
+    """Check the support-set state completely unless it is the one last
+    checked: array types and lengths, ``indptr`` monotone within the stored
+    entries, every column index within ``n_features_in_``, finite values, a
+    finite positive ``gamma_``. Raises ``ValueError``; a valid state is then
+    held in private read-only copies."""
+    token = _support_token(est)
+    if token is not None and token == getattr(est, "_sv_token", None):
+        return
+    def _int(name, lo=0):
+        v = getattr(est, name, None)
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < lo:
+            raise _bad_state(est, f"{name} = {v!r} is not an integer >= {lo}")
+        return int(v)
+    d, L, S = _int("n_features_in_"), _int("n_labels_"), _int("n_support_")
+    K = L + (est._n_extra if hasattr(est, "_n_extra") else 0)
+    arrays = {}
+    for name, dtype, ndim in _SV_ARRAYS:
+        a = getattr(est, name, None)
+        if not isinstance(a, np.ndarray) or a.ndim != ndim or a.dtype != dtype:
+            raise _bad_state(est, f"{name} must be a {ndim}-d {np.dtype(dtype).name} array")
+        arrays[name] = np.array(a, dtype=dtype, order="C")
+    indptr, indices = arrays["sv_indptr_"], arrays["sv_indices_"]
+    if indptr.shape[0] < S + 1:
+        raise _bad_state(est, f"sv_indptr_ has {indptr.shape[0]} values for {S} support vectors")
+    for name in ("sv_sqnorm_", "sv_alpha_", "sv_stamp_"):
+        if arrays[name].shape[0] < S:
+            raise _bad_state(est, f"{name} has {arrays[name].shape[0]} rows for {S} support vectors")
+    if arrays["sv_alpha_"].shape[1] != K:
+        raise _bad_state(est, f"sv_alpha_ has {arrays['sv_alpha_'].shape[1]} columns, expected {K}")
+    ptr = indptr[:S + 1]
+    end = int(ptr[-1])
+    if ptr[0] != 0 or (S and np.any(ptr[1:] < ptr[:-1])) or end > min(indices.shape[0],
+                                                                      arrays["sv_data_"].shape[0]):
+        raise _bad_state(est, "sv_indptr_ is not monotone from 0 within the stored entries")
+    if end and (int(indices[:end].min()) < 0 or int(indices[:end].max()) >= d):
+        raise _bad_state(est, f"a support vector's column index is outside [0, {d})")
+    for name, n in (("sv_data_", end), ("sv_sqnorm_", S), ("sv_alpha_", S)):
+        if not np.isfinite(arrays[name][:n]).all():
+            raise _bad_state(est, f"{name} holds NaN or infinity")
+    g = getattr(est, "gamma_", None)
+    if g is not None and not (isinstance(g, (float, int, np.floating, np.integer))
+                              and np.isfinite(g) and g > 0):
+        raise _bad_state(est, f"gamma_ = {g!r} is not a positive finite number")
+    for name, a in arrays.items():
+        setattr(est, name, a)
+    _seal_support(est)
+
+
 def _grown(a, need):
     """``a`` with capacity at least ``need`` rows (doubling), contents kept."""
     if a.shape[0] >= need:
-        return a
+        return _writable(a)
     cap = max(need, 2 * a.shape[0], 16)
     b = np.zeros((cap,) + a.shape[1:], dtype=a.dtype)
     b[:a.shape[0]] = a
@@ -212,6 +308,7 @@ def learn_support(est, X, Y, order, out, loss, eta=1.0, M=1):
     n = X.shape[0]
     if n == 0:
         return
+    check_support(est)
     if est.gamma_ is None:
         est.gamma_ = resolve_gamma(est.gamma, X)
     budget = -1 if est.budget is None else int(est.budget)
@@ -237,12 +334,22 @@ def learn_support(est, X, Y, order, out, loss, eta=1.0, M=1):
         stamp = np.zeros(S0 + nb, dtype=np.int64)
         stamp[:S0] = est.sv_stamp_[:S0]
         q = kernel_diag(sq, *kern)
+        _check_finite_kernel(Kb, q, a, order, kern)
         stamp0 = est.n_samples_seen_ + a
         support_block(loss, Kb, alpha, alive, stamp, q,
                       np.ascontiguousarray(Yb.indptr, dtype=np.int64),
                       np.ascontiguousarray(Yb.indices, dtype=np.int32),
                       S0, stamp0, float(eta), int(M), budget, policy,
                       S0, None if out is None else out[a:b])
+        if not np.isfinite(alpha).all():
+            # Finite kernel values, but steps that overflow: refused before
+            # the block's support vectors join (the stored state is unchanged).
+            slot = int(np.flatnonzero(~np.isfinite(alpha).all(axis=1))[0])
+            t = max(slot - S0, 0)
+            row = a + t if order is None else int(order[a + t])
+            raise NonFiniteError(f"row {row}: coefficients are not finite "
+                                 f"({_kernel_hint(kern)}); the rows before its block of "
+                                 f"{nb} were learned", row, a)
         new = np.flatnonzero(alive[S0:])
         if not alive[:S0].all():
             keep = np.flatnonzero(alive[:S0])
@@ -252,6 +359,7 @@ def learn_support(est, X, Y, order, out, loss, eta=1.0, M=1):
             _append_support(est, old, old_alpha, old_stamp, old_sq)
         _append_support(est, Xb[new], alpha[S0 + new], stamp[S0 + new], sq[new])
         a = b
+    _seal_support(est)
 
 
 def init_support_keep_gamma(est):
@@ -262,6 +370,7 @@ def init_support_keep_gamma(est):
 
 def support_scores(est, X):
     """``sum_k alpha_k K(x_k, x)`` for every row of X: (n, n_columns)."""
+    check_support(est)
     n = X.shape[0]
     S = est.n_support_
     out = np.zeros((n, est.sv_alpha_.shape[1]), dtype=np.float64)
@@ -276,7 +385,32 @@ def support_scores(est, X):
         Xb = X[a:a + step]
         Kt = kernel_from_dots(_dots(Xb, sv), row_sqnorms(Xb), sv_sq, *kern)
         out[a:a + step] = Kt @ alpha
+        block = out[a:a + step]
+        if not np.isfinite(block).all():
+            t = int(np.flatnonzero(~np.isfinite(block).all(axis=1))[0])
+            raise NonFiniteError(f"row {a + t}: scores are not finite (kernel values overflow: "
+                                 f"{_kernel_hint(kern)})", a + t, 0)
     return out
+
+
+def _kernel_hint(kern):
+    kernel, gamma, degree, coef0 = kern
+    if kernel == "poly":
+        return (f"(gamma x.y + coef0) ** degree with gamma={gamma:g}, coef0={coef0:g}, "
+                f"degree={degree}; scale the features or lower the degree")
+    return "scale the features"
+
+
+def _check_finite_kernel(Kb, q, a, order, kern):
+    """NonFiniteError naming the first row whose kernel values overflow (a
+    polynomial kernel of high degree on large features), before any update."""
+    if np.isfinite(q).all() and np.isfinite(Kb).all():
+        return
+    bad = ~np.isfinite(Kb).all(axis=1) | ~np.isfinite(q)
+    t = int(np.flatnonzero(bad)[0])
+    row = a + t if order is None else int(order[a + t])
+    raise NonFiniteError(f"row {row}: kernel values are not finite ({_kernel_hint(kern)}); "
+                         f"the rows before its block of {Kb.shape[0]} were learned", row, a)
 
 
 # --- learners ------------------------------------------------------------------
@@ -287,16 +421,25 @@ class _SupportSetLearner(BaseLearner):
     def _init_state(self, n_features, n_labels):
         init_support(self, n_features, n_labels + self._n_extra)
 
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        if self.is_fitted:
+            check_support(self)
+
     @property
     def support_vectors_(self):
-        """The live support vectors as CSR ``(n_support_, n_features)`` (a view)."""
+        """The live support vectors as CSR ``(n_support_, n_features)`` (a
+        read-only view)."""
         self._check_fitted()
+        check_support(self)
         return _support_csr(self)
 
     @property
     def dual_coef_(self):
-        """Coefficient rows of the support vectors, ``(n_support_, L[+1])`` (a view)."""
+        """Coefficient rows of the support vectors, ``(n_support_, L[+1])`` (a
+        read-only view)."""
         self._check_fitted()
+        check_support(self)
         return self.sv_alpha_[:self.n_support_]
 
 

@@ -396,6 +396,10 @@ def _check_dim(code_dim):
 class _OnlineLSR(BaseLearner):
     """Shared: parameter checks, solver choice, the per-row loop."""
 
+    # A label space (or a ranking over labels) needs a label: Y with no
+    # columns is refused by BaseLearner with a clear error.
+    _min_labels = 1
+
     def _check_common(self):
         positive_float("lam", self.lam)
         if self.solver not in SOLVERS:

@@ -89,6 +89,12 @@ class PassiveAggressiveBR(LinearLearner):
     def _optimizer(self):
         return SGD(self.W_, self.n_features_in_, self._intercept, 1.0)
 
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        if self.is_fitted and "sv_indptr_" in state:
+            from omlc.learners import kernel
+            kernel.check_support(self)
+
     # Non-linear kernels: the state is a support set, not W_ (so coef_ is
     # undefined for them).
     def _init_state(self, n_features, n_labels):
