@@ -62,28 +62,16 @@ def test_tampered_support_sets_never_reach_compiled_code(tmp_path):
     _run_family(tmp_path, "kernel_state", 60)
 
 
-# Compiled types another issue is making safe; the test below covers them
-# once that lands (until then it is expected to fail).
-_EXEMPT = {"HTree": "issue 23 (HoeffdingTree predict_into/apply/learn buffer lengths)"}
-
-
 @pytest.mark.slow
 def test_no_compiled_entry_reachable_from_a_public_attribute_accepts_a_wrong_length_buffer(tmp_path):
-    exempt = [a for t in _EXEMPT for a in ("--exempt", t)]
     last = tmp_path / "last.txt"
     res = subprocess.run([sys.executable, str(HERE / "hostile_families.py"), "--family",
-                          "compiled_buffers", "--examples", "150", "--last", str(last), *exempt],
+                          "compiled_buffers", "--examples", "150", "--last", str(last)],
                          capture_output=True, text=True, timeout=600)
     if res.returncode < 0:
         pytest.fail(f"the interpreter died of {signal.Signals(-res.returncode).name} on:\n"
                     f"{last.read_text()}")
     assert res.returncode == 0, f"{res.stdout[-3000:]}\n{res.stderr[-5000:]}"
-
-
-@pytest.mark.slow
-@pytest.mark.xfail(reason=str(_EXEMPT), strict=False)
-def test_exempt_compiled_types_refuse_wrong_length_buffers(tmp_path):
-    _run_family(tmp_path, "compiled_buffers", 60)
 
 
 @pytest.mark.slow
