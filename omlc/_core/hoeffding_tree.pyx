@@ -84,6 +84,30 @@ def _writeable(a):
     return a if a.flags.writeable else np.array(a)
 
 
+_ARRAYS = ("sub_", "feat_", "thr_", "left_", "right_", "slot_", "depth_", "clsw_", "stats_",
+           "seen_", "last_", "scratch_", "active_")
+_SPARSE_ARRAYS = ("feat_", "thr_", "left_", "right_", "slot_", "depth_", "clsw_", "win_", "seen_",
+                  "last_", "ncand_", "cfeat_", "stats_", "scratch_")
+
+
+def _unlock(tree, names):
+    for name in names:
+        a = getattr(tree, name)
+        if a is not None:
+            a.flags.writeable = True
+
+
+def _lock(tree, names):
+    # The state arrays are public (read them, pickle them) but read-only from
+    # Python: a child id or slot written in place would send the compiled
+    # walk outside them. The tree writes through its own typed views, bound
+    # (writeable) in _bind just before this.
+    for name in names:
+        a = getattr(tree, name)
+        if a is not None:
+            a.flags.writeable = False
+
+
 def leaf_bytes(n_attrs, n_classes):
     """Bytes of one leaf's estimators (``n_attrs`` x ``n_classes`` x 5 doubles)."""
     return int(n_attrs) * int(n_classes) * NF * 8
@@ -121,12 +145,12 @@ cdef class HTree:
     ``learn(x, c, w)`` and ``predict_into(x, out)`` take a dense row ``x`` of
     all features (the tree reads ``x[sub]``).
     """
-    cdef public int n_classes, n_attrs, n_bins, max_depth, max_leaves
-    cdef public double grace, delta, tau, min_frac
-    cdef public int n_nodes, n_leaves
-    cdef public Py_ssize_t min_len
-    cdef public object sub_, feat_, thr_, left_, right_, slot_, depth_
-    cdef public object clsw_, stats_, seen_, last_, scratch_, active_
+    cdef readonly int n_classes, n_attrs, n_bins, max_depth, max_leaves
+    cdef readonly double grace, delta, tau, min_frac
+    cdef readonly int n_nodes, n_leaves
+    cdef readonly Py_ssize_t min_len
+    cdef readonly object sub_, feat_, thr_, left_, right_, slot_, depth_
+    cdef readonly object clsw_, stats_, seen_, last_, scratch_, active_
     cdef int32_t[::1] active, sub, feat, left, right, slot, depth
     cdef double[::1] thr, seen, last, scratch
     cdef double[:, ::1] clsw
@@ -168,10 +192,10 @@ cdef class HTree:
             cap = max_leaves if 0 < max_leaves <= 64 else 1
             self._alloc_nodes(2 * cap)
             self._alloc_leaves(cap)
-            self._reset_leaf(0, None)
             self.feat_[0] = -1
             self.slot_[0] = 0
             self.depth_[0] = 0
+            self._reset_leaf(0, None)
         self.scratch_ = np.zeros(4 * n_classes, dtype=np.float64)
         self.active_ = np.zeros(n_classes, dtype=np.int32)
         self._bind()
@@ -224,6 +248,7 @@ cdef class HTree:
          self.stats_, self.seen_, self.last_) = arrs
 
     cdef void _bind(self):
+        _unlock(self, _ARRAYS)
         self.sub = self.sub_
         self.feat = self.feat_
         self.thr = self.thr_
@@ -237,6 +262,7 @@ cdef class HTree:
         self.last = self.last_
         self.scratch = self.scratch_
         self.active = self.active_
+        _lock(self, _ARRAYS)
 
     cdef _alloc_nodes(self, int cap):
         self.feat_ = _grow(self.feat_, cap, np.int32, -1)
@@ -262,6 +288,7 @@ cdef class HTree:
         self.clsw_, self.stats_, self.seen_, self.last_ = clsw, stats, seen, last
 
     cdef _reset_leaf(self, int s, init):
+        _unlock(self, _ARRAYS)
         st = self.stats_[s]
         st[:, :, F_W] = 0.0
         st[:, :, F_MEAN] = 0.0
@@ -275,6 +302,7 @@ cdef class HTree:
         total = float(self.clsw_[s].sum())
         self.seen_[s] = total
         self.last_[s] = total
+        _lock(self, _ARRAYS)
 
     # --- traversal and prediction ------------------------------------------------
     cdef inline int _leaf_node(self, const double* x) noexcept nogil:
@@ -296,6 +324,8 @@ cdef class HTree:
             out[c] = (1.0 + self.clsw[s, c]) / tot
 
     def _check_row(self, const double[::1] x):
+        if self.clsw_ is None:
+            raise ValueError("HTree is not initialised (made with __new__, not HTree(...))")
         if x.shape[0] < self.min_len:
             raise ValueError(f"row has {x.shape[0]} values; the tree reads feature "
                              f"{self.min_len - 1}")
@@ -654,12 +684,12 @@ cdef class SparseHTree:
     """A Hoeffding tree over sparse rows ``(ids, values)`` (sorted ids) whose
     split candidates are drawn from the non-zeros seen at each leaf (module
     notes above). ``seed`` seeds the candidate draws."""
-    cdef public int n_classes, n_cand, n_bins, max_depth, max_leaves
-    cdef public double grace, delta, tau, min_frac
-    cdef public int n_nodes, n_leaves
-    cdef public unsigned long long rng
-    cdef public object feat_, thr_, left_, right_, slot_, depth_
-    cdef public object clsw_, win_, seen_, last_, ncand_, cfeat_, stats_, scratch_
+    cdef readonly int n_classes, n_cand, n_bins, max_depth, max_leaves
+    cdef readonly double grace, delta, tau, min_frac
+    cdef readonly int n_nodes, n_leaves
+    cdef readonly unsigned long long rng
+    cdef readonly object feat_, thr_, left_, right_, slot_, depth_
+    cdef readonly object clsw_, win_, seen_, last_, ncand_, cfeat_, stats_, scratch_
     cdef int32_t[::1] feat, left, right, slot, depth, ncand
     cdef double[::1] thr, seen, last, scratch
     cdef double[:, ::1] clsw, win
@@ -696,10 +726,10 @@ cdef class SparseHTree:
             cap = max_leaves if 0 < max_leaves <= 64 else 1
             self._alloc_nodes(2 * cap)
             self._alloc_leaves(cap)
-            self._reset_leaf(0, None)
             self.feat_[0] = -1
             self.slot_[0] = 0
             self.depth_[0] = 0
+            self._reset_leaf(0, None)
         self.scratch_ = np.zeros(4 * n_classes, dtype=np.float64)
         self._bind()
 
@@ -753,6 +783,7 @@ cdef class SparseHTree:
          self.win_, self.seen_, self.last_, self.ncand_, self.cfeat_, self.stats_) = arrs
 
     cdef void _bind(self):
+        _unlock(self, _SPARSE_ARRAYS)
         self.feat = self.feat_
         self.thr = self.thr_
         self.left = self.left_
@@ -767,6 +798,7 @@ cdef class SparseHTree:
         self.cfeat = self.cfeat_
         self.stats = self.stats_
         self.scratch = self.scratch_
+        _lock(self, _SPARSE_ARRAYS)
 
     cdef _alloc_nodes(self, int cap):
         self.feat_ = _grow(self.feat_, cap, np.int32, -1)
@@ -785,10 +817,11 @@ cdef class SparseHTree:
             n = self.clsw_.shape[0]
             for name, arr in new.items():
                 arr[:n] = getattr(self, name + "_")
-        for name, arr in new.items():
-            setattr(self, name + "_", arr)
+        self.clsw_, self.win_, self.seen_, self.last_ = new["clsw"], new["win"], new["seen"], new["last"]
+        self.ncand_, self.cfeat_, self.stats_ = new["ncand"], new["cfeat"], new["stats"]
 
     cdef _reset_leaf(self, int s, init):
+        _unlock(self, _SPARSE_ARRAYS)
         self.clsw_[s] = 0.0 if init is None else init
         self.win_[s] = 0.0
         self.ncand_[s] = 0
@@ -796,6 +829,7 @@ cdef class SparseHTree:
         total = float(self.clsw_[s].sum())
         self.seen_[s] = total
         self.last_[s] = total
+        _lock(self, _SPARSE_ARRAYS)
 
     cdef inline int _leaf_node(self, const int32_t* idx, const double* val, int nnz) noexcept nogil:
         cdef int n = 0
@@ -1056,7 +1090,7 @@ cdef class SparseHTree:
 
     def learn(self, const int32_t[::1] idx, const double[::1] val, int c, double w=1.0):
         """Learn the sparse row (sorted ``idx``, ``val``) with class ``c``, weight ``w``."""
-        _check_sparse_row(idx, val)
+        _check_sparse_row(idx, val, self)
         if not (0 <= c < self.n_classes):
             raise ValueError(f"class {c} out of range [0, {self.n_classes})")
         w = check_weight(w)
@@ -1065,7 +1099,7 @@ cdef class SparseHTree:
                             &val[0] if val.shape[0] else NULL, idx.shape[0], c, w)
 
     def predict_into(self, const int32_t[::1] idx, const double[::1] val, double[::1] out):
-        _check_sparse_row(idx, val)
+        _check_sparse_row(idx, val, self)
         if out.shape[0] != self.n_classes:
             raise ValueError(f"out has {out.shape[0]} entries, expected {self.n_classes}")
         self._predict(&idx[0] if idx.shape[0] else NULL, &val[0] if val.shape[0] else NULL,
@@ -1076,7 +1110,9 @@ cdef class SparseHTree:
         return int(self.depth_[:self.n_nodes].max())
 
 
-def _check_sparse_row(idx, val):
+def _check_sparse_row(idx, val, tree=None):
+    if tree is not None and tree.clsw_ is None:
+        raise ValueError("SparseHTree is not initialised (made with __new__, not SparseHTree(...))")
     if idx.shape[0] != val.shape[0]:
         raise ValueError(f"{idx.shape[0]} ids for {val.shape[0]} values")
     a = np.asarray(idx)
@@ -1091,6 +1127,8 @@ def _check_sparse_forest(list trees, Py_ssize_t n_rows):
     for obj in trees:
         if not isinstance(obj, SparseHTree):
             raise TypeError("trees must be SparseHTree objects")
+        if (<SparseHTree>obj).clsw_ is None:
+            raise ValueError("SparseHTree is not initialised")
         if k is None:
             k = (<SparseHTree>obj).n_classes
         elif (<SparseHTree>obj).n_classes != k:
