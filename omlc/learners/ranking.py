@@ -318,6 +318,11 @@ class RankSVM(_RankingLearner):
         # The batch solver's weights are plain: scoring is any optimiser's.
         return SGD(self.W_, d, b)
 
+    def _weights_native(self):
+        # The batch solver fits each block as repeated rows (an integer
+        # weight is then exactly the weighted objective).
+        return self.solver != "lbfgs"
+
     def _learn(self, X, Y, order, out):
         if self.solver != "lbfgs":
             return super()._learn(X, Y, order, out)
