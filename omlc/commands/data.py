@@ -57,14 +57,14 @@ def datasets(args):
 def _cache_list():
     from pathlib import Path
 
-    from omlc.io.cache import _entries_under, get_cache_dir
+    from omlc.io.cache import get_cache_dir, list_entries
     root = Path(get_cache_dir())
     where = ("$OMLC_CACHE_DIR" if os.environ.get("OMLC_CACHE_DIR") else
              "the user cache folder; OMLC_CACHE_DIR moves it")
     if not root.is_dir():
         print(f"cache root: {root} ({where}); empty: nothing has been cached yet")
         return 0
-    entries = _entries_under(root)
+    entries = list_entries(root)
     total = 0
     lines = []
     for entry in entries:

@@ -35,8 +35,8 @@ import scipy.sparse as sp
 from omlc import __version__
 from omlc.exceptions import DataFormatError
 from omlc.io import compression
-from omlc.io.cache import (FORMAT_VERSION, CacheWriter, MemoryWriter, _jsonable, get_cache_dir,
-                           open_or_build)
+from omlc.io.cache import FORMAT_VERSION, CacheWriter, MemoryWriter, get_cache_dir, open_or_build
+from omlc.io.cache.entry import _jsonable
 
 __all__ = ["load", "load_files", "sniff_format", "source_key", "file_fingerprint"]
 
