@@ -29,6 +29,13 @@ class DataFormatError(ValueError):
         return (type(self), (self.problem, self.path, self.line, self.token))
 
 
+class DataSourceError(ValueError):
+    """A data source named by a string (``omlc run --data``, see
+    :mod:`omlc.datasets.sources`) cannot be used: no such file or data set, its
+    files absent, or a pairing of files that cannot work. The message names the
+    option and says what to do; the command line reports it as a usage error."""
+
+
 class NotFittedError(ValueError, AttributeError):
     """A learner was asked to predict before it saw any data.
 

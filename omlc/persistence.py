@@ -22,10 +22,16 @@ not checked. Every problem is one line naming the file:
 The file is written to a temporary name beside ``path`` and renamed over it, so
 a crash never leaves a half-written model under the final name.
 
-Learners whose state has no validator yet (the boosters and the Hoeffding tree:
-their trees' node arrays would need a full tree check) are refused by
-:func:`save` with a one-line message; pickling them keeps working for files
-you trust. Pickle stays the format of ``clone``/joblib/process pools.
+Every registered learner and the stand-alone :class:`~omlc.learners.HoeffdingTree`
+are saved. Hoeffding trees (the boosters' weak learners) are checked as trees
+before any is built: node counts within the arrays, child ids in range and
+larger than their parent's (so every walk from the root ends: no cycles),
+every node but the root with exactly one parent, the leaves' slots a
+permutation of the leaf rows, depths one more than the parent's, split
+features among the tree's own features, statistics finite. A booster whose
+``weak_learner`` is a user's own ``WeakLearners`` subclass is refused in one
+line (its state is code omlc does not know). Pickle stays the format of
+``clone``/joblib/process pools.
 
 Compatibility: a file records ``format_version``; this version reads versions
 ``<= FORMAT_VERSION``. A parameter missing from an older file takes its current
@@ -50,21 +56,21 @@ _MAX_JSON_BYTES = 64 << 20
 _MAX_DIM = 2 ** 31 - 1
 _DTYPES = {np.dtype(t) for t in (np.bool_, np.int32, np.int64, np.float32, np.float64)}
 
-# Learners refused by save(), with the one-line reason.
-_REFUSED = {
-    "AdaOLMR": "its Hoeffding-tree weak learners have node arrays without a validator yet",
-    "OnlineBMR": "its Hoeffding-tree weak learners have node arrays without a validator yet",
-    "HoeffdingTree": "its node arrays have no validator yet",
-}
+# Learners refused by save(), with the one-line reason (none today).
+_REFUSED = {}
 
 # Scalar state that changes while learning: any non-negative int is valid.
-_COUNTERS = {"n_samples_seen_", "t_", "n_relevant_", "n_coded_", "n_iter_", "t"}
+_COUNTERS = {"n_samples_seen_", "t_", "n_relevant_", "n_coded_", "n_iter_", "t",
+             "label_count_", "n_degenerate_", "n_gamma_capped_"}
+# Caches rebuilt on demand (OnlineBMR's potential tables): not saved.
+_CACHES = {"tables_"}
 
 
 def _classes():
     from omlc import learners
     names = ["FALT", "SALT", "PassiveAggressiveBR", "KernelFALT", "OSMLELM", "ELMOMLL",
-             "RankSVM", "MMP", "DPP", "CSDPP", "OnlineBR", "OnlineCS", "OnlineRandomProjection"]
+             "RankSVM", "MMP", "DPP", "CSDPP", "OnlineBR", "OnlineCS", "OnlineRandomProjection",
+             "AdaOLMR", "OnlineBMR", "HoeffdingTree"]
     return {n: getattr(learners, n) for n in names}
 
 
@@ -79,8 +85,25 @@ def unsavable_learners():
 
 
 def _nested_classes():
+    from omlc.learners import boosting
     from omlc.learners.label_space import _Regressor
-    return {"Regressor": _Regressor}
+    return {"Regressor": _Regressor, "TreeWeakLearners": boosting.TreeWeakLearners,
+            "SparseTreeWeakLearners": boosting.SparseTreeWeakLearners,
+            "SoftmaxWeakLearners": boosting.SoftmaxWeakLearners,
+            "OracleWeakLearners": boosting.OracleWeakLearners}
+
+
+def _tree_classes():
+    from omlc._core.hoeffding_tree import HTree, SparseHTree
+    return {"HTree": HTree, "SparseHTree": SparseHTree}
+
+
+class _TreeSpec:
+    """A saved Hoeffding tree's constructor arguments, held until the tree
+    check (:func:`_check_tree`) has passed; only then is the tree built."""
+
+    def __init__(self, kind, args):
+        self.kind, self.args = kind, args
 
 
 class _Unsavable(Exception):
@@ -121,10 +144,16 @@ def _encode(value, arrays, where):
             raise _Unsavable(f"{where} is a Generator over {type(bg).__name__} "
                              "(only PCG64/PCG64DXSM are saved)")
         return {"__generator__": type(bg).__name__, "state": bg.state}
+    for tag, cls in _tree_classes().items():
+        if type(value) is cls:
+            return {"__tree__": tag, "args": _encode(value.__reduce__()[1], arrays, where)}
     for tag, cls in _nested_classes().items():
         if type(value) is cls:
-            # A constant scratch pair the regressor rebuilds itself.
+            # A constant scratch pair the regressor rebuilds itself; a weak-learner
+            # bank given as a parameter is its parameters (fit state is rebuilt).
             state = {k: v for k, v in vars(value).items() if k != "_noy"}
+            if where == "weak_learner":
+                state = value.get_params()
             return {"__object__": tag, "state": {k: _encode(v, arrays, f"{where}.{k}")
                                                   for k, v in state.items()}}
     raise _Unsavable(f"{where} is a {type(value).__name__}")
@@ -147,7 +176,7 @@ def save(model, path):
     """
     cls = type(model)
     name = cls.__name__
-    if name in _REFUSED and cls.__module__.startswith("omlc."):
+    if name in _REFUSED and cls.__module__.startswith("omlc."):  # pragma: no cover
         raise ValueError(f"omlc.save: {name} cannot be saved safely yet ({_REFUSED[name]}); "
                          "pickle it only for readers who trust the file")
     classes = _classes()
@@ -159,12 +188,12 @@ def save(model, path):
     with model._lock:
         try:
             params = {k: _encode(v, arrays, k) for k, v in model.get_params().items()}
-            fitted = bool(model.is_fitted)
+            fitted = _is_fitted(model)
             state = {}
             if fitted:
                 state = {k: _encode(v, arrays, k) for k, v in vars(model).items()
                          if k.endswith("_") and not k.startswith("_")
-                         and k != "feature_names_in_"}
+                         and k != "feature_names_in_" and k not in _CACHES}
                 if getattr(model, "feature_names_in_", None) is not None:
                     # A DataFrame's column names: JSON strings, not an object array.
                     state["feature_names_in_"] = [str(n) for n in model.feature_names_in_]
@@ -196,6 +225,18 @@ def save(model, path):
                 pass
             raise
     return path
+
+
+def _is_fitted(model):
+    if type(model).__name__ == "HoeffdingTree":
+        return hasattr(model, "tree_")
+    return bool(model.is_fitted)
+
+
+def _param_names(cls):
+    if cls.__name__ == "HoeffdingTree":
+        return set(cls().get_params())
+    return set(cls._get_param_names())
 
 
 def _umask():
@@ -239,11 +280,11 @@ def _read_array(zf, member):
     return arr.astype(dtype.newbyteorder("="), copy=False)
 
 
-def _decode(value, zf, used):
+def _decode(value, zf, used, trees=False):
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     if isinstance(value, list):
-        return [_decode(v, zf, used) for v in value]
+        return [_decode(v, zf, used, trees) for v in value]
     if not isinstance(value, dict) or len(value) not in (1, 2):
         raise _Invalid(f"unexpected value {str(value)[:60]!r}")
     if "__float__" in value:
@@ -255,7 +296,7 @@ def _decode(value, zf, used):
         items = value["__tuple__"]
         if not isinstance(items, list):
             raise _Invalid("bad tuple")
-        return tuple(_decode(v, zf, used) for v in items)
+        return tuple(_decode(v, zf, used, trees) for v in items)
     if "__array__" in value:
         member = value["__array__"]
         if not isinstance(member, str) or member in used:
@@ -283,8 +324,16 @@ def _decode(value, zf, used):
         if cls is None or not isinstance(state, dict):
             raise _Invalid(f"object {value['__object__']!r} is not allowed")
         obj = cls.__new__(cls)
-        obj.__dict__.update({str(k): _decode(v, zf, used) for k, v in state.items()})
+        obj.__dict__.update({str(k): _decode(v, zf, used, trees) for k, v in state.items()})
         return obj
+    if "__tree__" in value:
+        kind, args = value["__tree__"], value.get("args")
+        if not trees or kind not in _tree_classes() or not isinstance(args, dict):
+            raise _Invalid(f"tree {str(kind)[:30]!r} is not allowed here")
+        args = _decode(args, zf, used)
+        if not isinstance(args, tuple):
+            raise _Invalid(f"{kind} arguments must be a tuple")
+        return _TreeSpec(kind, args)
     raise _Invalid(f"unexpected value {str(value)[:60]!r}")
 
 
@@ -447,6 +496,171 @@ def _check_dpp_state(state, ref, d):
     return {"cnt_", "u_"}
 
 
+# --- Hoeffding trees ----------------------------------------------------------------
+
+def _int_arr(where, a, n):
+    if not isinstance(a, np.ndarray) or a.dtype != np.int32 or a.ndim != 1 or a.shape[0] < n:
+        raise _Invalid(f"{where} must be an int32 array of at least {n} entries")
+    return a[:n].astype(np.int64)
+
+
+def _check_tree(where, spec, kind, n_classes, d, fixed):
+    """Build the tree saved as ``spec`` after checking it is a tree whose walks
+    stay in bounds. ``fixed``: constructor arguments that must equal the
+    learner's (by position)."""
+    from omlc._core.hoeffding_tree import MAX_BINS
+    if not isinstance(spec, _TreeSpec) or spec.kind != kind:
+        raise _Invalid(f"{where} must be a saved {kind}")
+    args = spec.args
+    n_state = 12 if kind == "HTree" else 16
+    if len(args) != 10 + (kind == "SparseHTree") or not isinstance(args[-1], tuple) \
+            or len(args[-1]) != n_state:
+        raise _Invalid(f"{where}: malformed {kind} arguments")
+    for i, v in fixed.items():
+        if type(args[i]) is not type(v) or args[i] != v:
+            raise _Invalid(f"{where}: argument {i} is {args[i]!r}, expected {v!r}")
+    if args[0] != n_classes:
+        raise _Invalid(f"{where} has {args[0]!r} classes, expected {n_classes}")
+    nb = args[5]
+    if isinstance(nb, bool) or not isinstance(nb, int) or not 1 <= nb <= MAX_BINS:
+        raise _Invalid(f"{where}: n_bins {nb!r} out of range")
+    state = args[-1]
+    if kind == "HTree":
+        sub = args[1]
+        if not isinstance(sub, np.ndarray) or sub.dtype != np.int32 or sub.ndim != 1 \
+                or sub.shape[0] < 1 or (sub.shape[0] > 1 and np.any(np.diff(sub) <= 0)) \
+                or sub[0] < 0 or sub[-1] >= d:
+            raise _Invalid(f"{where}: its features must be increasing ids in [0, {d})")
+        n_nodes, n_leaves = state[0], state[1]
+        feat, thr, left, right, slot, depth, clsw, stats = state[2:10]
+        floats = (thr, clsw, stats, state[10], state[11])
+    else:
+        n_nodes, n_leaves, rng = state[0], state[1], state[2]
+        if isinstance(rng, bool) or not isinstance(rng, int) or not 0 < rng < 1 << 64:
+            raise _Invalid(f"{where}: bad random state")
+        feat, thr, left, right, slot, depth = state[3:9]
+        floats = (thr, state[9], state[10], state[11], state[12], state[15])
+        ncand, cfeat = state[13], state[14]
+    for k in (n_nodes, n_leaves):
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise _Invalid(f"{where}: node and leaf counts must be positive ints")
+    f = _int_arr(f"{where} feat", feat, n_nodes)
+    lft, rgt = _int_arr(f"{where} left", left, n_nodes), _int_arr(f"{where} right", right, n_nodes)
+    sl, dep = _int_arr(f"{where} slot", slot, n_nodes), _int_arr(f"{where} depth", depth, n_nodes)
+    inner = f >= 0
+    ids = np.arange(n_nodes)
+    kids = np.concatenate([lft[inner], rgt[inner]])
+    parents = np.concatenate([ids[inner], ids[inner]])
+    # Children have larger ids than their parent, so a walk from the root
+    # only moves forward and ends; one parent per node makes it a tree.
+    if np.any(f < -1) or np.any(kids <= parents) or np.any(kids >= n_nodes):
+        raise _Invalid(f"{where}: a child id is out of range or not after its parent (a cycle)")
+    if np.any(np.bincount(kids, minlength=n_nodes)[1:] != 1):
+        raise _Invalid(f"{where}: a node has no parent or two parents (not a tree)")
+    if dep[0] != 0 or np.any(dep[kids] != dep[parents] + 1):
+        raise _Invalid(f"{where}: depths do not follow the tree")
+    if kind == "HTree" and not np.isin(f[inner], sub).all():
+        raise _Invalid(f"{where}: splits on a feature outside its own")
+    if kind == "SparseHTree" and np.any(f[inner] >= d):
+        raise _Invalid(f"{where}: splits on a feature id outside [0, {d})")
+    if (~inner).sum() != n_leaves or \
+            not np.array_equal(np.sort(sl[~inner]), np.arange(n_leaves)):
+        raise _Invalid(f"{where}: leaf slots are not one per leaf in [0, {n_leaves})")
+    for a in floats:
+        if not isinstance(a, np.ndarray) or a.dtype != np.float64:
+            raise _Invalid(f"{where}: a statistics array is not float64")
+        # Estimators start with min = +inf and max = -inf (fields 3 and 4);
+        # everything else is finite.
+        fin = a[..., :3] if a.ndim == 4 else a
+        if np.isnan(a).any() or not np.isfinite(fin).all():
+            raise _Invalid(f"{where}: statistics hold NaN or infinite values")
+    if kind == "SparseHTree" and not np.isfinite(floats[-1][..., 5]).all():
+        raise _Invalid(f"{where}: statistics hold NaN or infinite values")
+    if kind == "SparseHTree":
+        nc = _int_arr(f"{where} ncand", ncand, n_leaves)
+        if np.any(nc < 0) or np.any(nc > args[1]):
+            raise _Invalid(f"{where}: candidate counts outside [0, {args[1]}]")
+        if not isinstance(cfeat, np.ndarray) or cfeat.dtype != np.int32 or \
+                (cfeat.size and (cfeat.min() < -1 or cfeat.max() >= d)):
+            raise _Invalid(f"{where}: candidate features outside [-1, {d})")
+    try:
+        return _tree_classes()[kind](*args[:-1], _state=state)
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise _Invalid(f"{where}: {exc}") from None
+
+
+def _check_weak_learners(state, ref, d):
+    """The boosters' bank of weak learners: same kind and parameters as the
+    learner's, every tree checked by :func:`_check_tree`."""
+    wl, r = state.get("weak_learners_"), ref["weak_learners_"]
+    if type(wl) is not type(r):
+        raise _Invalid(f"weak_learners_ must be a {type(r).__name__}")
+    if wl.get_params() != r.get_params():
+        raise _Invalid("weak_learners_ parameters differ from the learner's weak_learner")
+    got, want = vars(wl), vars(r)
+    if set(got) != set(want):
+        raise _Invalid(f"weak_learners_ has entries {sorted(got)}, expected {sorted(want)}")
+    L = state["n_labels_"]
+    for k, v in want.items():
+        if k in ("trees_", "rng_") or not k.endswith("_"):
+            continue
+        got[k] = _compare(f"weak_learners_.{k}", v, got[k])
+    if "subs_" in want and got["subs_"].size and got["subs_"].max() >= d:
+        raise _Invalid(f"weak_learners_.subs_ holds a feature id outside [0, {d})")
+    if "rng_" in want and not isinstance(got["rng_"], np.random.Generator):
+        raise _Invalid("weak_learners_.rng_ must be a random generator")
+    if "trees_" in want:
+        trees = got["trees_"]
+        if not isinstance(trees, list) or len(trees) != len(want["trees_"]):
+            raise _Invalid(f"weak_learners_.trees_ must be a list of {len(want['trees_'])} trees")
+        kind = type(want["trees_"][0]).__name__
+        t0 = want["trees_"][0]
+        fixed = ({5: t0.n_bins, 6: t0.max_depth, 7: t0.max_leaves, 8: t0.min_frac}
+                 if kind == "HTree" else
+                 {1: t0.n_cand, 5: t0.n_bins, 6: t0.max_depth, 7: t0.max_leaves, 8: t0.min_frac})
+        built = []
+        for i, (spec, rt) in enumerate(zip(trees, want["trees_"])):
+            tree = _check_tree(f"weak_learners_.trees_[{i}]", spec, kind, L, d, fixed)
+            if kind == "HTree" and tree.n_attrs != rt.n_attrs:
+                raise _Invalid(f"weak_learners_.trees_[{i}] reads {tree.n_attrs} features, "
+                               f"expected {rt.n_attrs}")
+            built.append(tree)
+        got["trees_"] = built
+    if "scale_" in want and np.any(got["scale_"] <= 0):
+        raise _Invalid("weak_learners_.scale_ must be positive")
+    done = {"weak_learners_"}
+    if "expert_" in ref:
+        e, N = state.get("expert_"), ref["alpha_"].shape[0]
+        if isinstance(e, bool) or not isinstance(e, int) or not 1 <= e <= N:
+            raise _Invalid(f"expert_ must be an int in [1, {N}], got {e!r}")
+        done.add("expert_")
+    if "tables_" in ref:
+        state["tables_"] = {}
+    return done
+
+
+def _validated_hoeffding_tree(model, state):
+    """The stand-alone HoeffdingTree: its tree must be what ``partial_fit``
+    builds for these parameters (same constructor arguments), checked as a tree."""
+    if set(state) != {"n_features_in_", "n_classes_", "tree_"}:
+        raise _Invalid(f"state entries {sorted(state)}, expected n_classes_, n_features_in_, tree_")
+    d, k = state["n_features_in_"], state["n_classes_"]
+    _counter("n_features_in_", d)
+    _counter("n_classes_", k)
+    if not 1 <= d <= _MAX_DIM or not 1 <= k <= _MAX_DIM:
+        raise _Invalid(f"n_features_in_={d} / n_classes_={k} must be in [1, {_MAX_DIM}]")
+    m = d if model.n_features is None else min(int(model.n_features), d)
+    spec = state["tree_"]
+    if isinstance(spec, _TreeSpec) and len(spec.args) > 1 and isinstance(spec.args[1], np.ndarray) \
+            and spec.args[1].shape != (m,):
+        raise _Invalid(f"tree_ reads {spec.args[1].shape} features, expected {m}")
+    fixed = {2: float(model.grace_period), 3: float(model.delta), 4: float(model.tau),
+             5: int(model.n_bins), 6: -1 if model.max_depth is None else int(model.max_depth),
+             7: -1, 8: 0.01}
+    state["tree_"] = _check_tree("tree_", spec, "HTree", k, d, fixed)
+    return state
+
+
 def _group_checks(model):
     name = type(model).__name__
     if name == "KernelFALT" or (name == "PassiveAggressiveBR" and model.kernel != "linear"):
@@ -455,10 +669,14 @@ def _group_checks(model):
         return [_check_elm_buffers]
     if name in ("DPP", "CSDPP"):
         return [_check_dpp_state]
+    if name in ("AdaOLMR", "OnlineBMR"):
+        return [_check_weak_learners]
     return []
 
 
 def _validated_state(model, state):
+    if type(model).__name__ == "HoeffdingTree":
+        return _validated_hoeffding_tree(model, state)
     for k in ("n_features_in_", "n_labels_", "n_samples_seen_"):
         _counter(k, state.get(k))
     d, L = state["n_features_in_"], state["n_labels_"]
@@ -471,6 +689,8 @@ def _validated_state(model, state):
         ref_model._init_state(d, L)
     except MemoryError:
         raise _Invalid(f"n_features_in_={d}, n_labels_={L} need more memory than is free") from None
+    except (ValueError, TypeError) as exc:
+        raise _Invalid(f"n_features_in_={d}, n_labels_={L}: {exc}") from None
     ref = {k: v for k, v in vars(ref_model).items() if k.endswith("_") and not k.startswith("_")}
     done = set()
     if "feature_names_in_" in state:
@@ -536,7 +756,7 @@ def load_model(path):
         params, state = doc.get("params"), doc.get("state")
         if not isinstance(params, dict) or not isinstance(state, dict):
             raise ModelFileError("params and state must be JSON objects", path)
-        valid = set(cls._get_param_names())
+        valid = _param_names(cls)
         unknown = sorted(set(params) - valid)
         if unknown:
             raise ModelFileError(f"{name} has no parameter {unknown[0]!r} in this omlc "
@@ -550,7 +770,7 @@ def load_model(path):
             except (TypeError, ValueError) as exc:
                 raise _Invalid(f"invalid parameter: {exc}") from None
             if doc.get("fitted"):
-                state = {str(k): _decode(v, zf, used) for k, v in state.items()}
+                state = {str(k): _decode(v, zf, used, trees=True) for k, v in state.items()}
                 state = _validated_state(model, state)
                 for k, v in state.items():
                     setattr(model, k, v)

@@ -49,9 +49,10 @@ NOT_APPLICABLE = {
     "check_sample_weights_not_overwritten": "1-D multiclass y (values 1/2)",
     "check_sample_weight_equivalence_on_dense_data": "compares weights with the repeated rows "
                                                      "in another order; an online learner "
-                                                     "depends on the order (omlc's tests check "
-                                                     "that weight k equals the row k times in "
-                                                     "place)",
+                                                     "depends on the order, and the linear "
+                                                     "learners scale the gradient instead of "
+                                                     "repeating (omlc's tests check weights "
+                                                     "against the NumPy twins)",
     "check_sample_weight_equivalence_on_sparse_data": "as on dense data",
     "check_classifiers_classes": "1-D y of string class names; omlc's labels are columns",
     "check_classifier_not_supporting_multiclass": "fits 1-D multiclass y and expects the "

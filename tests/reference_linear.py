@@ -5,67 +5,73 @@ with dense vectors and no shortcuts: FALT recomputes x.W after every
 repetition instead of updating scores in place. The loss is
 ``reference_losses.alt``; a step is taken while any of its coefficients is
 nonzero.
+
+Importance weights (``weights``, one per row of X in its own order): a row of
+weight 0 is only scored; weight w multiplies the ALT gradient by w (each of
+the M steps is ``eta w g``, not w steps), and PA's C by w (plain PA: any w > 0
+takes the unweighted step).
 """
 import numpy as np
 
 from reference_losses import alt
 
 
-def _rows(X, Y, order):
+def _rows(X, Y, order, weights=None):
     X = X.tocsr()
     Y = Y.tocsr()
     for i in (range(X.shape[0]) if order is None else order):
         x = X[i].toarray().ravel()
-        yield x, set(Y[i].indices.tolist())
+        yield x, set(Y[i].indices.tolist()), 1.0 if weights is None else float(weights[i])
 
 
-def falt(W, X, Y, eta, M, order=None):
+def falt(W, X, Y, eta, M, order=None, weights=None):
     W = W.copy()
     L = W.shape[1] - 1
     outs = []
-    for x, rel in _rows(X, Y, order):
+    for x, rel, w in _rows(X, Y, order, weights):
         s = x @ W
         outs.append(s[:L] - s[L])
-        if not x.any():
+        if not x.any() or w == 0:
             continue
         for _ in range(M):
             g = alt(x @ W, rel, L)
             if not g.any():
                 break
-            W -= eta * np.outer(x, g)
+            W -= eta * np.outer(x, w * g)
     return W, np.array(outs).reshape(-1, L)
 
 
-def salt(W, G, X, Y, eta, delta, M, order=None):
+def salt(W, G, X, Y, eta, delta, M, order=None, weights=None):
     W = W.copy()
     G = G.copy()
     L = W.shape[1] - 1
     outs = []
-    for x, rel in _rows(X, Y, order):
+    for x, rel, w in _rows(X, Y, order, weights):
         s = x @ W
         outs.append(s[:L] - s[L])
-        if not x.any():
+        if not x.any() or w == 0:
             continue
         for _ in range(M):
             g = alt(x @ W, rel, L)
             if not g.any():
                 break
-            grad = np.outer(x, g)
+            grad = np.outer(x, w * g)
             G += grad ** 2
             W -= eta * grad / (delta + np.sqrt(G))
     return W, G, np.array(outs).reshape(-1, L)
 
 
-def pa_br(W, X, Y, variant, C, order=None):
+def pa_br(W, X, Y, variant, C, order=None, weights=None):
     W = W.copy()
     L = W.shape[1]
     outs = []
-    for x, rel in _rows(X, Y, order):
+    for x, rel, w in _rows(X, Y, order, weights):
         s = x @ W
         outs.append(s.copy())
         q = x @ x
-        if q == 0:
+        if q == 0 or w == 0:
             continue
+        Cw = C * w
         for l in range(L):
             y = 1.0 if l in rel else -1.0
             loss = max(0.0, 1.0 - y * s[l])
@@ -74,8 +80,8 @@ def pa_br(W, X, Y, variant, C, order=None):
             if variant == "pa":
                 tau = loss / q
             elif variant == "pa1":
-                tau = min(C, loss / q)
+                tau = min(Cw, loss / q)
             else:
-                tau = loss / (q + 1.0 / (2 * C))
+                tau = loss / (q + 1.0 / (2 * Cw))
             W[:, l] += tau * y * x
     return W, np.array(outs).reshape(-1, L)

@@ -13,6 +13,8 @@ import pytest
 import scipy.sparse as sp
 
 from omlc.io import cache, files
+from omlc.io.cache import entry as cache_entry
+from omlc.io.cache import integrity, writer
 from omlc.io.cache import (CacheWarning, CacheWriter, CorruptCacheError, is_valid_cache,
                            open_cache, write_cache)
 from omlc.io.dataset import Dataset
@@ -163,7 +165,7 @@ def _damage(entry, how):
     elif how == "old_version":
         meta = json.loads((entry / "meta.json").read_text())
         meta["format_version"] = 0
-        meta["checksum"] = cache._meta_checksum(meta)
+        meta["checksum"] = cache_entry._meta_checksum(meta)
         (entry / "meta.json").write_text(json.dumps(meta))
     else:
         raise AssertionError(how)
@@ -222,7 +224,7 @@ def test_stale_temp_dir_of_dead_writer_is_never_used_and_swept(tmp_path):
     final_name = files._entry_name("data.svm", key)
     proc = subprocess.Popen([sys.executable, "-c", "pass"])
     proc.wait()
-    dead = root / f"{cache._temp_prefix(final_name).replace(str(os.getpid()), str(proc.pid))}zz"
+    dead = root / f"{writer._temp_prefix(final_name).replace(str(os.getpid()), str(proc.pid))}zz"
     write_cache(_random_dataset(seed=99), dead)
     got = load(src, cache_dir=tmp_path / "c", **opts)
     _same(got.X, ds.X)
@@ -398,19 +400,19 @@ def _fake_large_entry(directory, n_rows, nnz_x):
     indptr = np.linspace(0, nnz_x, n_rows + 1).astype(np.int64)
     for name, dtype, length in (("X_indices", "<i4", nnz_x), ("X_data", "<f8", nnz_x)):
         with open(entry / f"{name}.npy", "wb") as fh:
-            fh.write(cache._npy_header(np.dtype(dtype), length))
-            fh.truncate(cache._HEADER_BYTES + length * np.dtype(dtype).itemsize)
+            fh.write(cache_entry._npy_header(np.dtype(dtype), length))
+            fh.truncate(cache_entry._HEADER_BYTES + length * np.dtype(dtype).itemsize)
         meta["arrays"][name].update(length=length,
-                                    file_bytes=cache._HEADER_BYTES + length * np.dtype(dtype).itemsize)
+                                    file_bytes=cache_entry._HEADER_BYTES + length * np.dtype(dtype).itemsize)
     with open(entry / "X_indptr.npy", "wb") as fh:
-        fh.write(cache._npy_header(np.dtype("<i8"), n_rows + 1))
+        fh.write(cache_entry._npy_header(np.dtype("<i8"), n_rows + 1))
         fh.write(indptr.tobytes())
     meta["nnz_x"] = nnz_x
     # Record the new files as they are (their CRC-32 is not recomputed: this
     # entry is only ever opened, never verified).
     for name in ("X_indices", "X_data", "X_indptr"):
-        meta["arrays"][name]["identity"] = cache._identity(os.stat(entry / f"{name}.npy"))
-    meta["checksum"] = cache._meta_checksum(meta)
+        meta["arrays"][name]["identity"] = cache_entry._identity(os.stat(entry / f"{name}.npy"))
+    meta["checksum"] = cache_entry._meta_checksum(meta)
     (entry / "meta.json").write_text(json.dumps(meta))
     return entry
 
@@ -434,7 +436,7 @@ def test_opening_a_large_entry_reads_no_data(tmp_path):
         after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         print(after - before)
     """)
-    env = dict(os.environ, PYTHONPATH=str(Path(cache.__file__).resolve().parents[2]))
+    env = dict(os.environ, PYTHONPATH=str(Path(cache.__file__).resolve().parents[3]))
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          env=env, timeout=120)
     assert out.returncode == 0, out.stderr
@@ -511,7 +513,7 @@ def test_a_write_right_after_publication_is_detected(tmp_path):
     for k in range(20):
         entry = write_cache(ds, tmp_path / f"e{k}")
         with open(entry / "X_data.npy", "r+b") as fh:
-            fh.seek(cache._HEADER_BYTES)
+            fh.seek(cache_entry._HEADER_BYTES)
             fh.write(b"\x01")
         with pytest.raises(CorruptCacheError, match="X_data.npy: contents changed"):
             open_cache(entry)
@@ -520,21 +522,21 @@ def test_a_write_right_after_publication_is_detected(tmp_path):
 def test_intact_reopen_reads_no_data_and_a_copy_is_checked_once(tmp_path):
     ds = _random_dataset(seed=14)
     entry = write_cache(ds, tmp_path / "e")
-    meta = cache._read_meta(entry)
-    assert cache._check_files(entry, meta)[1] == []          # nothing to checksum
+    meta = cache_entry._read_meta(entry)
+    assert integrity._check_files(entry, meta)[1] == []          # nothing to checksum
     copy = tmp_path / "copy"
     shutil.copytree(entry, copy)                               # new inodes and ctimes
-    assert sorted(cache._check_files(copy, cache._read_meta(copy))[1]) == sorted(cache._ARRAYS)
+    assert sorted(integrity._check_files(copy, cache_entry._read_meta(copy))[1]) == sorted(cache_entry._ARRAYS)
     _same(open_cache(copy).X, ds.X)                           # checksummed, then re-recorded
-    assert cache._check_files(copy, cache._read_meta(copy))[1] == []
+    assert integrity._check_files(copy, cache_entry._read_meta(copy))[1] == []
 
 
 def _forge_identity(entry, array):
     """Record ``array``'s current identity as if omlc had written it: the
     cheap check then trusts the file, and only full verification reads it."""
     meta = json.loads((entry / "meta.json").read_text())
-    meta["arrays"][array]["identity"] = cache._identity(os.stat(entry / f"{array}.npy"))
-    meta["checksum"] = cache._meta_checksum(meta)
+    meta["arrays"][array]["identity"] = cache_entry._identity(os.stat(entry / f"{array}.npy"))
+    meta["checksum"] = cache_entry._meta_checksum(meta)
     (entry / "meta.json").write_text(json.dumps(meta))
 
 
@@ -565,8 +567,8 @@ def test_verify_on_demand_and_the_cli(tmp_path, monkeypatch, capsys):
     bad = write_cache(ds, tmp_path / "cache" / "files" / "forged")
     _write_in_another_process(bad / "X_indices.npy", 0, 40, "<i4")     # column == width
     meta = json.loads((bad / "meta.json").read_text())
-    meta["arrays"]["X_indices"]["crc32"] = cache._data_crc32(bad / "X_indices.npy")
-    meta["checksum"] = cache._meta_checksum(meta)
+    meta["arrays"]["X_indices"]["crc32"] = cache_entry._data_crc32(bad / "X_indices.npy")
+    meta["checksum"] = cache_entry._meta_checksum(meta)
     (bad / "meta.json").write_text(json.dumps(meta))
     _forge_identity(bad, "X_indices")
     with pytest.raises(CorruptCacheError, match="X_indices.npy: column index out of range"):
@@ -640,7 +642,7 @@ def test_verify_remove_never_deletes_what_omlc_did_not_write(tmp_path, monkeypat
     (work / "project" / "paper.tex").write_text("x")
     (work / "project" / "sub" / "meta.json").write_text("not json")
     entry = write_cache(_random_dataset(n=20, seed=3), work / "files" / "e1")
-    assert (entry / cache._MARKER).is_file()
+    assert (entry / cache_entry._MARKER).is_file()
     (entry / "X_data.npy").write_bytes(b"cut")
     monkeypatch.chdir(work)
     before = sorted(str(p) for p in work.rglob("*") if p.parent != entry and p != entry)
@@ -676,7 +678,7 @@ def test_remove_entry_refuses_a_folder_holding_other_files(tmp_path):
     stray.mkdir()
     (stray / "diary.txt").write_text("x")
     os.utime(stray, (0, 0))
-    cache._sweep_stale(tmp_path, max_age=0)
+    writer._sweep_stale(tmp_path, max_age=0)
     assert (stray / "diary.txt").exists()
 
 

@@ -12,6 +12,8 @@ import pytest
 
 from conftest import run_omlc
 from omlc import cli
+from omlc.datasets import sources
+from omlc.exceptions import DataSourceError
 
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = "synthetic:n=3000,d=500,L=8,nnz=20,card=2"
@@ -122,14 +124,16 @@ def test_experiment_subcommands_come_from_their_declared_options(monkeypatch):
 
 def test_choose_scaling_rules():
     import scipy.sparse as sp
+
+    from omlc.preprocessing import choose_scaling
     dense = sp.csr_matrix(np.array([[1.0, -50.0, 3.0], [0.0, 1.0, 2.0]]))
     sparse_unit = sp.csr_matrix(np.array([[0.6, 0.0, 0.0, 0.8], [0.0, 1.0, 0.0, 0.0]]))
     sparse_counts = sp.csr_matrix(np.array([[3.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]]))
-    assert cli.choose_scaling(dense, "auto")[0] == "minmax"
-    assert cli.choose_scaling(sparse_unit, "auto")[0] == "none"
-    assert cli.choose_scaling(sparse_counts, "auto")[0] == "maxabs"
-    assert cli.choose_scaling(dense, "none")[0] == "none"
-    assert cli.choose_scaling(sparse_unit, "maxabs")[0] == "maxabs"
+    assert choose_scaling(dense, "auto")[0] == "minmax"
+    assert choose_scaling(sparse_unit, "auto")[0] == "none"
+    assert choose_scaling(sparse_counts, "auto")[0] == "maxabs"
+    assert choose_scaling(dense, "none")[0] == "none"
+    assert choose_scaling(sparse_unit, "maxabs")[0] == "maxabs"
 
 
 # ----------------------------------------------------- the real entry point
@@ -173,7 +177,7 @@ def test_each_error_is_one_line_before_any_work(tmp_path, where):
 
 def test_debug_shows_the_traceback(tmp_path):
     r = omlc("run", "--data", "yeest", "--debug", cwd=tmp_path)
-    assert r.returncode != 0 and "Traceback" in r.stderr and "UsageError" in r.stderr
+    assert r.returncode != 0 and "Traceback" in r.stderr and "DataSourceError" in r.stderr
     r = omlc("run", "--data", "yeest", cwd=tmp_path, env={"OMLC_DEBUG": "1"})
     assert r.returncode != 0 and "Traceback" in r.stderr
 
@@ -330,11 +334,13 @@ def test_json_records_dtype_names_data_protocol_and_counts(capsys):
 
 
 def test_synthetic_defaults_fit_a_small_vocabulary():
-    p = cli._synthetic_params("synthetic:d=50,L=4")
+    p = sources.synthetic_params("synthetic:d=50,L=4")
     assert 1 <= p["nnz_per_row"] <= 5 and p["cardinality"] < 4
-    assert cli._synthetic_params("synthetic")["nnz_per_row"] == 60
-    with pytest.raises(cli.UsageError, match="nnz must be between"):
-        cli._synthetic_params("synthetic:d=50,nnz=60")
+    assert sources.synthetic_params("synthetic")["nnz_per_row"] == 60
+    with pytest.raises(DataSourceError, match="--data synthetic:d=50,nnz=60: nnz must be between"):
+        sources.synthetic_params("synthetic:d=50,nnz=60")
+    # on the command line: a usage error, exit 2
+    assert cli.main(["run", "--data", "synthetic:d=50,nnz=60"]) == 2
 
 
 def test_a_dense_csv_is_named_as_such(tmp_path, capsys):
@@ -380,7 +386,7 @@ def test_train_then_predict_writes_one_line_per_row(tmp_path, capsys):
                      "--quiet"]) == 0
     capsys.readouterr()
     model = package.load_model(model_path)
-    X = make_multilabel_stream(seed=0, **cli._synthetic_params(test)).X
+    X = make_multilabel_stream(seed=0, **sources.synthetic_params(test)).X
     P = model.predict(X)
     lines = preds.read_text().splitlines()
     assert len(lines) == X.shape[0]
@@ -388,7 +394,7 @@ def test_train_then_predict_writes_one_line_per_row(tmp_path, capsys):
         assert lines[i] == ",".join(map(str, P[i].indices))
     # the model equals one fit over the same rows
     ref = package.FALT(eta=0.5).partial_fit(*make_multilabel_stream(
-        seed=0, **cli._synthetic_params(SMALL)))
+        seed=0, **sources.synthetic_params(SMALL)))
     np.testing.assert_array_equal(ref.decision_function(X), model.decision_function(X))
     # scores on request, '-' for standard output
     assert cli.main(["predict", "--model", str(model_path), "--data", test, "--out", "-",
@@ -400,7 +406,7 @@ def test_train_then_predict_writes_one_line_per_row(tmp_path, capsys):
     assert float(scores.split()[3].split(":")[1]) == pytest.approx(D[3], rel=1e-5)
 
 
-def test_predict_refuses_other_widths_and_train_unsavable_learners(tmp_path, capsys):
+def test_predict_refuses_other_widths_and_train_saves_boosters(tmp_path, capsys):
     _needs_model_files()
     model_path = tmp_path / "m.omlc"
     cli.main(["train", "--data", SMALL, "--model-out", str(model_path), "--quiet"])
@@ -411,9 +417,11 @@ def test_predict_refuses_other_widths_and_train_unsavable_learners(tmp_path, cap
     assert len(err.splitlines()) == 1 and "trained on 500 features" in err
     assert cli.main(["predict", "--model", str(tmp_path), "--data", SMALL, "--out", "-"]) == 2
     assert "is a directory" in capsys.readouterr().err
-    assert cli.main(["train", "--data", SMALL, "--learner", "adaolmr", "--model-out",
-                     str(tmp_path / "b.omlc")]) == 2
-    assert "cannot be saved" in capsys.readouterr().err
+    # Boosters are saved too (their trees are checked on load).
+    assert cli.main(["train", "--data", "synthetic:n=60,d=30,L=4", "--learner", "adaolmr",
+                     "--model-out", str(tmp_path / "b.omlc"), "--quiet"]) == 0
+    from omlc.persistence import load_model
+    assert type(load_model(tmp_path / "b.omlc")).__name__ == "AdaOLMR"
 
 
 def test_predict_writes_label_names_when_the_data_has_them(tmp_path, capsys, monkeypatch):
@@ -451,15 +459,13 @@ def test_train_test_files_share_the_index_base(tmp_path, monkeypatch, capsys):
         path.write_text("\n".join(lines) + "\n")
     write(tmp_path / "train0.svm", zero=True)
     write(tmp_path / "test1.svm", zero=False)
-    args = cli._build_parser().parse_args(["run", "--data", str(tmp_path / "train0.svm"), "--test",
-                                          str(tmp_path / "test1.svm"), "--protocol", "train-test"])
-    _, train, test = cli._load_data(args, ("file", str(tmp_path / "train0.svm")))
+    _, train, test = sources.load_for_protocol(("file", str(tmp_path / "train0.svm")), "train-test",
+                                               test=str(tmp_path / "test1.svm"))
     from omlc.io.libsvm import load_libsvm
     want = load_libsvm(tmp_path / "test1.svm", zero_based=True, n_features=train[0].shape[1])
     assert (test[0] != want.X).nnz == 0
     write(tmp_path / "train1.svm", zero=False)
     write(tmp_path / "test0.svm", zero=True)
-    args = cli._build_parser().parse_args(["run", "--data", str(tmp_path / "train1.svm"), "--test",
-                                          str(tmp_path / "test0.svm"), "--protocol", "train-test"])
-    with pytest.raises(cli.UsageError, match="uses feature index 0 but --data"):
-        cli._load_data(args, ("file", str(tmp_path / "train1.svm")))
+    with pytest.raises(DataSourceError, match="uses feature index 0 but --data"):
+        sources.load_for_protocol(("file", str(tmp_path / "train1.svm")), "train-test",
+                                  test=str(tmp_path / "test0.svm"))

@@ -89,7 +89,8 @@ _CLASS_USE = re.compile(r"from omlc\.learners(\.\w+)? import|omlc\.(FALT|SALT|Pa
                         r"KernelFALT|OSMLELM|ELMOMLL)\b")
 
 
-@pytest.mark.parametrize("path", ["omlc/cli.py", "omlc/experiments/alt.py",
+@pytest.mark.parametrize("path", ["omlc/cli.py", "omlc/commands/run.py", "omlc/commands/model.py",
+                                  "omlc/experiments/alt.py",
                                   "asv_benchmarks/benchmarks/common.py"])
 def test_no_second_factory(path):
     # The command line, the reproductions and the asv suite name learners only

@@ -6,7 +6,7 @@ import scipy.sparse as sp
 
 import reference_linear as ref
 from omlc._core.linear import NonFiniteError, decide, learn
-from omlc._core.losses import ALTLoss, PALoss
+from omlc._core.losses import ALTLoss, PALoss, SquaredLoss
 from omlc._core.optimizers import SGD, AdaGrad
 from omlc._core.rowstream import RowStream
 from omlc._validation import check_Y, csr_arrays
@@ -40,19 +40,29 @@ def stream(X, Y=None, order=None):
 
 
 # The learners as (optimiser, loss) pairs, called the way the learner classes do.
-def falt_partial_fit(W, st, eta, M, out, intercept=0.0):
+def falt_partial_fit(W, st, eta, M, out, intercept=0.0, weights=None, single=False):
     d = W.shape[0] - (1 if intercept else 0)
-    return learn(SGD(W, d, intercept, eta), ALTLoss(), st, M, out)
+    return learn(SGD(W, d, intercept, eta), ALTLoss(single), st, M, out, weights=weights)
 
 
-def salt_partial_fit(W, G, st, eta, delta, M, out, intercept=0.0):
+def salt_partial_fit(W, G, st, eta, delta, M, out, intercept=0.0, weights=None):
     d = W.shape[0] - (1 if intercept else 0)
-    return learn(AdaGrad(W, G, d, intercept, eta, delta), ALTLoss(), st, M, out)
+    return learn(AdaGrad(W, G, d, intercept, eta, delta), ALTLoss(), st, M, out,
+                 weights=weights)
 
 
-def pa_partial_fit(W, st, variant, C, out, intercept=0.0):
+def pa_partial_fit(W, st, variant, C, out, intercept=0.0, weights=None):
     d = W.shape[0] - (1 if intercept else 0)
-    return learn(SGD(W, d, intercept, 1.0), PALoss(variant, C), st, 1, out)
+    return learn(SGD(W, d, intercept, 1.0), PALoss(variant, C), st, 1, out, weights=weights)
+
+
+def random_weights(seed, n):
+    """Importance weights with zeros, fractions, 1s and large values."""
+    rng = np.random.default_rng(seed + 100)
+    w = rng.choice([0.0, 0.25, 0.5, 1.0, 1.7, 3.0, 10.0], size=n)
+    w[3] = 2.5  # the empty feature row
+    w[5] = 0.0  # an empty label set
+    return w
 
 
 def linear_decision(W, st, out, threshold, intercept=0.0):
@@ -98,6 +108,100 @@ def test_pa_matches_reference(seed, variant):
     W_ref, out_ref = ref.pa_br(np.zeros_like(W), X, Y, variant, 0.3)
     np.testing.assert_allclose(W, W_ref, rtol=0, atol=1e-12)
     np.testing.assert_allclose(out, out_ref, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("M", [1, 5])
+@pytest.mark.parametrize("shuffled", [False, True])
+def test_weighted_falt_matches_reference(seed, M, shuffled):
+    X, Y = make_problem(seed)
+    order = np.random.default_rng(seed).permutation(X.shape[0]) if shuffled else None
+    w = random_weights(seed, X.shape[0])
+    W = np.zeros((X.shape[1], Y.shape[1] + 1))
+    out = np.empty((X.shape[0], Y.shape[1]))
+    # The driver takes the weights in stream order, the twin per row of X.
+    n = falt_partial_fit(W, stream(X, Y, order), 0.37, M, out,
+                         weights=w if order is None else w[order])
+    W_ref, out_ref = ref.falt(np.zeros_like(W), X, Y, 0.37, M, order, weights=w)
+    np.testing.assert_allclose(W, W_ref, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(out, out_ref, rtol=0, atol=1e-12)
+    assert n <= np.count_nonzero(w)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_weighted_salt_matches_reference(seed):
+    X, Y = make_problem(seed)
+    w = random_weights(seed, X.shape[0])
+    W = np.zeros((X.shape[1], Y.shape[1] + 1))
+    G = np.zeros_like(W)
+    out = np.empty((X.shape[0], Y.shape[1]))
+    salt_partial_fit(W, G, stream(X, Y), 0.8, 0.5, 3, out, weights=w)
+    W_ref, G_ref, out_ref = ref.salt(np.zeros_like(W), np.zeros_like(W), X, Y, 0.8, 0.5, 3,
+                                     weights=w)
+    np.testing.assert_allclose(W, W_ref, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(G, G_ref, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(out, out_ref, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("variant", ["pa", "pa1", "pa2"])
+def test_weighted_pa_matches_reference(variant):
+    X, Y = make_problem(4)
+    w = random_weights(4, X.shape[0])
+    W = np.zeros((X.shape[1], Y.shape[1]))
+    out = np.empty((X.shape[0], Y.shape[1]))
+    pa_partial_fit(W, stream(X, Y), _VARIANTS[variant], 0.3, out, weights=w)
+    W_ref, out_ref = ref.pa_br(np.zeros_like(W), X, Y, variant, 0.3, weights=w)
+    np.testing.assert_allclose(W, W_ref, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(out, out_ref, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("single", [False, True])
+def test_weight_zero_rows_change_nothing_and_weight_one_is_unweighted(single):
+    X, Y = make_problem(2)
+    w = np.ones(X.shape[0])
+    w[::3] = 0.0
+    keep = np.flatnonzero(w)
+    W = np.zeros((X.shape[1], Y.shape[1] + 1), dtype=np.float32 if single else np.float64)
+    out = np.empty((X.shape[0], Y.shape[1]))
+    falt_partial_fit(W, stream(X, Y), 0.5, 4, out, weights=w, single=single)
+    W_drop = np.zeros_like(W)
+    falt_partial_fit(W_drop, stream(X[keep], Y[keep]), 0.5, 4, None, single=single)
+    assert W.tobytes() == W_drop.tobytes()
+    W_one = np.zeros_like(W)
+    W_plain = np.zeros_like(W)
+    falt_partial_fit(W_one, stream(X, Y), 0.5, 4, None, weights=np.ones(X.shape[0]),
+                     single=single)
+    falt_partial_fit(W_plain, stream(X, Y), 0.5, 4, None, single=single)
+    assert W_one.tobytes() == W_plain.tobytes()
+
+
+def test_weight_two_is_the_gradient_doubled_not_two_steps():
+    # SGD with a constant step: weight 2 on a row equals step size 2 eta on it
+    # (one step along the doubled gradient); two steps differ (the squared
+    # loss's gradient changes after the first).
+    X = sp.csr_matrix(np.ones((1, 6)))
+    Y = check_Y(np.array([[1, 0, 1, 0, 0, 0, 0]]))
+
+    def fit(eta, X, Y, weights=None):
+        W = np.zeros((X.shape[1], Y.shape[1]))
+        learn(SGD(W, X.shape[1], 0.0, eta), SquaredLoss(), stream(X, Y), 1, None,
+              weights=weights)
+        return W
+
+    W2 = fit(0.05, X, Y, np.array([2.0]))
+    np.testing.assert_allclose(W2, fit(0.1, X, Y), rtol=0, atol=1e-15)
+    assert np.abs(fit(0.05, sp.vstack([X, X]).tocsr(), sp.vstack([Y, Y]).tocsr()) - W2).max() > 1e-3
+
+
+@pytest.mark.parametrize("bad, message", [
+    (np.ones(3), "one per row"), (np.full(60, -1.0), ">= 0"), (np.full(60, np.nan), ">= 0"),
+    (np.full(60, np.inf), "finite")])
+def test_driver_refuses_bad_weights_before_learning(bad, message):
+    X, Y = make_problem(0)
+    W = np.zeros((X.shape[1], Y.shape[1] + 1))
+    with pytest.raises(ValueError, match=message):
+        falt_partial_fit(W, stream(X, Y), 0.5, 1, None, weights=bad)
+    assert not W.any()
 
 
 @pytest.mark.parametrize("threshold", [True, False])

@@ -184,3 +184,35 @@ def test_pairwise_threshold_column_is_alts():
     g0, _ = losses.coefficients(losses.PairwiseLoss(losses.PairKind.HINGE), s[:L], rel, L)
     np.testing.assert_array_equal(g[:L], g0)
     assert g[L] == pytest.approx(ref.alt(s, {1, 4}, L)[L])
+
+
+@pytest.mark.parametrize("w", [0.25, 1.0, 2.0, 7.5])
+@pytest.mark.parametrize("make, twin", [
+    (lambda: losses.ALTLoss(), lambda s, rel, L: ref.alt(s, rel, L)),
+    (lambda: losses.SquaredLoss(), lambda s, rel, L: ref.squared(s[:L], rel, L)),
+    (lambda: losses.PairwiseLoss(losses.PairKind.HINGE),
+     lambda s, rel, L: ref.pairwise(s, rel, L, "hinge")[0]),
+])
+def test_an_importance_weight_scales_the_gradient_losses(make, twin, w):
+    L = 9
+    loss = make()
+    for s, rel in cases(L, 5):
+        s = s[:L + loss.n_extra]
+        g, n = losses.coefficients(loss, s, np.array(rel, np.int32), L, weight=w)
+        np.testing.assert_allclose(g, w * twin(s, set(rel), L), rtol=0, atol=1e-14)
+        assert loss.weight == 1.0  # put back after the row
+
+
+@pytest.mark.parametrize("variant, name", [(losses.PAVariant.PA, "pa"),
+                                           (losses.PAVariant.PA1, "pa1"),
+                                           (losses.PAVariant.PA2, "pa2")])
+@pytest.mark.parametrize("w", [0.1, 1.0, 3.0])
+def test_an_importance_weight_scales_pa_aggressiveness(variant, name, w):
+    L = 9
+    for s, rel in cases(L, 6):
+        s = s[:L]
+        g, _ = losses.coefficients(losses.PALoss(variant, 0.4), s, np.array(rel, np.int32), L,
+                                   q=1.7, weight=w)
+        # C becomes w C; plain PA has no C, its step ignores a positive weight.
+        expected = ref.pa(s, set(rel), L, 1.7, name, 0.4 * w)
+        np.testing.assert_allclose(g, expected, rtol=0, atol=1e-14)

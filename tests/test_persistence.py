@@ -82,14 +82,33 @@ def test_every_registered_class_is_saved_or_refused_with_a_reason():
     assert all(r and "\n" not in r for r in unsavable_learners().values())
 
 
-def test_hoeffding_tree_and_foreign_objects_are_refused(tmp_path):
-    with pytest.raises(ValueError, match="HoeffdingTree cannot be saved safely yet"):
-        omlc.save(omlc.HoeffdingTree(), tmp_path / "t.omlc")
+def test_hoeffding_tree_round_trips_and_foreign_objects_are_refused(tmp_path):
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(800, 5))
+    y = (X[:, 0] > 0).astype(int) + (X[:, 2] > 0)
+    tree = omlc.HoeffdingTree(grace_period=40, delta=0.01, n_features=4, random_state=3)
+    tree.partial_fit(X[:600], y[:600])
+    assert tree.n_leaves_ > 1
+    loaded = omlc.load_model(omlc.save(tree, tmp_path / "t.omlc"))
+    np.testing.assert_array_equal(loaded.predict_proba(X), tree.predict_proba(X))
+    loaded.partial_fit(X[600:], y[600:])
+    tree.partial_fit(X[600:], y[600:])
+    np.testing.assert_array_equal(loaded.predict_proba(X), tree.predict_proba(X))
+    (tmp_path / "t.omlc").unlink()
 
     class MyFALT(omlc.FALT):
         pass
     with pytest.raises(ValueError, match="omlc's own learners"):
         omlc.save(MyFALT(), tmp_path / "t.omlc")
+    from omlc.learners.boosting import SoftmaxWeakLearners
+
+    class MyWeak(SoftmaxWeakLearners):
+        pass
+    Xs, Y = _data()
+    model = omlc.AdaOLMR(n_estimators=2, weak_learner=MyWeak()).partial_fit(Xs[:5], Y[:5])
+    with pytest.raises(ValueError, match="AdaOLMR cannot be saved: weak_learner is a MyWeak") as info:
+        omlc.save(model, tmp_path / "t.omlc")
+    assert "\n" not in str(info.value)
     assert not any(tmp_path.iterdir())
 
 
@@ -132,7 +151,9 @@ def test_committed_fixture_loads_and_predicts_the_same(name):
                               shape=tuple(ref["probe_shape"]))
         expected = ref[name]
     model = omlc.load_model(FIXTURES / f"{name}.omlc")
-    np.testing.assert_allclose(model.decision_function(probe), expected, rtol=1e-12, atol=1e-12)
+    # The stand-alone Hoeffding tree is a multi-class learner: its class distribution.
+    scores = getattr(model, "decision_function", None) or model.predict_proba
+    np.testing.assert_allclose(scores(probe), expected, rtol=1e-12, atol=1e-12)
 
 
 # --- hostile files ---------------------------------------------------------------
@@ -169,6 +190,7 @@ def saved(tmp_path):
         params = {"n_hidden": 8} if name == "osmlelm" else {}
         out[name] = omlc.save(make_learner(name, **params).partial_fit(X, Y),
                               tmp_path / f"{name}.omlc")
+    out["adaolmr"] = FIXTURES / "adaolmr.omlc"  # its first tree has 5 nodes (2 splits)
     return out
 
 
@@ -202,8 +224,9 @@ def _doc_edit(changes=None, **more):
             target = doc
             parts = key.split("/")
             for p in parts[:-1]:
-                target = target[p]
-            target[parts[-1]] = value
+                target = target[int(p) if isinstance(target, list) else p]
+            last = parts[-1]
+            target[int(last) if isinstance(target, list) else last] = value
     return fn
 
 
@@ -211,7 +234,7 @@ HOSTILE = [
     ("falt", _doc_edit(format="other"), "not an omlc model file"),
     ("falt", _doc_edit(format_version=99), "format 99; omlc .* reads formats <= 1"),
     ("falt", _doc_edit(**{"class": "os.system"}), "learner class 'os.system' cannot be loaded"),
-    ("falt", _doc_edit(**{"class": "AdaOLMR"}), "cannot be loaded .*validator"),
+    ("falt", _doc_edit(**{"class": "HTree"}), "learner class 'HTree' cannot be loaded"),
     ("falt", _doc_edit({"params/bogus": 1}), "has no parameter 'bogus'"),
     ("falt", _doc_edit({"params/eta": -1.0}), "invalid parameter: eta must be positive"),
     ("falt", _doc_edit({"state/n_labels_": 7}), "array 'W_' has shape \\(12, 6\\), expected \\(12, 8\\)"),
@@ -269,6 +292,80 @@ def test_hostile_arrays_are_refused_before_any_kernel(saved, tmp_path, base, key
             arr[1] = -5
         payload = _npy(arr)
     bad = _rewrite(saved[base], tmp_path / "bad.omlc", members={_member(doc, key): payload})
+    with pytest.raises(ModelFileError, match="bad.omlc: .*" + message) as info:
+        omlc.load_model(bad)
+    assert "\n" not in str(info.value)
+
+
+# --- Hoeffding trees: checked as trees before any is built --------------------
+
+def _tree_args(doc, i=0):
+    return doc["state"]["weak_learners_"]["state"]["trees_"][i]["args"]["__tuple__"]
+
+
+def _tree_member(doc, field):
+    # HTree state: (n_nodes, n_leaves, feat, thr, left, right, slot, depth, clsw, stats, ...)
+    pos = {"feat": 2, "left": 4, "right": 5, "slot": 6, "depth": 7, "clsw": 8}[field]
+    return _tree_args(doc)[-1]["__tuple__"][pos]["__array__"]
+
+
+def _tree_cases():
+    def left(a):
+        a[0] = 0  # the root is its own child: a cycle
+    def far(a):
+        a[0] = 10 ** 6
+    def twice(a):
+        a[0] = a[a >= 0][-1]  # the root's left child is also another node's child
+    def slot(a):
+        leaves = np.flatnonzero(a >= 0)
+        a[leaves[0]] = a[leaves[1]]
+    def depth(a):
+        a[1] = 7
+    def nan(a):
+        a[0, 0] = np.nan
+    def feat(a):
+        a[0] = 11 if a[0] != 11 else 0
+    return [("left", left, "not after its parent \\(a cycle\\)"),
+            ("left", far, "child id is out of range"),
+            ("left", twice, "not a tree|out of range or not after"),
+            ("slot", slot, "leaf slots are not one per leaf"),
+            ("depth", depth, "depths do not follow the tree"),
+            ("clsw", nan, "NaN or infinite"),
+            ("feat", feat, "splits on a feature outside its own")]
+
+
+@pytest.mark.parametrize("field,edit,message", _tree_cases(), ids=[c[2][:25] for c in _tree_cases()])
+def test_hostile_tree_arrays_are_refused_before_the_tree_is_built(saved, tmp_path, field, edit,
+                                                                  message):
+    doc = _doc(saved["adaolmr"])
+    assert _tree_args(doc)[-1]["__tuple__"][0] >= 3  # a tree with splits
+    member = _tree_member(doc, field)
+    with zipfile.ZipFile(saved["adaolmr"]) as zf:
+        arr = np.lib.format.read_array(io.BytesIO(zf.read(member))).copy()
+    edit(arr)
+    bad = _rewrite(saved["adaolmr"], tmp_path / "bad.omlc", members={member: _npy(arr)})
+    with pytest.raises(ModelFileError, match="bad.omlc: weak_learners_.trees_\\[0\\]: .*(" + message + ")") as info:
+        omlc.load_model(bad)
+    assert "\n" not in str(info.value)
+
+
+TREE_JSON = [
+    (_doc_edit({"state/expert_": 0}), "expert_ must be an int in \\[1, 3\\]"),
+    (_doc_edit({"state/weak_learners_/state/delta": [0.1, 0.2]}), "parameters differ"),
+    (_doc_edit({"state/weak_learners_/__object__": "SoftmaxWeakLearners"}),
+     "weak_learners_ must be a TreeWeakLearners"),
+    (_doc_edit({"state/weak_learners_/state/trees_": []}), "must be a list of 3 trees"),
+    (_doc_edit({"params/weak_learner": {"__tree__": "HTree", "args": {"__tuple__": []}}}),
+     "tree 'HTree' is not allowed here"),
+    (_doc_edit({"state/weak_learners_/state/trees_/0/__tree__": "Popen"}), "tree 'Popen' is not allowed"),
+    (_doc_edit({"state/weak_learners_/state/trees_/0/args/__tuple__/0": 9}), "has 9 classes, expected 5"),
+    (_doc_edit({"state/weak_learners_/state/trees_/0/args/__tuple__/5": 10 ** 9}), "argument 5 is"),
+]
+
+
+@pytest.mark.parametrize("edit,message", TREE_JSON, ids=[m[:25] for _, m in TREE_JSON])
+def test_hostile_booster_json_is_refused_in_one_line(saved, tmp_path, edit, message):
+    bad = _rewrite(saved["adaolmr"], tmp_path / "bad.omlc", doc_fn=edit)
     with pytest.raises(ModelFileError, match="bad.omlc: .*" + message) as info:
         omlc.load_model(bad)
     assert "\n" not in str(info.value)

@@ -1,8 +1,10 @@
 """sample_weight, classes= and passes= on every learner (scikit-learn's conventions).
 
-Weight 0 leaves the model unchanged; an integer weight k equals the row given
-k times in a row; fractional weights are rounded systematically along the
-stream (see BaseLearner's docstring)."""
+Weight 0 leaves the model unchanged. Learners with a weighted update (the
+linear engine's: the loss gradient scaled, tests/test_linear.py checks it
+against the NumPy twin) take one step per row; the others learn an integer
+weight k as the row given k times in a row, fractional weights rounded
+systematically along the stream (see BaseLearner's docstring)."""
 import pickle
 
 import numpy as np
@@ -39,10 +41,31 @@ def test_weight_zero_changes_nothing_and_weights_repeat_rows(learner, data):
     out = base.predict_then_learn(X[120:140], Y[120:140], sample_weight=0)
     assert _state(base) == state
     np.testing.assert_allclose(out, base.decision_function(X[120:140]), rtol=0, atol=1e-12)
-    # Weight 2 is the row twice in a row, weight 1 the plain step; mixed in one block.
     w = np.array([1, 2, 0, 1, 3] * 16, dtype=float)
     a = pickle.loads(pickle.dumps(base))
     a.partial_fit(X[120:], Y[120:], sample_weight=w)
+    if base._weights_native():
+        # One weighted step per row: the block equals the rows one at a time
+        # with their weights, weight-0 rows left out, and all-1 weights the
+        # unweighted call; the weights matter.
+        b = pickle.loads(pickle.dumps(base))
+        for i in range(120, 200):
+            b.partial_fit_row(X[i].indices, X[i].data, Y[i].indices, sample_weight=w[i - 120])
+        np.testing.assert_allclose(a.decision_function(Xte), b.decision_function(Xte),
+                                   rtol=0, atol=1e-12)
+        assert a.n_samples_seen_ == b.n_samples_seen_ == 120 + np.count_nonzero(w)
+        ones = pickle.loads(pickle.dumps(base)).partial_fit(X[120:], Y[120:],
+                                                            sample_weight=np.ones(80))
+        plain = pickle.loads(pickle.dumps(base)).partial_fit(X[120:], Y[120:])
+        assert _state(ones) == _state(plain)
+        keep = np.flatnonzero(w) + 120
+        unit = pickle.loads(pickle.dumps(base)).partial_fit(X[keep], Y[keep])
+        same = np.array_equal(a.decision_function(Xte), unit.decision_function(Xte))
+        # Plain PA has no C for a weight to scale: a positive weight is the
+        # plain step (the documented choice).
+        assert same == (getattr(base, "variant", None) == "pa")
+        return
+    # Weight 2 is the row twice in a row, weight 1 the plain step; mixed in one block.
     idx = np.repeat(np.arange(120, 200), w.astype(int))
     b = pickle.loads(pickle.dumps(base))
     b.partial_fit(X[idx], Y[idx])
@@ -63,10 +86,24 @@ def test_prequential_weights_predict_each_row_before_it_is_learned(data):
     np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
 
 
+def test_learner_weights_match_the_twin_with_fractions(data):
+    import reference_linear as ref
+    from omlc import FALT, PassiveAggressiveBR
+    X, Y, _ = data
+    w = np.tile([0.0, 0.3, 1.0, 2.5, 0.75], 40)
+    m = FALT(eta=0.7, M=3).fit(X, Y, sample_weight=w)
+    W_ref, _ = ref.falt(np.zeros_like(m.W_), X, Y, 0.7, 3, weights=w)
+    np.testing.assert_allclose(m.W_, W_ref, rtol=0, atol=1e-12)
+    assert m.n_samples_seen_ == np.count_nonzero(w)
+    p = PassiveAggressiveBR(variant="pa2", C=0.2).fit(X, Y, sample_weight=w)
+    W_ref, _ = ref.pa_br(np.zeros_like(p.W_), X, Y, "pa2", 0.2, weights=w)
+    np.testing.assert_allclose(p.W_, W_ref, rtol=0, atol=1e-12)
+
+
 def test_fractional_weights_add_up_across_calls(data):
     from omlc import PassiveAggressiveBR
     X, Y, _ = data
-    a = PassiveAggressiveBR().partial_fit(X[:1], Y[:1])
+    a = PassiveAggressiveBR(kernel="rbf").partial_fit(X[:1], Y[:1])
     n0 = a.n_samples_seen_
     for i in range(1, 41):
         a.partial_fit(X[i:i + 1], Y[i:i + 1], sample_weight=[0.25])
@@ -87,13 +124,26 @@ def test_bad_weights_are_refused_before_any_change(bad, data):
         FALT().fit(X[5:10], Y[5:10], sample_weight=bad)
 
 
-def test_fit_weights_equal_repeated_rows_and_passes_reshuffle(data):
+def test_fit_weights_and_passes_reshuffle(data):
     from omlc import FALT, PassiveAggressiveBR
     X, Y, Xte = data
     w = np.tile([2.0, 0.0, 1.0, 1.0], 50)
-    idx = np.repeat(np.arange(200), w.astype(int))
-    np.testing.assert_array_equal(FALT().fit(X, Y, sample_weight=w).decision_function(Xte),
-                                  FALT().fit(X[idx], Y[idx]).decision_function(Xte))
+    # FALT with M=1 and a constant step: weight 2 is the step doubled.
+    a = FALT(M=1, eta=0.1).fit(X, Y, sample_weight=w)
+    b = FALT(M=1, eta=0.1).partial_fit(X[:0], Y[:0])
+    for i in range(200):
+        if w[i]:
+            b.set_params(eta=0.1 * w[i]).partial_fit(X[i:i + 1], Y[i:i + 1])
+    np.testing.assert_allclose(a.W_, b.W_, rtol=0, atol=1e-14)
+    # Shuffled passes carry each row's weight with it.
+    import reference_linear as ref
+    from omlc._validation import check_random_state
+    s = FALT(random_state=1, M=2).fit(X, Y, sample_weight=w, passes=2, shuffle=True)
+    rng = check_random_state(1)
+    order = np.concatenate([rng.permutation(200), rng.permutation(200)])
+    W_ref, _ = ref.falt(np.zeros_like(s.W_), X, Y, FALT().eta, 2, order, weights=w)
+    np.testing.assert_allclose(s.W_, W_ref, rtol=0, atol=1e-12)
+    assert s.n_samples_seen_ == 2 * np.count_nonzero(w)
     # passes=2 without shuffling is the data twice in order.
     two = PassiveAggressiveBR().fit(X, Y, passes=2)
     again = PassiveAggressiveBR().fit(sp.vstack([X, X]).tocsr(), sp.vstack([Y, Y]).tocsr())

@@ -12,6 +12,12 @@ Scores are checked once per row for NaN/inf (a dot product with 0 is one
 multiply-add per column): a model whose weights or scores overflowed stops the
 call with an error naming the row, instead of handing out non-finite scores.
 
+Importance weights (``learn(..., weights=)``): a row of weight 0 is scored
+(its decision values are written) but not learned; any other weight is handed
+to the loss (``Loss.weight``) for that row, which scales the row's loss
+(see ``omlc._core.losses``): one step with the gradient scaled, not repeated
+steps.
+
 Inputs are trusted: ``omlc._validation`` checks them before they get here;
 only sizes that would make a pointer leave its array are re-checked.
 """
@@ -112,14 +118,32 @@ def _raise_nonfinite(int64_t k, int64_t index, int where):
     raise err
 
 
-def learn(Optimizer opt, Loss loss, RowStream stream, int64_t M, out=None, targets=None):
+cdef const float64_t* weight_pointer(object weights, int64_t n) except? NULL:
+    cdef const float64_t[::1] w
+    cdef int64_t k
+    if weights is None:
+        return NULL
+    w = weights
+    if w.shape[0] != n:
+        raise ValueError(f"weights must have {n} entries (one per row), got {w.shape[0]}")
+    for k in range(n):
+        # (also false for NaN)
+        if not (w[k] >= 0.0 and isfinite(w[k])):
+            raise ValueError(f"weights must be finite and >= 0; entry {k} is {w[k]}")
+    return &w[0] if n > 0 else NULL
+
+
+def learn(Optimizer opt, Loss loss, RowStream stream, int64_t M, out=None, targets=None,
+          weights=None):
     """Learn every row of ``stream`` in order, up to ``M`` steps per row.
 
     ``out`` (float64, ``(n_rows, L)``) receives each row's decision values
     before the row is learned: ``s_l - s_L`` for a loss with a threshold
     column, else ``s_l``. ``targets`` (float64, ``(n_rows, L)``, in stream
     order) gives regression losses real-valued targets in place of the label
-    indicator. Returns the number of rows whose weights changed.
+    indicator. ``weights`` (float64, ``(n_rows,)``, in stream order, finite,
+    >= 0) are the rows' importance weights (None: all 1). Returns the number
+    of rows whose weights changed.
     """
     cdef CSRRows* rows = &stream.rows
     cdef int n_extra = loss.n_extra
@@ -128,6 +152,7 @@ def learn(Optimizer opt, Loss loss, RowStream stream, int64_t M, out=None, targe
     cdef int bad = 0
     cdef float64_t* outp
     cdef float64_t* tp
+    cdef const float64_t* wp
     cdef Workspace ws
     cdef Target y
     cdef Row r
@@ -136,6 +161,7 @@ def learn(Optimizer opt, Loss loss, RowStream stream, int64_t M, out=None, targe
         raise ValueError(f"M must be >= 1, got {M}")
     outp = out_pointer(out, n, L)
     tp = out_pointer(targets, n, L, "targets")
+    wp = weight_pointer(weights, n)
     keep = workspace_alloc(K, &ws)
     y.rel = ws.rel
     y.L = L
@@ -146,6 +172,21 @@ def learn(Optimizer opt, Loss loss, RowStream stream, int64_t M, out=None, targe
             if tp != NULL:
                 y.value = tp + k * L
             prefetch_next_row(rows, k, opt.W, opt.row_bytes)
+            if wp != NULL:
+                if wp[k] == 0.0:
+                    # Scored as decide() does: prepare_row and score_output
+                    # may settle lazily kept state, which must stay as it is.
+                    if outp != NULL:
+                        if opt.separate_output:
+                            opt.output(&r, ws.d, &ws)
+                        else:
+                            opt.score(&r, ws.d, &ws)
+                        if not all_finite(ws.d, K):
+                            bad = 1
+                            break
+                        write_decision(outp + k * L, ws.d, L, n_extra)
+                    continue
+                loss.weight = wp[k]
             opt.prepare_row(&r)
             if outp != NULL and opt.separate_output:
                 opt.score_output(&r, ws.s, ws.d, &ws)
@@ -168,6 +209,7 @@ def learn(Optimizer opt, Loss loss, RowStream stream, int64_t M, out=None, targe
             if not all_finite(ws.s, K):
                 bad = 2
                 break
+        loss.weight = 1.0
     if bad:
         _raise_nonfinite(k, r.index, bad)
     return n_updated

@@ -21,6 +21,10 @@ cdef class Loss:
     # Score columns beyond the L labels (ALT: 1, the threshold column); the
     # decision value of label l is s_l - s_L when there is one.
     cdef readonly int n_extra
+    # The importance weight of the row being learned (1 outside the drivers'
+    # weighted loops, which set it per row and put it back): what it scales is
+    # each loss's own choice, see omlc._core.losses.
+    cdef readonly float64_t weight
 
     cdef int64_t coefficients(self, const float64_t* s, const Target* y, float64_t q,
                               float64_t* g, Workspace* ws) noexcept nogil

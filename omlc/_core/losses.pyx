@@ -7,6 +7,18 @@ plain step of size eta changes the weights by ``-eta g ⊗ x`` and the row's
 scores by ``-eta q g``. The optimisers (``omlc._core.optimizers``) decide what
 a step is; the support-vector learners (``omlc._core.kernels``) call the same
 losses with kernel values in place of ``x``.
+
+Importance weights (``Loss.weight``, set per row by the driver): a weight ``w``
+is the row's loss multiplied by ``w``, as scikit-learn's SGD and Vowpal Wabbit
+weigh a row. For the gradient losses (ALT, squared, pairwise) the coefficients
+are multiplied by ``w``: one step with the gradient scaled, not ``w`` steps;
+what an optimiser then makes of the gradient is its own (AdaGrad accumulates
+the scaled gradient's square; an L2 shrink per row is not scaled). PA's
+coefficients already contain their step size: there ``w`` scales the
+aggressiveness ``C`` (PA-I ``min(w C, loss/q)``, PA-II ``loss/(q + 1/(2 w C))``,
+the per-example ``C_i = w C`` of the weighted PA objective); plain PA has no
+``C`` (its step is the hard constraint's), so a positive weight gives the
+unweighted step. Weight 0 never reaches a loss: the driver skips the row.
 """
 import numpy as np
 from libc.math cimport NAN, exp, fabs, fmax, log1p
@@ -18,6 +30,12 @@ from omlc._core.simd cimport omlc_alt_step, omlc_alt_step_f
 from omlc._core.sorting cimport count_below, count_not_above, sort_values
 from omlc._core.workspace cimport workspace_alloc
 
+cdef inline void scale(float64_t* g, int64_t K, float64_t w) noexcept nogil:
+    cdef int64_t l
+    for l in range(K):
+        g[l] *= w
+
+
 cpdef enum PAVariant:
     PA = 0
     PA1 = 1
@@ -26,6 +44,9 @@ cpdef enum PAVariant:
 
 cdef class Loss:
     """Base class; not usable on its own."""
+
+    def __cinit__(self, *args, **kwargs):
+        self.weight = 1.0
 
     cdef int64_t coefficients(self, const float64_t* s, const Target* y, float64_t q,
                               float64_t* g, Workspace* ws) noexcept nogil:
@@ -111,6 +132,8 @@ cdef class ALTLoss(Loss):
                 else:
                     g[l] = 0.0
         g[L] = A * inv_p - B * inv_n
+        if self.weight != 1.0:
+            scale(g, L + 1, self.weight)
         return A + B  # g[L] != 0 implies an active hinge
 
     cdef float64_t value(self, const float64_t* s, const Target* y, Workspace* ws) noexcept nogil:
@@ -135,6 +158,8 @@ cdef class ALTLoss(Loss):
         float32 model) the steps run in float32 and the results are widened
         back: twice the labels per instruction, float32's rounding.
         """
+        # The weight scales every coefficient, hence the step: eta w.
+        eta = eta * self.weight
         if self.single:
             return _alt_steps_single(s, c, y, eta, q, M, ws)
         cdef int64_t l, rep, L = y.L, P = y.P, N = y.L - y.P
@@ -198,6 +223,12 @@ cdef class PALoss(Loss):
     coefficient includes PA's step size ``tau``: ``g_l = -tau_l y_l`` with
     ``tau = loss/q`` (PA), ``min(C, loss/q)`` (PA-I) or ``loss/(q + 1/(2C))``
     (PA-II). A plain step of size 1 is then exactly the PA update.
+
+    A row's importance weight ``w`` weighs its slack in the PA-I / PA-II
+    objectives (Crammer et al., section 3, with ``w C`` for that row): ``C``
+    becomes ``w C``.
+    Plain PA's step does not involve ``C`` and ignores a positive weight (the
+    paper leaves weighted PA open; this is our choice, tested).
     """
 
     def __cinit__(self, int variant=PA1, double C=1.0):
@@ -214,7 +245,8 @@ cdef class PALoss(Loss):
                               float64_t* g, Workspace* ws) noexcept nogil:
         cdef int64_t l, n = 0
         cdef float64_t yl, loss, tau
-        if q == 0.0:
+        cdef float64_t C = self.C * self.weight if self.weight != 1.0 else self.C
+        if q == 0.0 or self.weight == 0.0:
             return 0  # tau is undefined and no step could change the scores
         for l in range(y.L):
             yl = 1.0 if y.rel[l] else -1.0
@@ -222,10 +254,10 @@ cdef class PALoss(Loss):
             if loss > 0.0:
                 if self.variant == PA1:
                     tau = loss / q
-                    if tau > self.C:
-                        tau = self.C
+                    if tau > C:
+                        tau = C
                 elif self.variant == PA2:
-                    tau = loss / (q + 0.5 / self.C)
+                    tau = loss / (q + 0.5 / C)
                 else:
                     tau = loss / q
                 g[l] = -(tau * yl)
@@ -259,10 +291,12 @@ cdef class SquaredLoss(Loss):
             for l in range(y.L):
                 g[l] = s[l] - y.value[l]
                 n += g[l] != 0.0
-            return n
-        for l in range(y.L):
-            g[l] = s[l] - (1.0 if y.rel[l] else 0.0)
-            n += g[l] != 0.0
+        else:
+            for l in range(y.L):
+                g[l] = s[l] - (1.0 if y.rel[l] else 0.0)
+                n += g[l] != 0.0
+        if self.weight != 1.0:
+            scale(g, y.L, self.weight)
         return n
 
     cdef float64_t value(self, const float64_t* s, const Target* y, Workspace* ws) noexcept nogil:
@@ -345,6 +379,8 @@ cdef class PairwiseLoss(Loss):
             _threshold_coefficient(s, y, g)
         for l in range(y.L + self.n_extra):
             n += g[l] != 0.0
+        if self.weight != 1.0:
+            scale(g, y.L + self.n_extra, self.weight)
         return n
 
     cdef float64_t value(self, const float64_t* s, const Target* y, Workspace* ws) noexcept nogil:
@@ -588,14 +624,20 @@ def loss_value(Loss loss, s, const int32_t[::1] relevant, int64_t n_labels):
     return loss.value(&sv[0], &y, &ws)
 
 
-def coefficients(Loss loss, s, const int32_t[::1] relevant, int64_t n_labels, double q=1.0):
-    """Test hook: ``(g, count)`` of one row, ``g`` as a NumPy array."""
+def coefficients(Loss loss, s, const int32_t[::1] relevant, int64_t n_labels, double q=1.0,
+                 double weight=1.0):
+    """Test hook: ``(g, count)`` of one row (of importance ``weight``), ``g``
+    as a NumPy array."""
     cdef Workspace ws
     cdef Target y
     scores, keep = _one_row(loss, s, relevant, n_labels, &ws, &y)
     out = np.zeros(scores.shape[0])
     cdef float64_t[::1] sv = scores, o = out
-    n = loss.coefficients(&sv[0], &y, q, &o[0], &ws)
+    loss.weight = weight
+    try:
+        n = loss.coefficients(&sv[0], &y, q, &o[0], &ws)
+    finally:
+        loss.weight = 1.0
     return out, n
 
 

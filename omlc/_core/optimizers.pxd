@@ -3,6 +3,7 @@
 # become weight changes. The driver (omlc._core.linear) calls them once per row.
 from libc.stdint cimport int32_t, int64_t
 
+from omlc._core.averaging cimport LazyAverage
 from omlc._core.losses cimport Loss, Target
 from omlc._core.rowstream cimport CSRRows, Row, get_row
 from omlc._core.simd cimport omlc_prefetch_lines
@@ -69,13 +70,11 @@ cdef class ScaledSGD(Optimizer):
     cdef readonly float64_t t0
     cdef readonly float64_t lam
     cdef readonly bint average
-    cdef float64_t* st            # [scale, t, sum of scales, n averaged, its rounding error]
-    cdef char* A                  # running sums for the average, like W
-    cdef float64_t* snap          # per row of W: the sum of scales (hi, lo) when last flushed
+    cdef float64_t* st            # [scale, t, sum of scales (hi), n averaged, (lo)]
+    cdef LazyAverage avg
     cdef int64_t n_rows_w
 
     cdef void renormalise(self) noexcept nogil
-    cdef bint _settled(self, const Row* r) noexcept nogil
 
 
 cdef class ANSGD(Optimizer):
@@ -85,14 +84,12 @@ cdef class ANSGD(Optimizer):
     cdef readonly bint average
     cdef float64_t fold_below
     cdef float64_t* st            # [p, q, r, T, sum p (hi, lo), sum q (hi, lo)]
-    cdef char* A
-    cdef float64_t* snap          # per row: the two running sums (hi, lo) when last flushed
+    cdef LazyAverage avg
     cdef int64_t n_rows_w
 
+    cdef void _gradient_point(self, float64_t* cu, float64_t* cv) noexcept nogil
     cdef void _mix(self, const Row* r, float64_t cu, float64_t cv, float64_t* s,
                    Workspace* ws) noexcept nogil
-    cdef void _flush(self, int64_t j) noexcept nogil
-    cdef bint _settled(self, const Row* r) noexcept nogil
     cdef void renormalise(self) noexcept nogil
 
 

@@ -16,201 +16,25 @@ converted once per nonzero.
 import numpy as np
 cimport numpy as cnp
 from libc.float cimport DBL_MAX, FLT_MAX
-from libc.math cimport fabs, fmax, pow, sqrt, sqrtf
-from libc.stdint cimport int32_t, int64_t
+from libc.math cimport fabs, pow, sqrt
+from libc.stdint cimport int64_t
 
+from omlc._core.averaging cimport csum_add, la_dot, la_restart, la_row_settled, la_settle
 from omlc._core.rowstream cimport row_value, sq_norm
-from omlc._core.simd cimport (omlc_adagrad_d, omlc_adagrad_f, omlc_ansgd_pass, omlc_axpy2,
-                              omlc_axpy_dd, omlc_axpy_df, omlc_axpy_fd, omlc_axpy_ff,
-                              omlc_settle_score_dd, omlc_settle_score_df,
-                              omlc_settle_score_fd, omlc_settle_score_ff, omlc_score2,
-                              omlc_score_dd,
-                              omlc_score_df, omlc_score_fd, omlc_score_ff, omlc_settle,
-                              omlc_settled_dot, omlc_simd_build, omlc_add_scaled_d,
-                              omlc_add_scaled_f)
+from omlc._core.simd cimport (omlc_ansgd_pass, omlc_axpy2, omlc_settle_score_dd,
+                              omlc_settle_score_df, omlc_settle_score_fd,
+                              omlc_settle_score_ff, omlc_score2, omlc_simd_build)
+from omlc._core.weight_loops cimport (DENSE_ADAGRAD, DENSE_AXPY, _adagrad, active, linear_scores,
+                                      max_abs, max_abs_value, rank_one_into)
 
 cnp.import_array()
-
-ctypedef fused wfloat:
-    float32_t
-    float64_t
-
-ctypedef fused xfloat:
-    float32_t
-    float64_t
-
-# When at least 1/DENSE of the columns move, a contiguous loop over all K
-# columns (zero coefficients leave their weights unchanged) beats a gather of
-# the moving ones: it vectorises. The AdaGrad step costs a square root and a
-# division per column, so its dense loop pays off only when half of them move.
-cdef enum:
-    DENSE_AXPY = 4
-    DENSE_ADAGRAD = 2
 
 # Below this, the lazily kept scale of ScaledSGD is folded into the weights
 # (an O(d K) pass) before it can underflow.
 cdef float64_t MIN_SCALE = 1e-9
 
-
-# --------------------------------------------------------------------------- loops
-
-cdef inline void _axpy(const Row* r, wfloat* W, int64_t K, const xfloat* xd, const wfloat* c,
-                       const int32_t* act, int64_t n_act, bint dense, wfloat b,
-                       wfloat* Wb) noexcept nogil:
-    """W[j, :] += x_j c for every nonzero j of the row (and Wb += b c)."""
-    cdef int64_t p, l, a
-    cdef wfloat x
-    cdef wfloat* w
-    if dense:
-        if wfloat is float64_t:
-            if xfloat is float64_t:
-                omlc_axpy_dd(r.x_indices, xd, r.x_nnz, W, K, c)
-            else:
-                omlc_axpy_df(r.x_indices, xd, r.x_nnz, W, K, c)
-        else:
-            if xfloat is float64_t:
-                omlc_axpy_fd(r.x_indices, xd, r.x_nnz, W, K, c)
-            else:
-                omlc_axpy_ff(r.x_indices, xd, r.x_nnz, W, K, c)
-        if Wb != NULL:
-            for l in range(K):
-                Wb[l] += b * c[l]
-    else:
-        for p in range(r.x_nnz):
-            x = <wfloat> xd[p]
-            w = W + <int64_t> r.x_indices[p] * K
-            for a in range(n_act):
-                l = act[a]
-                w[l] += x * c[l]
-        if Wb != NULL:
-            for a in range(n_act):
-                l = act[a]
-                Wb[l] += b * c[l]
-
-
-cdef inline void _adagrad_feature(wfloat x, wfloat* w, wfloat* gsq, const wfloat* g,
-                                  float64_t* s, const int32_t* act, int64_t n_act, int64_t K,
-                                  wfloat eta, wfloat delta, bint dense) noexcept nogil:
-    """One AdaGrad step on the weights of one feature (value x): G += (g_l x)^2,
-    w -= eta g_l x / (delta + sqrt(G)), and the row's scores follow."""
-    cdef int64_t a, l
-    cdef wfloat gx, step
-    if dense:
-        if wfloat is float32_t:
-            omlc_adagrad_f(x, w, gsq, g, s, K, eta, delta)
-        else:
-            omlc_adagrad_d(x, w, gsq, g, s, K, eta, delta)
-    else:
-        for a in range(n_act):
-            l = act[a]
-            gx = g[l] * x
-            gsq[l] += gx * gx
-            if wfloat is float32_t:
-                step = -eta * gx / (delta + sqrtf(gsq[l]))
-            else:
-                step = -eta * gx / (delta + sqrt(gsq[l]))
-            w[l] += step
-            s[l] += x * step
-
-
-cdef inline void _adagrad(const Row* r, wfloat* W, wfloat* G, int64_t K, const xfloat* xd,
-                          const wfloat* g, float64_t* s, const int32_t* act, int64_t n_act,
-                          bint dense, wfloat eta, wfloat delta, wfloat b, wfloat* Wb,
-                          wfloat* Gb) noexcept nogil:
-    cdef int64_t p, j
-    for p in range(r.x_nnz):
-        j = r.x_indices[p]
-        _adagrad_feature(<wfloat> xd[p], W + j * K, G + j * K, g, s, act, n_act, K, eta,
-                         delta, dense)
-    if Wb != NULL:
-        _adagrad_feature(b, Wb, Gb, g, s, act, n_act, K, eta, delta, dense)
-
-
-cdef inline void _avg_dot(const Row* r, const wfloat* V, const wfloat* A, const float64_t* snap,
-                          int64_t K, const xfloat* xd, const float64_t* st, float64_t* d,
-                          float64_t b, int64_t jb) noexcept nogil:
-    """d = sum_j x_j (A_j + pending_j V_j): x times the running sums of the
-    iterates, each row's pending part (see ``_pending``) added on the fly."""
-    cdef int64_t p, l, j
-    cdef float64_t x, f
-    for l in range(K):
-        d[l] = 0.0
-    for p in range(r.x_nnz + (1 if jb >= 0 else 0)):
-        if p < r.x_nnz:
-            j = r.x_indices[p]
-            x = xd[p]
-        else:
-            j = jb
-            x = b
-        f = (st[2] - snap[2 * j]) + (st[4] - snap[2 * j + 1])
-        for l in range(K):
-            d[l] += x * (A[j * K + l] + f * V[j * K + l])
-
-
-# --------------------------------------------------------------------------- dispatch
-
-cdef inline void linear_scores(const char* W, bint w_f32, int64_t K, const Row* r,
-                               float64_t b, const char* Wb, float64_t scale, float64_t* s,
-                               Workspace* ws) noexcept nogil:
-    """s = scale * (x W + b Wb), accumulated in the weights' precision."""
-    cdef int64_t l
-    cdef float32_t* acc = ws.s32
-    cdef const float32_t* wb32 = <const float32_t*> Wb
-    cdef const float64_t* wb64 = <const float64_t*> Wb
-    if w_f32:
-        if r.x_f32:
-            omlc_score_ff(r.x_indices, <const float32_t*> r.x_data, r.x_nnz,
-                          <const float32_t*> W, K, acc)
-        else:
-            omlc_score_fd(r.x_indices, <const float64_t*> r.x_data, r.x_nnz,
-                          <const float32_t*> W, K, acc)
-        if Wb != NULL:
-            for l in range(K):
-                acc[l] += (<float32_t> b) * wb32[l]
-        for l in range(K):
-            s[l] = scale * acc[l]
-    else:
-        if r.x_f32:
-            omlc_score_df(r.x_indices, <const float32_t*> r.x_data, r.x_nnz,
-                          <const float64_t*> W, K, s)
-        else:
-            omlc_score_dd(r.x_indices, <const float64_t*> r.x_data, r.x_nnz,
-                          <const float64_t*> W, K, s)
-        if Wb != NULL:
-            for l in range(K):
-                s[l] += b * wb64[l]
-        if scale != 1.0:
-            for l in range(K):
-                s[l] *= scale
-
-
 cdef float64_t SQRT_DBL_MAX = sqrt(DBL_MAX)
 cdef float64_t SQRT_FLT_MAX = sqrt(FLT_MAX)
-
-
-cdef inline float64_t max_abs(const float64_t* v, int64_t n) noexcept nogil:
-    cdef int64_t l
-    cdef float64_t m = 0.0
-    for l in range(n):
-        m = fmax(m, fabs(v[l]))
-    return m
-
-
-cdef inline float64_t max_abs_value(const Row* r, float64_t b) noexcept nogil:
-    cdef int64_t p
-    cdef float64_t m = fabs(b)
-    for p in range(r.x_nnz):
-        m = fmax(m, fabs(row_value(r, p)))
-    return m
-
-
-cdef inline int64_t active(const float64_t* c, int64_t K, int32_t* act) noexcept nogil:
-    cdef int64_t l, n = 0
-    for l in range(K):
-        if c[l] != 0.0:
-            act[n] = <int32_t> l
-            n += 1
-    return n
 
 
 cdef int64_t rank_one(Optimizer o, const Row* r, const float64_t* c,
@@ -219,34 +43,7 @@ cdef int64_t rank_one(Optimizer o, const Row* r, const float64_t* c,
     return rank_one_into(o.W, o.Wb, o.w_f32, o.K, o.b, r, c, ws)
 
 
-cdef int64_t rank_one_into(char* W, char* Wb, bint w_f32, int64_t K, float64_t b, const Row* r,
-                           const float64_t* c, Workspace* ws) noexcept nogil:
-    """M += x ⊗ c for a matrix M like W (its intercept row: Wb, or NULL)."""
-    cdef int64_t l
-    cdef int64_t n_act = active(c, K, ws.act)
-    cdef bint dense = DENSE_AXPY * n_act >= K
-    if n_act == 0:
-        return 0
-    if w_f32:
-        for l in range(K):
-            ws.c32[l] = <float32_t> c[l]
-        if r.x_f32:
-            _axpy(r, <float32_t*> W, K, <const float32_t*> r.x_data, ws.c32, ws.act, n_act,
-                  dense, <float32_t> b, <float32_t*> Wb)
-        else:
-            _axpy(r, <float32_t*> W, K, <const float64_t*> r.x_data, ws.c32, ws.act, n_act,
-                  dense, <float32_t> b, <float32_t*> Wb)
-    else:
-        if r.x_f32:
-            _axpy(r, <float64_t*> W, K, <const float32_t*> r.x_data, c, ws.act, n_act,
-                  dense, b, <float64_t*> Wb)
-        else:
-            _axpy(r, <float64_t*> W, K, <const float64_t*> r.x_data, c, ws.act, n_act,
-                  dense, b, <float64_t*> Wb)
-    return 1
-
-
-cdef char* _bind(object arr, tuple shape, object dtype, str name, list keep) except NULL:
+cdef char* _bind(object arr, tuple shape, object dtype, str name, dict keep) except NULL:
     if not isinstance(arr, np.ndarray):
         raise TypeError(f"{name} must be a NumPy array, got {type(arr).__name__}")
     if arr.dtype != dtype or arr.shape != shape:
@@ -254,7 +51,7 @@ cdef char* _bind(object arr, tuple shape, object dtype, str name, list keep) exc
                          f"got {arr.dtype} {arr.shape}")
     if not (arr.flags.c_contiguous and arr.flags.writeable and arr.flags.aligned):
         raise ValueError(f"{name} must be C-contiguous, aligned and writeable")
-    keep.append(arr)
+    keep[name] = arr
     if arr.size == 0:
         return <char*> _EMPTY
     return <char*> cnp.PyArray_DATA(arr)
@@ -287,7 +84,7 @@ cdef class Optimizer:
             raise ValueError("W must be a 2-D float32 or float64 NumPy array")
         if n_features < 0:
             raise ValueError("n_features must be >= 0")
-        keep = []
+        keep = {}
         rows = n_features + (1 if intercept != 0.0 else 0)
         self.W = _bind(W, (rows, W.shape[1]), W.dtype, "W", keep)
         self._keep = keep
@@ -326,6 +123,15 @@ cdef class Optimizer:
     cdef int64_t fit_row(self, const Row* r, float64_t* s, Loss loss, const Target* y,
                          int64_t M, Workspace* ws) noexcept nogil:
         return 0
+
+    def last_iterate(self):
+        """The model's current weights, shape of W (a new array)."""
+        return self._keep["W"].copy()
+
+    def output_weights(self):
+        """The weights the model outputs (averaging optimisers: the average;
+        a new array)."""
+        return self.last_iterate()
 
 
 cdef class SGD(Optimizer):
@@ -409,34 +215,36 @@ cdef class AdaGrad(Optimizer):
         return M > 0
 
 
-cdef inline float64_t _pending(ScaledSGD o, int64_t j) noexcept nogil:
-    """The sum of scales since row j was last flushed.
+cdef int _bind_average(Optimizer o, LazyAverage* avg, object A, object snap, object state,
+                       tuple sums, char* V0, char* V1) except -1:
+    """Point ``avg`` at the running sums ``A`` (shape of W), their per-row
+    snapshots ``snap`` and the compensated sums (``sums``: (hi, lo) indices
+    into ``state``) of the scalars of the matrices V0 (and V1)."""
+    cdef int64_t i, n = len(sums)
+    cdef float64_t* st = <float64_t*> cnp.PyArray_DATA(state)
+    avg.A = _bind(A, o._keep["W"].shape, o._keep["W"].dtype, "A", o._keep)
+    avg.snap = <float64_t*> _bind(snap, (o._keep["W"].shape[0], 2 * n), np.float64, "snap",
+                                  o._keep)
+    avg.f32 = o.w_f32
+    avg.K = o.K
+    avg.n_rows = o._keep["W"].shape[0]
+    avg.n = n
+    avg.V[0] = V0
+    avg.V[1] = V1
+    for i in range(n):
+        avg.S[i].hi = st + <int64_t> sums[i][0]
+        avg.S[i].lo = st + <int64_t> sums[i][1]
+    return 0
 
-    Both running sums are kept as unevaluated sums hi + lo (Knuth's TwoSum):
-    the scales decay, so the sum is large next to the latest terms and a plain
-    difference of two large sums would lose their digits."""
-    return (o.st[2] - o.snap[2 * j]) + (o.st[4] - o.snap[2 * j + 1])
 
-
-cdef inline void _add_scale(ScaledSGD o, float64_t v) noexcept nogil:
-    cdef float64_t hi = o.st[2] + v
-    cdef float64_t bv = hi - o.st[2]
-    o.st[4] += (o.st[2] - (hi - bv)) + (v - bv)
-    o.st[2] = hi
-
-
-cdef inline void _flush_row(ScaledSGD o, int64_t j) noexcept nogil:
-    """Bring row j of the running sums up to date before row j of V changes."""
-    cdef float64_t f = _pending(o, j)
-    if f != 0.0:
-        if o.w_f32:
-            omlc_add_scaled_f(<float32_t*> o.A + j * o.K, <const float32_t*> o.W + j * o.K, o.K,
-                              <float32_t> f)
-        else:
-            omlc_add_scaled_d(<float64_t*> o.A + j * o.K, <const float64_t*> o.W + j * o.K, o.K,
-                              f)
-    o.snap[2 * j] = o.st[2]
-    o.snap[2 * j + 1] = o.st[4]
+def _average(Optimizer o, tuple sums, tuple mats, float64_t count):
+    """(A + sum_i pending_i V_i) / count over every row, in NumPy (the same
+    roundings as the compiled settling)."""
+    k, st, snap = o._keep, o._keep["state"], o._keep["snap"]
+    out = k["A"]
+    for i, (hi, lo) in enumerate(sums):
+        out = out + ((st[hi] - snap[:, 2 * i]) + (st[lo] - snap[:, 2 * i + 1]))[:, None] * k[mats[i]]
+    return out / count
 
 
 cdef class ScaledSGD(Optimizer):
@@ -452,9 +260,8 @@ cdef class ScaledSGD(Optimizer):
     (the shrink still applies).
 
     With ``average``, the output is the mean of the iterates after each step,
-    kept as running sums ``A`` (shape of W): row j of ``A`` is brought up to
-    date only when row j of V is about to change, from the sum of scales
-    since (``snap[j]``), so averaging is O(nnz K) per row too.
+    kept lazily (``omlc/_core/averaging.pxd``): running sums ``A`` (shape of
+    W) of ``scale * V``, settled row by row from the sum of scales.
 
     ``state`` is a float64 array ``[scale, t, sum of scales, n averaged,
     rounding error of the sum]`` (start: ``[1, 0, 0, 0, 0]``) that the
@@ -480,23 +287,25 @@ cdef class ScaledSGD(Optimizer):
         self.n_rows_w = W.shape[0]
         self.average = A is not None
         if self.average:
-            self.A = _bind(A, W.shape, W.dtype, "A", self._keep)
-            self.snap = <float64_t*> _bind(snap, (W.shape[0], 2), np.float64, "snap", self._keep)
+            _bind_average(self, &self.avg, A, snap, state, ((2, 4),), self.W, NULL)
             self.separate_output = True
         elif snap is not None:
             raise ValueError("snap is given without A")
 
+    def last_iterate(self):
+        return self.st[0] * self._keep["W"]
+
+    def output_weights(self):
+        if self.average and self.st[3] > 0:
+            return _average(self, ((2, 4),), ("W",), self.st[3])
+        return self.last_iterate()
+
     cdef void renormalise(self) noexcept nogil:
         """Fold the scale into V (and settle every average row): O(d K), rare."""
-        cdef int64_t j, l, n = self.n_rows_w * self.K
+        cdef int64_t l, n = self.n_rows_w * self.K
         cdef float64_t sc = self.st[0]
         if self.average:
-            for j in range(self.n_rows_w):
-                _flush_row(self, j)
-                self.snap[2 * j] = 0.0
-                self.snap[2 * j + 1] = 0.0
-            self.st[2] = 0.0
-            self.st[4] = 0.0
+            la_restart(&self.avg)
         if self.w_f32:
             for l in range(n):
                 (<float32_t*> self.W)[l] *= <float32_t> sc
@@ -512,9 +321,9 @@ cdef class ScaledSGD(Optimizer):
                            Workspace* ws) noexcept nogil:
         """One sweep of the row's weight rows: settle each feature's running
         sum (the step would, before changing V), score it and read its
-        average -- the same roundings as ``score``, a flush and ``output``."""
+        average -- the same roundings as ``score``, a settle and ``output``."""
         cdef int64_t l, K = self.K
-        cdef float64_t sc = self.st[0], n_avg = self.st[3], inv
+        cdef float64_t sc = self.st[0], n_avg = self.st[3], inv, hi, lo
         cdef float32_t* s32 = ws.s32
         cdef float32_t* d32 = ws.c32     # free until the step's coefficients
         cdef float32_t b32 = <float32_t> self.b
@@ -531,19 +340,21 @@ cdef class ScaledSGD(Optimizer):
                 self.output(r, d, ws)
             return
         inv = 1.0 / n_avg
+        hi = self.avg.S[0].hi[0]
+        lo = self.avg.S[0].lo[0]
         if self.w_f32:
             if r.x_f32:
                 omlc_settle_score_ff(r.x_indices, <const float32_t*> r.x_data, r.x_nnz,
-                                     <float32_t*> self.A, <const float32_t*> self.W, K,
-                                     self.snap, self.st, s32, d32)
+                                     <float32_t*> self.avg.A, <const float32_t*> self.W, K,
+                                     self.avg.snap, hi, lo, s32, d32)
             else:
                 omlc_settle_score_fd(r.x_indices, <const float64_t*> r.x_data, r.x_nnz,
-                                     <float32_t*> self.A, <const float32_t*> self.W, K,
-                                     self.snap, self.st, s32, d32)
+                                     <float32_t*> self.avg.A, <const float32_t*> self.W, K,
+                                     self.avg.snap, hi, lo, s32, d32)
             if self.Wb != NULL:
-                _flush_row(self, self.n_features)
+                la_settle(&self.avg, self.n_features)
                 vb32 = <const float32_t*> self.Wb
-                ab32 = (<const float32_t*> self.A) + self.n_features * K
+                ab32 = (<const float32_t*> self.avg.A) + self.n_features * K
                 for l in range(K):
                     s32[l] += b32 * vb32[l]
                     d32[l] += b32 * ab32[l]
@@ -553,16 +364,16 @@ cdef class ScaledSGD(Optimizer):
             return
         if r.x_f32:
             omlc_settle_score_df(r.x_indices, <const float32_t*> r.x_data, r.x_nnz,
-                                 <float64_t*> self.A, <const float64_t*> self.W, K,
-                                 self.snap, self.st, s, d)
+                                 <float64_t*> self.avg.A, <const float64_t*> self.W, K,
+                                 self.avg.snap, hi, lo, s, d)
         else:
             omlc_settle_score_dd(r.x_indices, <const float64_t*> r.x_data, r.x_nnz,
-                                 <float64_t*> self.A, <const float64_t*> self.W, K,
-                                 self.snap, self.st, s, d)
+                                 <float64_t*> self.avg.A, <const float64_t*> self.W, K,
+                                 self.avg.snap, hi, lo, s, d)
         if self.Wb != NULL:
-            _flush_row(self, self.n_features)
+            la_settle(&self.avg, self.n_features)
             vb64 = <const float64_t*> self.Wb
-            ab64 = (<const float64_t*> self.A) + self.n_features * K
+            ab64 = (<const float64_t*> self.avg.A) + self.n_features * K
             for l in range(K):
                 s[l] += self.b * vb64[l]
                 d[l] += self.b * ab64[l]
@@ -573,39 +384,18 @@ cdef class ScaledSGD(Optimizer):
             for l in range(K):
                 d[l] *= inv
 
-    cdef bint _settled(self, const Row* r) noexcept nogil:
-        cdef int64_t p, j
-        for p in range(r.x_nnz + (1 if self.Wb != NULL else 0)):
-            j = r.x_indices[p] if p < r.x_nnz else self.n_features
-            if self.snap[2 * j] != self.st[2] or self.snap[2 * j + 1] != self.st[4]:
-                return False
-        return True
-
     cdef void output(self, const Row* r, float64_t* d, Workspace* ws) noexcept nogil:
         cdef int64_t l, jb = self.n_features if self.Wb != NULL else -1
         cdef float64_t n_avg = self.st[3]
         if n_avg == 0.0:
             self.score(r, d, ws)
             return
-        if self._settled(r):
-            linear_scores(self.A, self.w_f32, self.K, r, self.b,
-                          self.A + self.n_features * self.row_bytes if self.Wb != NULL else NULL,
+        if la_row_settled(&self.avg, r, jb):
+            linear_scores(self.avg.A, self.w_f32, self.K, r, self.b,
+                          self.avg.A + self.n_features * self.row_bytes if jb >= 0 else NULL,
                           1.0 / n_avg, d, ws)
             return
-        if self.w_f32:
-            if r.x_f32:
-                _avg_dot(r, <const float32_t*> self.W, <const float32_t*> self.A, self.snap,
-                         self.K, <const float32_t*> r.x_data, self.st, d, self.b, jb)
-            else:
-                _avg_dot(r, <const float32_t*> self.W, <const float32_t*> self.A, self.snap,
-                         self.K, <const float64_t*> r.x_data, self.st, d, self.b, jb)
-        else:
-            if r.x_f32:
-                _avg_dot(r, <const float64_t*> self.W, <const float64_t*> self.A, self.snap,
-                         self.K, <const float32_t*> r.x_data, self.st, d, self.b, jb)
-            else:
-                _avg_dot(r, <const float64_t*> self.W, <const float64_t*> self.A, self.snap,
-                         self.K, <const float64_t*> r.x_data, self.st, d, self.b, jb)
+        la_dot(&self.avg, r, jb, self.b, d)
         for l in range(self.K):
             d[l] /= n_avg
 
@@ -620,9 +410,9 @@ cdef class ScaledSGD(Optimizer):
         n = loss.coefficients(s, y, q, ws.g, ws)
         if self.average:
             for p in range(r.x_nnz):
-                _flush_row(self, r.x_indices[p])
+                la_settle(&self.avg, r.x_indices[p])
             if self.Wb != NULL:
-                _flush_row(self, self.n_features)
+                la_settle(&self.avg, self.n_features)
         self.st[0] *= shrink
         if n != 0:
             for l in range(self.K):
@@ -635,7 +425,7 @@ cdef class ScaledSGD(Optimizer):
                 s[l] *= shrink
         self.st[1] = t + 1.0
         if self.average:
-            _add_scale(self, self.st[0])
+            csum_add(self.avg.S[0], self.st[0])
             self.st[3] += 1.0
         if self.st[0] < MIN_SCALE:
             self.renormalise()
@@ -650,18 +440,6 @@ cdef inline void _ansgd_schedule(float64_t t, float64_t lam, float64_t* alpha, f
     theta = 1 + lam (alpha + 1/(2 alpha) - 1)."""
     alpha[0] = 2.0 / (t + 1.0)
     theta[0] = 1.0 + lam * (alpha[0] + 0.5 / alpha[0] - 1.0)
-
-
-cdef inline float64_t _csum_diff(const float64_t* st, int64_t i, const float64_t* snap) noexcept nogil:
-    """(hi + lo) of running sum i minus a row's snapshot of it."""
-    return (st[i] - snap[0]) + (st[i + 1] - snap[1])
-
-
-cdef inline void _csum_add(float64_t* st, int64_t i, float64_t v) noexcept nogil:
-    cdef float64_t hi = st[i] + v
-    cdef float64_t bv = hi - st[i]
-    st[i + 1] += (st[i] - (hi - bv)) + (v - bv)
-    st[i] = hi
 
 
 cdef class ANSGD(Optimizer):
@@ -682,8 +460,8 @@ cdef class ANSGD(Optimizer):
     U and V (O(d K), rare). The bound ``W`` is V.
 
     With ``A``, the output is the trajectory average ``(1/T) sum_t M_{t+1}``,
-    kept lazily like ScaledSGD's (running sums of p and q, per-row snapshots);
-    without, the last iterate ``M``.
+    kept lazily (``omlc/_core/averaging.pxd``: running sums of p and q, per-row
+    snapshots); without, the last iterate ``M``.
 
     ``state`` (float64, 8): ``[p, q, r, T, sum p (hi, lo), sum q (hi, lo)]``,
     start ``[1, 1, 1, 0, 0, 0, 0, 0]``; ``snap`` (float64, ``(rows, 4)``).
@@ -707,18 +485,29 @@ cdef class ANSGD(Optimizer):
         self.average = A is not None
         self.separate_output = True
         if self.average:
-            self.A = _bind(A, V.shape, V.dtype, "A", self._keep)
-            self.snap = <float64_t*> _bind(snap, (V.shape[0], 4), np.float64, "snap", self._keep)
+            _bind_average(self, &self.avg, A, snap, state, ((4, 5), (6, 7)), self.U, self.W)
 
-    cdef void score(self, const Row* r, float64_t* s, Workspace* ws) noexcept nogil:
-        cdef float64_t alpha, theta, dn, a, b, cu, cv
-        cdef int64_t l
+    def last_iterate(self):
+        return self.st[0] * self._keep["U"] + self.st[1] * self._keep["W"]
+
+    def output_weights(self):
+        if self.average and self.st[3] > 0:
+            return _average(self, ((4, 5), (6, 7)), ("U", "W"), self.st[3])
+        return self.last_iterate()
+
+    cdef void _gradient_point(self, float64_t* cu, float64_t* cv) noexcept nogil:
+        """Upsilon = cu U + cv V, the point of the next step's gradient."""
+        cdef float64_t alpha, theta, dn, a, b
         _ansgd_schedule(self.st[3] + 1.0, self.lam, &alpha, &theta)
         dn = self.lam * (1.0 - alpha) + theta
         a = (1.0 - alpha) * (self.lam + theta) / dn
         b = alpha * theta / dn
-        cu = a * self.st[0]
-        cv = a * self.st[1] + b * self.st[2]
+        cu[0] = a * self.st[0]
+        cv[0] = a * self.st[1] + b * self.st[2]
+
+    cdef void score(self, const Row* r, float64_t* s, Workspace* ws) noexcept nogil:
+        cdef float64_t cu, cv
+        self._gradient_point(&cu, &cv)
         self._mix(r, cu, cv, s, ws)
 
     cdef void _mix(self, const Row* r, float64_t cu, float64_t cv, float64_t* s,
@@ -741,46 +530,21 @@ cdef class ANSGD(Optimizer):
                 s[l] += self.b * (cu * Ub[l] + cv * Vb[l])
 
     cdef void output(self, const Row* r, float64_t* d, Workspace* ws) noexcept nogil:
-        cdef int64_t p, l, j, K = self.K, n = r.x_nnz + (1 if self.Ub != NULL else 0)
-        cdef float64_t x, fu, fv, T = self.st[3]
-        cdef const float64_t* U = <const float64_t*> self.U
-        cdef const float64_t* V = <const float64_t*> self.W
-        cdef const float64_t* A = <const float64_t*> self.A
+        cdef int64_t l, jb = self.n_features if self.Ub != NULL else -1
+        cdef float64_t T = self.st[3]
         if not self.average or T == 0.0:
             self._mix(r, self.st[0], self.st[1], d, ws)
             return
-        if self._settled(r):
-            # Learning settles the row's features first (prepare_row): the
+        if la_row_settled(&self.avg, r, jb):
+            # Learning settles the row's features first (score_output): the
             # average is then the running sums alone.
-            linear_scores(self.A, False, K, r, self.b,
-                          self.A + self.n_features * self.row_bytes if self.Ub != NULL else NULL,
+            linear_scores(self.avg.A, False, self.K, r, self.b,
+                          self.avg.A + self.n_features * self.row_bytes if jb >= 0 else NULL,
                           1.0 / T, d, ws)
             return
-        for l in range(K):
-            d[l] = 0.0
-        for p in range(n):
-            if p < r.x_nnz:
-                j = r.x_indices[p]
-                x = row_value(r, p)
-            else:
-                j = self.n_features
-                x = self.b
-            fu = _csum_diff(self.st, 4, self.snap + 4 * j)
-            fv = _csum_diff(self.st, 6, self.snap + 4 * j + 2)
-            omlc_settled_dot(d, A + j * K, U + j * K, V + j * K, K, x, fu, fv)
-        for l in range(K):
+        la_dot(&self.avg, r, jb, self.b, d)
+        for l in range(self.K):
             d[l] /= T
-
-    cdef bint _settled(self, const Row* r) noexcept nogil:
-        """Whether every feature row of ``r`` has no pending average."""
-        cdef int64_t p
-        cdef const float64_t* sn
-        for p in range(r.x_nnz + (1 if self.Ub != NULL else 0)):
-            sn = self.snap + 4 * (r.x_indices[p] if p < r.x_nnz else self.n_features)
-            if sn[0] != self.st[4] or sn[1] != self.st[5] or sn[2] != self.st[6] \
-                    or sn[3] != self.st[7]:
-                return False
-        return True
 
     cdef void score_output(self, const Row* r, float64_t* s, float64_t* d,
                            Workspace* ws) noexcept nogil:
@@ -788,7 +552,7 @@ cdef class ANSGD(Optimizer):
         is then free), score the row at the gradient point and read its
         average, in one sweep of A, U and V (``omlc_ansgd_pass``); the same
         roundings as the separate passes."""
-        cdef float64_t alpha, theta, dn, a, b, cu, cv, T = self.st[3]
+        cdef float64_t cu, cv, T = self.st[3]
         cdef int64_t l, p, K = self.K
         cdef const float64_t* Vb = <const float64_t*> self.Wb
         cdef const float64_t* Ub = <const float64_t*> self.Ub
@@ -797,26 +561,23 @@ cdef class ANSGD(Optimizer):
             self.score(r, s, ws)
             self.output(r, d, ws)
             return
-        _ansgd_schedule(T + 1.0, self.lam, &alpha, &theta)
-        dn = self.lam * (1.0 - alpha) + theta
-        a = (1.0 - alpha) * (self.lam + theta) / dn
-        b = alpha * theta / dn
-        cu = a * self.st[0]
-        cv = a * self.st[1] + b * self.st[2]
+        self._gradient_point(&cu, &cv)
         if cu == 0.0 or r.x_f32:
             for p in range(r.x_nnz):
-                self._flush(r.x_indices[p])
+                la_settle(&self.avg, r.x_indices[p])
             if self.Wb != NULL:
-                self._flush(self.n_features)
+                la_settle(&self.avg, self.n_features)
             self._mix(r, cu, cv, s, ws)
             self.output(r, d, ws)
             return
         omlc_ansgd_pass(r.x_indices, <const float64_t*> r.x_data, r.x_nnz,
-                        <float64_t*> self.A, <const float64_t*> self.U,
-                        <const float64_t*> self.W, K, self.snap, self.st, cu, cv, s, d)
+                        <float64_t*> self.avg.A, <const float64_t*> self.U,
+                        <const float64_t*> self.W, K, self.avg.snap, self.avg.S[0].hi[0],
+                        self.avg.S[0].lo[0], self.avg.S[1].hi[0], self.avg.S[1].lo[0],
+                        cu, cv, s, d)
         if Vb != NULL:
-            self._flush(self.n_features)
-            Ab = (<const float64_t*> self.A) + self.n_features * K
+            la_settle(&self.avg, self.n_features)
+            Ab = (<const float64_t*> self.avg.A) + self.n_features * K
             for l in range(K):
                 s[l] += self.b * (cu * Ub[l] + cv * Vb[l])
                 d[l] += self.b * Ab[l]
@@ -824,34 +585,14 @@ cdef class ANSGD(Optimizer):
             for l in range(K):
                 d[l] *= 1.0 / T
 
-    cdef void _flush(self, int64_t j) noexcept nogil:
-        cdef int64_t l, K = self.K
-        cdef float64_t* sn = self.snap + 4 * j
-        cdef float64_t fu = _csum_diff(self.st, 4, sn)
-        cdef float64_t fv = _csum_diff(self.st, 6, sn + 2)
-        cdef float64_t* A = (<float64_t*> self.A) + j * K
-        cdef const float64_t* U = (<const float64_t*> self.U) + j * K
-        cdef const float64_t* V = (<const float64_t*> self.W) + j * K
-        if fu != 0.0 or fv != 0.0:
-            omlc_settle(A, U, V, K, fu, fv)
-        sn[0] = self.st[4]
-        sn[1] = self.st[5]
-        sn[2] = self.st[6]
-        sn[3] = self.st[7]
-
     cdef void renormalise(self) noexcept nogil:
         """Fold p, q, r into U and V (and settle every average row): O(d K)."""
-        cdef int64_t j, l, n = self.n_rows_w * self.K
+        cdef int64_t l, n = self.n_rows_w * self.K
         cdef float64_t* U = <float64_t*> self.U
         cdef float64_t* V = <float64_t*> self.W
         cdef float64_t p = self.st[0], q = self.st[1], r = self.st[2]
         if self.average:
-            for j in range(self.n_rows_w):
-                self._flush(j)
-                for l in range(4):
-                    self.snap[4 * j + l] = 0.0
-            for l in range(4, 8):
-                self.st[l] = 0.0
+            la_restart(&self.avg)
         for l in range(n):
             U[l] = p * U[l] + q * V[l]
             V[l] = r * V[l]
@@ -874,9 +615,9 @@ cdef class ANSGD(Optimizer):
         p1 = (1.0 - alpha) * self.st[0] if alpha != 1.0 else 1.0
         if self.average:
             for p in range(r.x_nnz):
-                self._flush(r.x_indices[p])
+                la_settle(&self.avg, r.x_indices[p])
             if self.Wb != NULL:
-                self._flush(self.n_features)
+                la_settle(&self.avg, self.n_features)
         if n != 0:
             cv = -e / r1
             for l in range(self.K):
@@ -905,8 +646,8 @@ cdef class ANSGD(Optimizer):
         self.st[2] = r1
         self.st[3] = t
         if self.average:
-            _csum_add(self.st, 4, p1)
-            _csum_add(self.st, 6, q1)
+            csum_add(self.avg.S[0], p1)
+            csum_add(self.avg.S[1], q1)
         if fabs(p1) < self.fold_below or r1 < self.fold_below:
             self.renormalise()
         return n != 0
@@ -936,13 +677,19 @@ cdef class AdaGradL2(Optimizer):
         self.last = <int64_t*> _bind(last, (W.shape[0],), np.int64, "last", self._keep)
         self.st = <float64_t*> _bind(state, (1,), np.float64, "state", self._keep)
         scratch = np.empty(self.K, dtype=np.float64)   # owned here, freed with the optimiser
-        self._keep.append(scratch)
+        self._keep["scratch"] = scratch
         self.base = <float64_t*> cnp.PyArray_DATA(scratch)
         if not (eta > 0.0 and delta > 0.0 and lam >= 0.0):
             raise ValueError("need eta > 0, delta > 0 and lam >= 0")
         self.eta = eta
         self.delta = delta
         self.lam = lam
+
+    def last_iterate(self):
+        """W with every row's pending shrinks applied."""
+        k = self._keep
+        shrink = 1.0 - self.eta * self.lam / (self.delta + np.sqrt(k["G"]))
+        return k["W"] * shrink ** (self.st[0] - k["last"])[:, None]
 
     cdef inline float64_t _shrink(self, float64_t gsq) noexcept nogil:
         return 1.0 - self.eta * self.lam / (self.delta + sqrt(gsq))

@@ -176,14 +176,14 @@ cdef extern from *:
     /* ScaledSGD's prequential pass over one row of an averaged model, in one
        sweep of its weight rows: each feature's running sum is settled (A_j +=
        f_j V_j, f_j the sum of scales since snap[2j..2j+1], as
-       omlc_add_scaled_*), its snapshot moved to st[2], st[4], and the row's
+       omlc_add_scaled_*), its snapshot moved to (hi, lo), and the row's
        scores s = x V and averaged scores d = x A (settled) are accumulated in
        WT, in the order and with the roundings of omlc_score_* -- bit for bit
        the three separate passes it replaces. */
     #define OMLC_DEFINE_SETTLE_SCORE(NAME, WT, XT)                                   \
     OMLC_CLONES static void NAME(const int32_t* idx, const XT* x, int64_t nnz,      \
                                  WT* A, const WT* V, int64_t K, double* snap,      \
-                                 const double* st, WT* OMLC_RESTRICT s,             \
+                                 double hi, double lo, WT* OMLC_RESTRICT s,         \
                                  WT* OMLC_RESTRICT d) {                             \
         for (int64_t l = 0; l < K; l++) { s[l] = 0; d[l] = 0; }                    \
         for (int64_t p = 0; p < nnz; p++) {                                         \
@@ -195,9 +195,9 @@ cdef extern from *:
             int64_t j = idx[p];                                                     \
             WT* OMLC_RESTRICT a = A + j * K;                                        \
             const WT* OMLC_RESTRICT v = V + j * K;                                  \
-            double f = (st[2] - snap[2 * j]) + (st[4] - snap[2 * j + 1]);           \
-            snap[2 * j] = st[2];                                                    \
-            snap[2 * j + 1] = st[4];                                                \
+            double f = (hi - snap[2 * j]) + (lo - snap[2 * j + 1]);                 \
+            snap[2 * j] = hi;                                                       \
+            snap[2 * j + 1] = lo;                                                   \
             const WT xv = (WT)x[p];                                                 \
             if (f != 0.0) {                                                         \
                 const WT fw = (WT)f;                                                \
@@ -222,13 +222,14 @@ cdef extern from *:
 
     /* ANSGD's prequential pass over one row, in one sweep of A, U, V: each
        feature's running sum settled (omlc_settle with its own fu, fv, from
-       snap[4j..4j+3] and st[4..7]), the gradient point's scores s = x (cu U +
+       snap[4j..4j+3] and hu, lu, hv, lv), the gradient point's scores s = x (cu U +
        cv V) (as omlc_score2) and the settled sums' d = x A (as omlc_score_dd):
        bit for bit the separate passes. */
     OMLC_CLONES static void omlc_ansgd_pass(const int32_t* idx, const double* x, int64_t nnz,
                                              double* A, const double* U, const double* V,
-                                             int64_t K, double* snap, const double* st,
-                                             double cu, double cv, double* OMLC_RESTRICT s,
+                                             int64_t K, double* snap, double hu, double lu,
+                                             double hv, double lv, double cu, double cv,
+                                             double* OMLC_RESTRICT s,
                                              double* OMLC_RESTRICT d) {
         for (int64_t l = 0; l < K; l++) { s[l] = 0.0; d[l] = 0.0; }
         for (int64_t p = 0; p < nnz; p++) {
@@ -243,9 +244,9 @@ cdef extern from *:
             double* OMLC_RESTRICT a = A + j * K;
             const double* OMLC_RESTRICT u = U + j * K;
             const double* OMLC_RESTRICT v = V + j * K;
-            const double fu = (st[4] - sn[0]) + (st[5] - sn[1]);
-            const double fv = (st[6] - sn[2]) + (st[7] - sn[3]);
-            sn[0] = st[4]; sn[1] = st[5]; sn[2] = st[6]; sn[3] = st[7];
+            const double fu = (hu - sn[0]) + (lu - sn[1]);
+            const double fv = (hv - sn[2]) + (lv - sn[3]);
+            sn[0] = hu; sn[1] = lu; sn[2] = hv; sn[3] = lv;
             const double xa = x[p] * cu, xb = x[p] * cv, xv = x[p];
             if (fu != 0.0 || fv != 0.0) {
                 for (int64_t l = 0; l < K; l++) {
@@ -323,20 +324,25 @@ cdef extern from *:
     void omlc_settled_dot(double* acc, const double* A, const double* U, const double* V,
                           int64_t K, double x, double fu, double fv) noexcept nogil
     void omlc_settle_score_dd(const int32_t* idx, const double* x, int64_t nnz, double* A,
-                              const double* V, int64_t K, double* snap, const double* st,
+                              const double* V, int64_t K, double* snap, double hi,
+                              double lo,
                               double* s, double* d) noexcept nogil
     void omlc_settle_score_df(const int32_t* idx, const float* x, int64_t nnz, double* A,
-                              const double* V, int64_t K, double* snap, const double* st,
+                              const double* V, int64_t K, double* snap, double hi,
+                              double lo,
                               double* s, double* d) noexcept nogil
     void omlc_settle_score_fd(const int32_t* idx, const double* x, int64_t nnz, float* A,
-                              const float* V, int64_t K, double* snap, const double* st,
+                              const float* V, int64_t K, double* snap, double hi,
+                              double lo,
                               float* s, float* d) noexcept nogil
     void omlc_settle_score_ff(const int32_t* idx, const float* x, int64_t nnz, float* A,
-                              const float* V, int64_t K, double* snap, const double* st,
+                              const float* V, int64_t K, double* snap, double hi,
+                              double lo,
                               float* s, float* d) noexcept nogil
     void omlc_ansgd_pass(const int32_t* idx, const double* x, int64_t nnz, double* A,
                          const double* U, const double* V, int64_t K, double* snap,
-                         const double* st, double cu, double cv, double* s,
+                         double hu, double lu, double hv, double lv, double cu, double cv,
+                         double* s,
                          double* d) noexcept nogil
     void omlc_axpy2(const int32_t* idx, const double* x, int64_t nnz, double* V, double* U,
                     int64_t K, const double* cv, const double* cu) noexcept nogil

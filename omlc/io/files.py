@@ -35,14 +35,18 @@ import scipy.sparse as sp
 from omlc import __version__
 from omlc.exceptions import DataFormatError
 from omlc.io import compression
-from omlc.io.cache import (FORMAT_VERSION, CacheWriter, MemoryWriter, _jsonable, get_cache_dir,
-                           open_or_build)
+from omlc.io.cache import FORMAT_VERSION, CacheWriter, MemoryWriter, get_cache_dir, open_or_build
+from omlc.io.cache.entry import _jsonable
 
 __all__ = ["load", "load_files", "sniff_format", "source_key", "file_fingerprint"]
 
 _FULL_DIGEST_BYTES = 16 << 20
 _EDGE_BYTES = 1 << 20
 _COMPRESSION_SUFFIXES = (".gz", ".bz2", ".xz")
+_LIBSVM_SUFFIXES = (".svm", ".libsvm", ".svmlight")
+#: File endings :func:`load` reads (``.txt`` is sniffed: ARFF by its header,
+#: else LIBSVM); what marks a command-line word as a path, not a data set name.
+DATA_SUFFIXES = (".arff",) + _LIBSVM_SUFFIXES + (".txt",) + _COMPRESSION_SUFFIXES
 
 
 def sniff_format(path):
@@ -53,7 +57,7 @@ def sniff_format(path):
         suffixes = suffixes[:-1]
     if suffixes and suffixes[-1] == ".arff":
         return "arff"
-    if suffixes and suffixes[-1] in (".svm", ".libsvm", ".svmlight"):
+    if suffixes and suffixes[-1] in _LIBSVM_SUFFIXES:
         return "libsvm"
     if suffixes and suffixes[-1] in (".csv", ".tsv"):
         raise _csv_error(p)

@@ -49,24 +49,40 @@ class BaseLearner:
     ``partial_fit_row`` take ``sample_weight``, one non-negative importance
     weight per row (as scikit-learn's SGD/PA estimators and Vowpal Wabbit take
     them). Weight 0 leaves the model exactly as it was (``predict_then_learn``
-    still predicts the row); weight 1 is the plain step; an integer weight k
-    learns the row k times in succession; fractional weights are rounded
-    systematically along the stream (row i is learned
-    ``floor(c + w_1 + ... + w_i) - floor(c + w_1 + ... + w_{i-1})`` times, ``c``
-    the fraction carried over from earlier calls in ``_sample_weight_carry_``),
-    so the steps taken add up to the weights. ``n_samples_seen_`` counts the
-    steps. What k repetitions scale depends on the algorithm:
+    still predicts the row); weight 1 is the plain step. What a weight scales
+    depends on the algorithm:
 
-    * the linear learners (FALT, SALT, PA-BR, RankSVM, MMP): k successive
-      steps on the row; with a small step this is the loss gradient scaled
-      by k, while PA's and ALT's loss-capped steps stop early once the row
-      is fitted (as Vowpal Wabbit's importance-aware updates do);
+    * the linear learners (FALT, SALT, PA-BR, RankSVM and MMP with their online
+      solvers): the row's loss, in one step -- the loss gradient is multiplied
+      by the weight before the optimiser sees it (SGD: the step; AdaGrad: the
+      step and the squared-gradient sum; an L2 shrink per row is not scaled, as
+      in scikit-learn's SGD); PA-I/PA-II scale their aggressiveness ``C`` by the
+      weight, plain PA (no ``C``) takes its usual step for any positive weight
+      (see ``omlc._core.losses``);
     * the recursive least-squares learners (OS-ELM, ELM-OMLL, the regressors of
-      the label-space learners): exactly the row's squared loss weighted by k;
-    * the boosters (Ada.OLMR, OnlineBMR): the Hoeffding trees' statistics count
-      the row k times, and the booster's expert weights take k steps;
-    * the kernel learners: k updates of the support set on the row.
+      the label-space learners): the row's squared loss, by a weighted
+      rank-one update;
+    * the other learners (see each class's *Sample weights* note) have no
+      weighted form of their update and learn a row of integer weight k k times
+      in succession; fractional weights are rounded systematically along the
+      stream (row i is learned
+      ``floor(c + w_1 + ... + w_i) - floor(c + w_1 + ... + w_{i-1})`` times,
+      ``c`` the fraction carried over from earlier calls in
+      ``_sample_weight_carry_``), so the steps taken add up to the weights.
+
+    ``n_samples_seen_`` counts the rows learned (weight > 0) -- for the
+    repeating learners, the repetitions.
     """
+
+    #: Importance weights realised inside the update (see *Sample weights*);
+    #: False: as repeated rows. ``_weights_native`` may refine it per instance.
+    _native_weights = False
+    # The weights of the block being learned (visiting order) while a native
+    # learner's _learn runs; None otherwise.
+    _pending_weights = None
+
+    def _weights_native(self):
+        return self._native_weights
 
     def __new__(cls, *args, **kwargs):
         self = super().__new__(cls)
@@ -285,6 +301,14 @@ class BaseLearner:
         if w is None or not (w != 1.0).any():
             self._learn(X, Y, order, out)
             return n
+        if self._weights_native():
+            self._pending_weights = np.ascontiguousarray(
+                w if order is None else w[np.asarray(order)], dtype=np.float64)
+            try:
+                self._learn(X, Y, order, out)
+            finally:
+                del self._pending_weights
+            return int(np.count_nonzero(w))
         visit = np.arange(n) if order is None else np.asarray(order, dtype=np.int64)
         counts = self._repeat_counts(w[visit])
         if out is None:
@@ -331,12 +355,21 @@ class BaseLearner:
             self._check_params()
             xp, xi, xv = check_row(indices, values, self.n_features_in_)
             yp, yi = check_row_labels(labels, self.n_labels_)
-            reps = 1
-            if sample_weight is not None:
-                w = check_sample_weight(sample_weight, 1)
-                reps = int(self._repeat_counts(w)[0]) if w[0] != 1.0 else 1
-            for _ in range(reps):
-                self._learn_row(xp, xi, xv, yp, yi, None)
+            reps, pending = 1, False
+            w = None if sample_weight is None else check_sample_weight(sample_weight, 1)
+            if w is not None and w[0] != 1.0:
+                if self._weights_native():
+                    reps = 0 if w[0] == 0.0 else 1
+                    self._pending_weights = w
+                    pending = True
+                else:
+                    reps = int(self._repeat_counts(w)[0])
+            try:
+                for _ in range(reps):
+                    self._learn_row(xp, xi, xv, yp, yi, None)
+            finally:
+                if pending:
+                    del self._pending_weights
             self.n_samples_seen_ += reps
         return self
 
@@ -479,6 +512,7 @@ class LinearLearner(BaseLearner):
     """
 
     _unit_scale_step = True
+    _native_weights = True
 
     def _loss(self):
         raise NotImplementedError
@@ -503,7 +537,8 @@ class LinearLearner(BaseLearner):
         self.W_ = np.zeros((rows, K), dtype=dtype)
 
     def _learn(self, X, Y, order, out):
-        learn(self._optimizer(), self._loss(), self._stream(X, Y, order), self._steps(), out)
+        learn(self._optimizer(), self._loss(), self._stream(X, Y, order), self._steps(), out,
+              weights=self._pending_weights)
 
     def _decision(self, X):
         out = np.empty((X.shape[0], self.n_labels_), dtype=np.float64)
@@ -521,7 +556,7 @@ class LinearLearner(BaseLearner):
             return super()._learn_row(xp, xi, xv, yp, yi, out)
         learn(self._optimizer(), self._loss(),
               RowStream(xp, xi, xv, self.n_features_in_, yp, yi, self.n_labels_),
-              self._steps(), out)
+              self._steps(), out, weights=self._pending_weights)
 
     def _decision_row(self, xp, xi, xv):
         if not self._stream_only():

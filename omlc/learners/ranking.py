@@ -162,25 +162,11 @@ class _RankingLearner(LinearLearner):
     def last_iterate(self):
         """The last iterate's weights (``(rows of W, columns)``, a copy)."""
         self._check_fitted()
-        if hasattr(self, "U_"):  # ANSGD: M = p U + q V
-            return self.state_[0] * self.U_ + self.state_[1] * self.W_
-        if hasattr(self, "G_"):  # AdaGrad with its lazy shrinks applied
-            shrink = 1.0 - float(self.eta) * self._lam / (float(self.delta) + np.sqrt(self.G_))
-            return self.W_ * shrink ** (self.state_[0] - self.last_)[:, None]
-        if hasattr(self, "state_"):  # lazily scaled SGD
-            return self.state_[0] * self.W_
-        return self.W_.copy()
+        return self._optimizer().last_iterate()
 
     def _output_weights(self):
-        s, snap = getattr(self, "state_", None), getattr(self, "snap_", None)
-        if hasattr(self, "A_") and hasattr(self, "U_") and s[3] > 0:
-            fu = (s[4] - snap[:, 0]) + (s[5] - snap[:, 1])
-            fv = (s[6] - snap[:, 2]) + (s[7] - snap[:, 3])
-            return (self.A_ + fu[:, None] * self.U_ + fv[:, None] * self.W_) / s[3]
-        if hasattr(self, "A_") and s[3] > 0:
-            f = (s[2] - snap[:, 0]) + (s[4] - snap[:, 1])
-            return (self.A_ + f[:, None] * self.W_) / s[3]
-        return self.last_iterate()
+        # Each optimiser materialises its own lazily kept model.
+        return self._optimizer().output_weights()
 
 
 class RankSVM(_RankingLearner):
@@ -331,6 +317,11 @@ class RankSVM(_RankingLearner):
                              float(self.eta), float(self.delta), lam)
         # The batch solver's weights are plain: scoring is any optimiser's.
         return SGD(self.W_, d, b)
+
+    def _weights_native(self):
+        # The batch solver fits each block as repeated rows (an integer
+        # weight is then exactly the weighted objective).
+        return self.solver != "lbfgs"
 
     def _learn(self, X, Y, order, out):
         if self.solver != "lbfgs":

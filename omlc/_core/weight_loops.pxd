@@ -1,0 +1,189 @@
+# The innermost loops of the optimisers (omlc._core.optimizers), generic over
+# the weights' and the features' precision: the rank-one update, AdaGrad's
+# step, the scores of a row.
+from libc.math cimport fabs, fmax, sqrt, sqrtf
+from libc.stdint cimport int32_t, int64_t
+
+from omlc._core.rowstream cimport Row, row_value
+from omlc._core.simd cimport (omlc_adagrad_d, omlc_adagrad_f, omlc_axpy_dd, omlc_axpy_df,
+                              omlc_axpy_fd, omlc_axpy_ff, omlc_score_dd, omlc_score_df,
+                              omlc_score_fd, omlc_score_ff)
+from omlc._core.workspace cimport Workspace
+
+ctypedef double float64_t
+ctypedef float float32_t
+
+# When at least 1/DENSE of the columns move, a contiguous loop over all K
+# columns (zero coefficients leave their weights unchanged) beats a gather of
+# the moving ones: it vectorises. The AdaGrad step costs a square root and a
+# division per column, so its dense loop pays off only when half of them move.
+cdef enum:
+    DENSE_AXPY = 4
+    DENSE_ADAGRAD = 2
+
+ctypedef fused wfloat:
+    float32_t
+    float64_t
+
+ctypedef fused xfloat:
+    float32_t
+    float64_t
+
+
+cdef inline void _axpy(const Row* r, wfloat* W, int64_t K, const xfloat* xd, const wfloat* c,
+                       const int32_t* act, int64_t n_act, bint dense, wfloat b,
+                       wfloat* Wb) noexcept nogil:
+    """W[j, :] += x_j c for every nonzero j of the row (and Wb += b c)."""
+    cdef int64_t p, l, a
+    cdef wfloat x
+    cdef wfloat* w
+    if dense:
+        if wfloat is float64_t:
+            if xfloat is float64_t:
+                omlc_axpy_dd(r.x_indices, xd, r.x_nnz, W, K, c)
+            else:
+                omlc_axpy_df(r.x_indices, xd, r.x_nnz, W, K, c)
+        else:
+            if xfloat is float64_t:
+                omlc_axpy_fd(r.x_indices, xd, r.x_nnz, W, K, c)
+            else:
+                omlc_axpy_ff(r.x_indices, xd, r.x_nnz, W, K, c)
+        if Wb != NULL:
+            for l in range(K):
+                Wb[l] += b * c[l]
+    else:
+        for p in range(r.x_nnz):
+            x = <wfloat> xd[p]
+            w = W + <int64_t> r.x_indices[p] * K
+            for a in range(n_act):
+                l = act[a]
+                w[l] += x * c[l]
+        if Wb != NULL:
+            for a in range(n_act):
+                l = act[a]
+                Wb[l] += b * c[l]
+
+
+cdef inline void _adagrad_feature(wfloat x, wfloat* w, wfloat* gsq, const wfloat* g,
+                                  float64_t* s, const int32_t* act, int64_t n_act, int64_t K,
+                                  wfloat eta, wfloat delta, bint dense) noexcept nogil:
+    """One AdaGrad step on the weights of one feature (value x): G += (g_l x)^2,
+    w -= eta g_l x / (delta + sqrt(G)), and the row's scores follow."""
+    cdef int64_t a, l
+    cdef wfloat gx, step
+    if dense:
+        if wfloat is float32_t:
+            omlc_adagrad_f(x, w, gsq, g, s, K, eta, delta)
+        else:
+            omlc_adagrad_d(x, w, gsq, g, s, K, eta, delta)
+    else:
+        for a in range(n_act):
+            l = act[a]
+            gx = g[l] * x
+            gsq[l] += gx * gx
+            if wfloat is float32_t:
+                step = -eta * gx / (delta + sqrtf(gsq[l]))
+            else:
+                step = -eta * gx / (delta + sqrt(gsq[l]))
+            w[l] += step
+            s[l] += x * step
+
+
+cdef inline void _adagrad(const Row* r, wfloat* W, wfloat* G, int64_t K, const xfloat* xd,
+                          const wfloat* g, float64_t* s, const int32_t* act, int64_t n_act,
+                          bint dense, wfloat eta, wfloat delta, wfloat b, wfloat* Wb,
+                          wfloat* Gb) noexcept nogil:
+    cdef int64_t p, j
+    for p in range(r.x_nnz):
+        j = r.x_indices[p]
+        _adagrad_feature(<wfloat> xd[p], W + j * K, G + j * K, g, s, act, n_act, K, eta,
+                         delta, dense)
+    if Wb != NULL:
+        _adagrad_feature(b, Wb, Gb, g, s, act, n_act, K, eta, delta, dense)
+
+
+cdef inline void linear_scores(const char* W, bint w_f32, int64_t K, const Row* r,
+                               float64_t b, const char* Wb, float64_t scale, float64_t* s,
+                               Workspace* ws) noexcept nogil:
+    """s = scale * (x W + b Wb), accumulated in the weights' precision."""
+    cdef int64_t l
+    cdef float32_t* acc = ws.s32
+    cdef const float32_t* wb32 = <const float32_t*> Wb
+    cdef const float64_t* wb64 = <const float64_t*> Wb
+    if w_f32:
+        if r.x_f32:
+            omlc_score_ff(r.x_indices, <const float32_t*> r.x_data, r.x_nnz,
+                          <const float32_t*> W, K, acc)
+        else:
+            omlc_score_fd(r.x_indices, <const float64_t*> r.x_data, r.x_nnz,
+                          <const float32_t*> W, K, acc)
+        if Wb != NULL:
+            for l in range(K):
+                acc[l] += (<float32_t> b) * wb32[l]
+        for l in range(K):
+            s[l] = scale * acc[l]
+    else:
+        if r.x_f32:
+            omlc_score_df(r.x_indices, <const float32_t*> r.x_data, r.x_nnz,
+                          <const float64_t*> W, K, s)
+        else:
+            omlc_score_dd(r.x_indices, <const float64_t*> r.x_data, r.x_nnz,
+                          <const float64_t*> W, K, s)
+        if Wb != NULL:
+            for l in range(K):
+                s[l] += b * wb64[l]
+        if scale != 1.0:
+            for l in range(K):
+                s[l] *= scale
+
+
+cdef inline float64_t max_abs(const float64_t* v, int64_t n) noexcept nogil:
+    cdef int64_t l
+    cdef float64_t m = 0.0
+    for l in range(n):
+        m = fmax(m, fabs(v[l]))
+    return m
+
+
+cdef inline float64_t max_abs_value(const Row* r, float64_t b) noexcept nogil:
+    cdef int64_t p
+    cdef float64_t m = fabs(b)
+    for p in range(r.x_nnz):
+        m = fmax(m, fabs(row_value(r, p)))
+    return m
+
+
+cdef inline int64_t active(const float64_t* c, int64_t K, int32_t* act) noexcept nogil:
+    cdef int64_t l, n = 0
+    for l in range(K):
+        if c[l] != 0.0:
+            act[n] = <int32_t> l
+            n += 1
+    return n
+
+
+cdef inline int64_t rank_one_into(char* W, char* Wb, bint w_f32, int64_t K, float64_t b,
+                                  const Row* r, const float64_t* c, Workspace* ws) noexcept nogil:
+    """M += x ⊗ c for a matrix M like W (its intercept row: Wb, or NULL)."""
+    cdef int64_t l
+    cdef int64_t n_act = active(c, K, ws.act)
+    cdef bint dense = DENSE_AXPY * n_act >= K
+    if n_act == 0:
+        return 0
+    if w_f32:
+        for l in range(K):
+            ws.c32[l] = <float32_t> c[l]
+        if r.x_f32:
+            _axpy(r, <float32_t*> W, K, <const float32_t*> r.x_data, ws.c32, ws.act, n_act,
+                  dense, <float32_t> b, <float32_t*> Wb)
+        else:
+            _axpy(r, <float32_t*> W, K, <const float64_t*> r.x_data, ws.c32, ws.act, n_act,
+                  dense, <float32_t> b, <float32_t*> Wb)
+    else:
+        if r.x_f32:
+            _axpy(r, <float64_t*> W, K, <const float32_t*> r.x_data, c, ws.act, n_act,
+                  dense, b, <float64_t*> Wb)
+        else:
+            _axpy(r, <float64_t*> W, K, <const float64_t*> r.x_data, c, ws.act, n_act,
+                  dense, b, <float64_t*> Wb)
+    return 1
