@@ -195,14 +195,17 @@ def _learn_spec(kind, loss_name):
         st = _opt_state(kind, d, K, True)
         a.update(st)
         a["out"] = np.zeros((n, L))
+        a["weights"] = np.linspace(0, 2, n)
         if loss_name == "sq":
             a["targets"] = np.ones((n, L))
 
         def call(a):
             from omlc._core.linear import decide, learn
             opt = _optimizer(kind, a, d, 1.0)
-            learn(opt, loss, _stream(a, d, L), 2, a["out"], a.get("targets"))
+            learn(opt, loss, _stream(a, d, L), 2, a["out"], a.get("targets"), a["weights"])
             decide(opt, _stream(a, d, L, False), a["out"], loss.n_extra)
+            opt.last_iterate()
+            opt.output_weights()
         rules = _xy_rules(d, L)
         rules["out"] = "ok:long"
         rules["targets"] = "ok:long"
@@ -211,9 +214,18 @@ def _learn_spec(kind, loss_name):
     return make
 
 
-for _k in _OPTS:
-    SPECS[f"optimizers.{_k}"] = _learn_spec(_k, "pair" if _k in ("ScaledSGD", "ANSGD",
-                                                                 "AdaGradL2") else "alt")
+def _register_optimizers():
+    from omlc._core import optimizers
+    for k in _OPTS:
+        make = _learn_spec(k, "pair" if k in ("ScaledSGD", "ANSGD", "AdaGradL2") else "alt")
+        SPECS[f"optimizers.{k}"] = make
+        for m in ("last_iterate", "output_weights"):
+            if m in vars(getattr(optimizers, k)):
+                SPECS[f"optimizers.{k}.{m}"] = make
+            SPECS[f"optimizers.Optimizer.{m}"] = SPECS["optimizers.SGD"]
+
+
+_register_optimizers()
 SPECS["linear.learn"] = SPECS["linear.decide"] = _learn_spec("SGD", "sq")
 
 
@@ -538,7 +550,8 @@ def object_cases():
             if isinstance(v, np.ndarray) and v.size:
                 def written(i=i, attr=attr):
                     o = _instances()[i]
-                    getattr(o, attr).flat[v.size // 2] = 10**6
+                    arr = getattr(o, attr)
+                    arr.flat[arr.size // 2] = 10**6
                     if isinstance(o, (HTree, SparseHTree)):
                         _tree_calls(o)
                 cases.append((f"{name}.{attr} written in place", written))

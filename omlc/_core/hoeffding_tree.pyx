@@ -81,7 +81,10 @@ cdef inline double _entropy(const double* w, int k) noexcept nogil:
 
 
 def _writeable(a):
-    return a if a.flags.writeable else np.array(a)
+    # A private copy: the tree locks its arrays (read-only between its own
+    # writes), which must never touch the caller's, and unlocks only arrays
+    # that own their memory.
+    return np.array(a, copy=True)
 
 
 _ARRAYS = ("sub_", "feat_", "thr_", "left_", "right_", "slot_", "depth_", "clsw_", "stats_",
