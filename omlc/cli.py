@@ -229,11 +229,6 @@ def _build_parser():
     return p
 
 
-#: Reproductions not yet moved to omlc.experiments: their modules parse their
-#: own options (``main(argv)``), so the line after the paper's name is theirs.
-LEGACY_REPRODUCTIONS = ("boosting", "csdpp")
-
-
 def _experiments():
     try:
         from omlc import experiments
@@ -243,8 +238,7 @@ def _experiments():
 
 
 def _reproductions():
-    return sorted([e.name for e in _experiments() if e.command == "reproduce"]
-                  + list(LEGACY_REPRODUCTIONS))
+    return sorted(e.name for e in _experiments() if e.command == "reproduce")
 
 
 def _add_experiments(sub):
@@ -261,9 +255,6 @@ def _add_experiments(sub):
             parser = sub.add_parser(exp.command, help=exp.title, description=exp.description)
         runner.add_arguments(parser, exp)
         parser.set_defaults(experiment=exp)
-    for name in LEGACY_REPRODUCTIONS:
-        papers.add_parser(name, help=f"the {name} paper (options: omlc reproduce {name} --help)",
-                          add_help=False)
     return rep
 
 
@@ -296,8 +287,6 @@ def _dispatch(argv):
         known = _reproductions()
         if argv[1] not in known:
             raise UsageError(f"no reproduction for {argv[1]!r} (available: {', '.join(known)})")
-        if argv[1] in LEGACY_REPRODUCTIONS:
-            return importlib.import_module(f"omlc.reproduce.{argv[1]}").main(argv[2:])
     if argv[:2] == ["bench", "--"]:
         argv = argv[:1] + argv[2:]
     parser = _build_parser()
