@@ -22,7 +22,7 @@ cimport numpy as cnp
 from libc.math cimport INFINITY, NAN, fabs, isfinite
 from libc.stdint cimport int32_t, int64_t
 from libc.string cimport memcpy
-from cpython.mem cimport PyMem_Malloc, PyMem_Realloc, PyMem_Free
+from cpython.mem cimport PyMem_Realloc, PyMem_Free
 from cpython.bytes cimport PyBytes_FromStringAndSize
 
 cnp.import_array()
