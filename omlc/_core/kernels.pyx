@@ -81,7 +81,7 @@ def support_block(Loss loss, const float64_t[:, ::1] Kb, float64_t[:, ::1] alpha
         for l in range(y_indptr[t] + 1, y_indptr[t + 1]):
             if y_indices[l] <= y_indices[l - 1]:
                 raise ValueError("label ids must be sorted and unique within a row")
-    keep = workspace_alloc(K, &ws)
+    _keep = workspace_alloc(K, &ws)         # owns ws's buffers until return
     s = ws.s
     c = ws.c
     y.rel = ws.rel
