@@ -27,7 +27,7 @@ import warnings
 # What each subcommand does lives in omlc.commands (data policy in
 # omlc.datasets.sources, scaling policy in omlc.preprocessing); this module
 # parses the command line, dispatches and turns errors into one line.
-from omlc.commands import DEFAULT_LEARNERS, DEFAULT_RUNS, UsageError
+from omlc.commands import DEFAULT_LEARNERS, DEFAULT_RUNS, UsageError, weights
 
 
 class _Parser(argparse.ArgumentParser):
@@ -144,6 +144,7 @@ def _build_parser():
                      help="write metric curves along the stream (prequential; needs the plot "
                           "extra: pip install 'omlc[plot]')")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
+    weights.add_argument(run)
 
     data_help = ("'synthetic[:n=..,d=..,L=..,nnz=..,card=..,noise=..,stream=..]' (stream=1: "
                  "fresh rows from the same teacher, a held-out set), a registered data set name "
@@ -153,8 +154,9 @@ def _build_parser():
         "train", help="learn a stream and save the model (Vowpal Wabbit's vw -d DATA -f MODEL)",
         description="Learn every row of a data source in one or more passes and save the model "
                     "to a safe model file (omlc.save; read back with omlc predict or "
-                    "omlc.load_model). No scaling is applied: the same rows reach the model in "
-                    "omlc predict.",
+                    "omlc.load_model). Features are scaled as --scale says (fitted on the "
+                    "training rows); the scaler is saved in the model file and omlc predict "
+                    "applies it.",
         epilog=_learners_epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
     tr.add_argument("--data", required=True, metavar="SOURCE",
                     help=data_help.format(split="train"))
@@ -173,7 +175,11 @@ def _build_parser():
                     help="seed of the synthetic stream and of --shuffle (default: %(default)s)")
     tr.add_argument("--block-size", type=int, default=8192, metavar="ROWS",
                     help="rows per learner call (default: %(default)s)")
+    tr.add_argument("--scale", choices=["auto", "maxabs", "minmax", "none"], default="auto",
+                    help="feature scaling as in omlc run, with statistics of all training rows; "
+                         "saved with the model (default: %(default)s)")
     tr.add_argument("--quiet", action="store_true", help="no progress bar")
+    weights.add_argument(tr)
 
     pr = sub.add_parser(
         "predict", help="predict label sets with a saved model (vw -t -i MODEL -d DATA -p PREDS)",
@@ -223,11 +229,6 @@ def _build_parser():
     return p
 
 
-#: Reproductions not yet moved to omlc.experiments: their modules parse their
-#: own options (``main(argv)``), so the line after the paper's name is theirs.
-LEGACY_REPRODUCTIONS = ("boosting", "csdpp")
-
-
 def _experiments():
     try:
         from omlc import experiments
@@ -237,8 +238,7 @@ def _experiments():
 
 
 def _reproductions():
-    return sorted([e.name for e in _experiments() if e.command == "reproduce"]
-                  + list(LEGACY_REPRODUCTIONS))
+    return sorted(e.name for e in _experiments() if e.command == "reproduce")
 
 
 def _add_experiments(sub):
@@ -255,9 +255,6 @@ def _add_experiments(sub):
             parser = sub.add_parser(exp.command, help=exp.title, description=exp.description)
         runner.add_arguments(parser, exp)
         parser.set_defaults(experiment=exp)
-    for name in LEGACY_REPRODUCTIONS:
-        papers.add_parser(name, help=f"the {name} paper (options: omlc reproduce {name} --help)",
-                          add_help=False)
     return rep
 
 
@@ -290,8 +287,6 @@ def _dispatch(argv):
         known = _reproductions()
         if argv[1] not in known:
             raise UsageError(f"no reproduction for {argv[1]!r} (available: {', '.join(known)})")
-        if argv[1] in LEGACY_REPRODUCTIONS:
-            return importlib.import_module(f"omlc.reproduce.{argv[1]}").main(argv[2:])
     if argv[:2] == ["bench", "--"]:
         argv = argv[:1] + argv[2:]
     parser = _build_parser()

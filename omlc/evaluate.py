@@ -114,8 +114,13 @@ class PrequentialResult:
 
 
 def prequential(learner, data, *, metrics=DEFAULT_METRICS, block_size=8192, n_points=100,
-                window=None, pretrain=None, progress=None, desc=None, conventions=None):
+                window=None, pretrain=None, progress=None, desc=None, conventions=None,
+                sample_weight=None):
     """Test-then-train over ``data`` (a Dataset or ``(X, Y)``), in stream order.
+
+    ``sample_weight``: one importance weight per stream row for the learner
+    (see BaseLearner's *Sample weights*); every row is still predicted and
+    scored with weight 1 (the weights say what is learned, not what counts).
 
     ``pretrain``: an optional ``(X, Y)`` learned (one pass) before the stream.
     ``n_points``: how many points the curves get (blocks shrink to honour it).
@@ -127,6 +132,9 @@ def prequential(learner, data, *, metrics=DEFAULT_METRICS, block_size=8192, n_po
     metrics_mod = _metrics_module()
     X, Y = _xy(data)
     n, L = Y.shape
+    if sample_weight is not None:
+        from omlc._validation import check_sample_weight
+        sample_weight = check_sample_weight(sample_weight, n)
     if pretrain is not None:
         Xp, Yp = _xy(pretrain, L)
         learner.partial_fit(Xp, Yp, n_labels=L)
@@ -141,7 +149,11 @@ def prequential(learner, data, *, metrics=DEFAULT_METRICS, block_size=8192, n_po
         for start, stop in iter_blocks(n, step):
             Xb, Yb = row_block(X, start, stop), row_block(Y, start, stop)
             t0 = time.perf_counter()
-            S = learner.predict_then_learn(Xb, Yb, n_labels=L)
+            if sample_weight is None:
+                S = learner.predict_then_learn(Xb, Yb, n_labels=L)
+            else:
+                S = learner.predict_then_learn(Xb, Yb, n_labels=L,
+                                               sample_weight=sample_weight[start:stop])
             t1 = time.perf_counter()
             P = _predict_from_scores(S)
             total.update(Yb, P, S)
@@ -213,10 +225,13 @@ class TrainTestResult:
 
 
 def _train_test_run(learner, seed, Xtr, Ytr, Xte, Yte, metrics, block_size,
-                    update_during_test, conventions):
+                    update_during_test, conventions, sample_weight=None):
     model = _with_seed(learner, seed)
     t0 = time.perf_counter()
-    model.fit(Xtr, Ytr, shuffle=True)
+    if sample_weight is None:
+        model.fit(Xtr, Ytr, shuffle=True)
+    else:
+        model.fit(Xtr, Ytr, shuffle=True, sample_weight=sample_weight)
     t1 = time.perf_counter()
     res = score(model, (Xte, Yte), metrics=metrics, block_size=block_size,
                 learn=update_during_test, conventions=conventions)
@@ -225,10 +240,13 @@ def _train_test_run(learner, seed, Xtr, Ytr, Xte, Yte, metrics, block_size,
 
 def train_then_test(learner, train, test=None, *, n_runs=20, random_state=None,
                     metrics=DEFAULT_METRICS, update_during_test=False, block_size=8192,
-                    progress=None, desc=None, conventions=None, n_jobs=1, prefer="threads"):
+                    progress=None, desc=None, conventions=None, n_jobs=1, prefer="threads",
+                    sample_weight=None):
     """The thresholding paper's protocol: per run, one online pass over a
     shuffled copy of ``train`` (permutation seeded from ``random_state``), then
     the frozen model scores ``test``. Returns a :class:`TrainTestResult`.
+    ``sample_weight``: importance weights of the training rows (each row keeps
+    its weight in every shuffled order).
 
     ``train`` and ``test`` are ``(X, Y)`` pairs, Datasets, file paths or
     registered data set names; a registered name alone (``test=None``) uses
@@ -244,7 +262,11 @@ def train_then_test(learner, train, test=None, *, n_runs=20, random_state=None,
     test = _load_like(test, Xtr.shape[1], Ytr.shape[1])
     Xte, Yte = _xy(test, Ytr.shape[1])
     seeds = _run_seeds(random_state, n_runs)
-    args = (Xtr, Ytr, Xte, Yte, metrics, block_size, update_during_test, conventions)
+    if sample_weight is not None:
+        from omlc._validation import check_sample_weight
+        sample_weight = check_sample_weight(sample_weight, Xtr.shape[0])
+    args = (Xtr, Ytr, Xte, Yte, metrics, block_size, update_during_test, conventions,
+            sample_weight)
     with Progress(n_runs * (Xtr.shape[0] + Xte.shape[0]), desc or _learner_name(learner),
                   enabled=progress) as bar:
         if n_jobs == 1:

@@ -282,3 +282,42 @@ def test_sparse_tree_weak_learners_learn_from_sparse_rows(booster):
     assert max(t.n_leaves for t in m.weak_learners_.trees_) > 1
     again = pickle.loads(pickle.dumps(m))
     np.testing.assert_array_equal(again.scores(X[:50]), m.scores(X[:50]))
+
+
+class _Recording(OracleWeakLearners):
+    """The oracle bank, keeping the importance weights it is handed."""
+
+    def setup(self, N, d, k, m, rng):
+        super().setup(N, d, k, m, rng)
+        self.seen_ = []
+
+    def update(self, x, labels, W):
+        self.seen_.append(W.copy())
+
+
+@pytest.mark.parametrize("cls", ["AdaOLMR", "OnlineBMR"])
+def test_a_row_weight_scales_the_weak_learners_statistics_and_the_booster_step(cls):
+    # One weighted step from the same state: the weak learners' importance
+    # weights (what the trees' statistics add) are w times the unweighted
+    # ones; Ada.OLMR's alpha step and Hedge losses too.
+    import pickle
+    X, Y = omlc.datasets.make_multilabel_stream(n_samples=40, n_features=12, n_labels=5,
+                                                nnz_per_row=6, seed=3)
+    make = getattr(omlc, cls)
+    base = make(n_estimators=6, weak_learner=_Recording(edge=0.3, seed=1), random_state=0)
+    base.partial_fit(X[:30], Y[:30])
+    row = next(i for i in range(30, 40) if 0 < Y[i].nnz < 5)
+    one, w = pickle.loads(pickle.dumps(base)), pickle.loads(pickle.dumps(base))
+    one.partial_fit(X[row:row + 1], Y[row:row + 1])
+    w.partial_fit(X[row:row + 1], Y[row:row + 1], sample_weight=[2.5])
+    np.testing.assert_allclose(w.weak_learners_.seen_[-1], 2.5 * one.weak_learners_.seen_[-1],
+                               rtol=1e-12, atol=0)
+    if cls == "AdaOLMR":
+        step_one = one.alpha_ - base.alpha_
+        step_w = w.alpha_ - base.alpha_
+        inside = np.abs(w.alpha_) < 2.0
+        np.testing.assert_allclose(step_w[inside], 2.5 * step_one[inside], rtol=1e-9, atol=1e-15)
+        np.testing.assert_allclose(w.log_v_ - w.log_v_.max(),
+                                   (2.5 * (one.log_v_ - base.log_v_) + base.log_v_)
+                                   - (2.5 * (one.log_v_ - base.log_v_) + base.log_v_).max(),
+                                   rtol=0, atol=1e-12)

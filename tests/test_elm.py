@@ -43,6 +43,31 @@ def test_sequential_updates_equal_batch_ridge(make, ridge, block_size):
     assert model.initialised_
 
 
+@pytest.mark.parametrize("block_size", [1, 5])
+def test_weighted_updates_equal_weighted_batch_ridge(block_size):
+    # beta = (H^T D H + ridge I)^-1 H^T D T with D the importance weights,
+    # zeros and fractions included; the prequential values are each row's
+    # prediction before its own block, weight-0 rows by the model as it is.
+    X, Y = dense_problem(seed=3)
+    rng = np.random.default_rng(0)
+    w = rng.choice([0.0, 0.3, 1.0, 2.5], size=X.shape[0])
+    model = omlc.ELMOMLL(n_hidden=30, C=2.0, block_size=block_size, random_state=2)
+    out = np.vstack([model.predict_then_learn(X[a:b], Y[a:b], sample_weight=w[a:b])
+                     for a, b in [(0, 20), (20, 75), (75, 300)]])
+    H = model.hidden(X)
+    T = 2.0 * Y.toarray() - 1.0
+    ref = np.linalg.solve(H.T @ (w[:, None] * H) + 0.5 * np.eye(30), H.T @ (w[:, None] * T))
+    np.testing.assert_allclose(model.beta_, ref, rtol=1e-8, atol=1e-8 * np.abs(ref).max())
+    assert model.n_samples_seen_ == np.count_nonzero(w)
+    if block_size == 1:                        # the slow, obvious twin of the prequential values
+        twin = omlc.ELMOMLL(n_hidden=30, C=2.0, random_state=2)
+        for i in range(X.shape[0]):
+            expect = (twin.decision_function(X[i:i + 1])[0] if twin.is_fitted
+                      else np.zeros(Y.shape[1]))
+            np.testing.assert_allclose(out[i], expect, rtol=0, atol=1e-9)
+            twin.partial_fit(X[i:i + 1], Y[i:i + 1], sample_weight=w[i:i + 1])
+
+
 def test_shuffled_fit_equals_batch_ridge_on_the_same_rows():
     X, Y = dense_problem(seed=2)
     model = omlc.ELMOMLL(n_hidden=30, C=2.0, random_state=5).fit(X, Y, shuffle=True)

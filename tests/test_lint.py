@@ -1,5 +1,6 @@
-"""The tree is lint-clean (ruff, rules in pyproject.toml): checked here too, so
-a finding shows in the test run that precedes a merge, not only in CI."""
+"""The tree is lint-clean (ruff for Python, cython-lint for the compiled core;
+rules in pyproject.toml): checked here too, so a finding shows in the test run
+that precedes a merge, not only in CI."""
 import shutil
 import subprocess
 from pathlib import Path
@@ -16,3 +17,13 @@ def test_ruff_finds_nothing():
     r = subprocess.run([ruff, "check", ".", "--output-format", "concise"], cwd=ROOT,
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, "ruff check . (fix these, or see pyproject.toml):\n" + r.stdout
+
+
+def test_cython_lint_finds_nothing():
+    tool = shutil.which("cython-lint")
+    if tool is None:
+        pytest.skip("cython-lint is not installed (pip install cython-lint; CI installs it)")
+    r = subprocess.run([tool, "omlc/_core"], cwd=ROOT, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, ("cython-lint omlc/_core (fix these, or see pyproject.toml):\n"
+                               + r.stdout + r.stderr)

@@ -1,12 +1,13 @@
-"""omlc.reproduce.boosting: Table 3 as data, the report, and a cheap slice of
+"""omlc.experiments.boosting: Table 3 as data, the report, and a cheap slice of
 the reproduction on emotions."""
 from pathlib import Path
 
 import pytest
 
 from conftest import shared_file
-from omlc.reproduce import boosting
-from omlc.reproduce._results import load_rows
+from omlc import cli
+from omlc.experiments import boosting
+from omlc.experiments.store import load_rows
 
 
 def test_paper_table_and_grids():
@@ -35,20 +36,27 @@ def test_report_picks_best_gamma_and_checks_targets():
 
 
 @pytest.mark.slow
-def test_cheap_slice_on_emotions(tmp_path):
+def test_cheap_slice_on_emotions(tmp_path, capsys):
     shared_file("emotions/emotions-train.arff")
-    results = tmp_path / "rows.jsonl"
-    rows = boosting.run(["emotions"], algorithms=("ada",), n_seeds=2, results_path=results)
-    (ada,) = rows
+    (ada,) = boosting.run(["emotions"], algorithms=("ada",), n_seeds=2)
     # Two seeds instead of 20: more room than the full run's +-0.01.
     assert abs(ada["loss"] - 0.1600) <= 0.02, ada
     data = boosting.load_split("emotions")
     bmr = boosting.one_run(data, "bmr", 0.1, seed=0)
     assert abs(bmr["loss"] - 0.1654) <= 0.03, bmr
-    # A rerun reads the finished rows back.
-    again = boosting.run(["emotions"], algorithms=("ada",), n_seeds=2, results_path=results,
-                         progress=None)
-    assert again[0]["loss"] == ada["loss"]
+    # Through the runner (the seeds side by side): the same numbers, stored
+    # per seed; a rerun reads them back and computes nothing.
+    results = tmp_path / "rows.jsonl"
+    argv = ["reproduce", "boosting", "--datasets", "emotions", "--algorithms", "ada",
+            "--seeds", "2", "--jobs", "2", "--results", str(results), "--quiet"]
+    assert cli.main(argv) == 0
+    stored = _committed(results)
+    assert sorted(stored) == [("emotions", "ada", None, 0), ("emotions", "ada", None, 1)]
+    mean = (stored[("emotions", "ada", None, 0)]["loss"] + stored[("emotions", "ada", None, 1)]["loss"]) / 2
+    assert mean == pytest.approx(ada["loss"], abs=1e-12)
+    capsys.readouterr()
+    assert cli.main(argv[:-1]) == 0
+    assert "0 rows to compute, 2 reused" in capsys.readouterr().err
 
 
 RESULTS = Path(__file__).resolve().parent.parent / "datasets" / "results"

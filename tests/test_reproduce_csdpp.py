@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from conftest import shared_file
-from omlc.reproduce import csdpp
+from omlc.experiments import csdpp
 
 
 def test_noise_drops_only_relevant_labels():
@@ -127,3 +127,25 @@ def test_label_order_claim_and_table_from_rows():
     rows.append(row("LO-DPP:pbt", 0.25, 0.2, 0.05))
     claim = [x for x in csdpp.check_claims(rows, (0.1,)) if "label order" in x[0]][0]
     assert claim[1] is False and "0.0500 (toy, M = 25% of K, Hamming)" in claim[2]
+
+
+@pytest.mark.slow
+def test_through_the_runner_side_by_side(tmp_path, capsys):
+    # The one runner: orders side by side give the rows of a serial run; the
+    # report covers every row of the protocol in the rows file.
+    shared_file("emotions/emotions.arff")
+    from omlc import cli
+    from omlc.experiments.store import load_rows
+    results, out = tmp_path / "rows.jsonl", tmp_path / "report.md"
+    argv = ["reproduce", "csdpp", "--datasets", "emotions", "--fractions", "0.25",
+            "--experiments", "competitors", "--orders", "2", "--jobs", "2",
+            "--results", str(results), "--out", str(out), "--quiet"]
+    assert cli.main(argv) == 0
+    rows = load_rows(results, csdpp.SETTINGS, csdpp._key)
+    assert len(rows) == 6
+    serial = csdpp.run_unit("emotions", "O-RAND", 0.25, 0.0, 2)
+    got = rows[("emotions", "O-RAND", 0.25, 0.0)]
+    assert got["mean"] == pytest.approx(serial["mean"], abs=1e-12)
+    assert got["std"] == pytest.approx(serial["std"], abs=1e-12)
+    assert "Tables 15-17 shape, M = 25% of K" in out.read_text()
+    assert "CS-DPP better than O-RAND" in capsys.readouterr().out

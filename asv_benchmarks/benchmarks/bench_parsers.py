@@ -71,3 +71,47 @@ class LibsvmParsing:
         return os.path.getsize(path) / 1e6
 
     track_file_mb.unit = "MB"
+
+
+ARFF_ROWS = 10_000
+ARFF_FILE = "rcv1_like.arff"
+
+
+def _dump_sparse_arff(X, Y, path):
+    """A MEKA-style sparse ARFF file (labels first, ``-C 101`` in the relation),
+    the layout of the Mulan/MEKA text sets omlc reads."""
+    L = Y.shape[1]
+    X, Y = X.copy(), Y.copy()
+    X.sort_indices()  # sparse ARFF wants increasing attribute indices
+    Y.sort_indices()
+    with open(path, "w") as fh:
+        fh.write(f"@relation 'rcv1_like: -C {L}'\n")
+        for j in range(L):
+            fh.write(f"@attribute label{j} {{0,1}}\n")
+        for j in range(X.shape[1]):
+            fh.write(f"@attribute f{j} numeric\n")
+        fh.write("@data\n")
+        for i in range(X.shape[0]):
+            lab = [f"{j} 1" for j in Y.indices[Y.indptr[i]:Y.indptr[i + 1]]]
+            a, b = X.indptr[i], X.indptr[i + 1]
+            feat = [f"{j + L} {v:.6f}" for j, v in zip(X.indices[a:b], X.data[a:b])]
+            fh.write("{" + ",".join(lab + feat) + "}\n")
+
+
+class ArffParsing:
+    """``omlc.io.arff.load_arff`` on a 10,000-row rcv1-shaped sparse ARFF file."""
+    timeout = 300
+
+    def setup_cache(self):
+        X, Y = _rcv1_like(ARFF_ROWS, seed=1)
+        path = os.path.abspath(ARFF_FILE)
+        _dump_sparse_arff(X, Y, path)
+        return path
+
+    def time_load_arff(self, path):
+        from omlc.io.arff import load_arff
+        load_arff(path)
+
+    def peakmem_load_arff(self, path):
+        from omlc.io.arff import load_arff
+        load_arff(path)

@@ -32,10 +32,10 @@ cdef uint32_t _TABLE[256]
 
 
 cdef void _init_table() noexcept:
-    cdef uint32_t c, n, k
+    cdef uint32_t c, n, _k
     for n in range(256):
         c = n
-        for k in range(8):
+        for _k in range(8):
             if c & 1:
                 c = 0xEDB88320U ^ (c >> 1)
             else:

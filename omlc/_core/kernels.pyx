@@ -76,7 +76,7 @@ def support_block(Loss loss, const float64_t[:, ::1] Kb, float64_t[:, ::1] alpha
     for t in range(y_indices.shape[0]):
         if y_indices[t] < 0 or y_indices[t] >= L:
             raise ValueError("label id out of range")
-    keep = workspace_alloc(K, &ws)
+    _keep = workspace_alloc(K, &ws)         # owns ws's buffers until return
     s = ws.s
     c = ws.c
     y.rel = ws.rel

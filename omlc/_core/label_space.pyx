@@ -21,7 +21,7 @@ import numpy as np
 cimport numpy as cnp
 from libc.math cimport fabs, sqrt, isfinite
 from libc.string cimport memcpy, memset
-from libc.stdint cimport int32_t, int64_t
+from libc.stdint cimport int64_t
 
 from omlc._core.losses cimport Loss, SquaredLoss, Target
 from omlc._core.optimizers cimport Optimizer, OVERFLOW
@@ -141,12 +141,12 @@ cdef void jacobi_eigh(float64_t* S, float64_t* V, int64_t n) noexcept nogil:
     diagonal ends as the eigenvalues, V's columns as the eigenvectors. A
     rotation is skipped where the off-diagonal entry is already below the
     rounding of both diagonal entries."""
-    cdef int64_t i, j, p, q, sweep
-    cdef float64_t off, apq, app, aqq, theta, t, c, s, tau, a1, a2, scale
+    cdef int64_t i, j, p, q, _sweep
+    cdef float64_t off, apq, app, aqq, theta, t, c, s, a1, a2, scale
     for i in range(n):
         for j in range(n):
             V[i * n + j] = 1.0 if i == j else 0.0
-    for sweep in range(JACOBI_SWEEPS):
+    for _sweep in range(JACOBI_SWEEPS):
         off = 0.0
         scale = 0.0
         for p in range(n):
@@ -267,7 +267,7 @@ cdef int64_t msg_step(float64_t* Q, int64_t nq, float64_t* sigma, float64_t eta,
     Leaves in ``scratch`` the eigenvectors V (nt x nt, nt written to
     ``nt_out``) and their order: new row i of Q is sum_j V[j, order[i]] of
     the rows of [Q; r / rho]."""
-    cdef int64_t i, j, k, n, nt, nk
+    cdef int64_t i, j, k, nt, nk
     cdef float64_t rho, vnorm, x, tot
     cdef float64_t* a = scratch                    # M + 2
     cdef float64_t* rres = a + (M + 2)             # K
@@ -491,7 +491,7 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     cdef float64_t* s = reff + width               # width: stored scores
     cdef float64_t* pred = s + width               # width
     cdef float64_t* tgt = pred + width             # width
-    cdef float64_t* z = tgt + width                # K (PBC code) 
+    cdef float64_t* z = tgt + width                # K (PBC code)
     cdef float64_t* Rm = z + K                     # M x M
     cdef float64_t* Fn = Rm + M * M                # M x M
     cdef float64_t* cF = Fn + M * M                # 2 M
@@ -505,9 +505,9 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     flags = np.zeros(2 * K + 2, dtype=np.int8)
     cdef char* yrel = <char*> cnp.PyArray_DATA(flags)
     cdef char* yhat = yrel + K + 1
-    cdef object keep = None
+    cdef object _keep = None       # owns ws's buffers until return
     if gradient:
-        keep = workspace_alloc(width, &ws)
+        _keep = workspace_alloc(width, &ws)
     tg.rel = ws.rel if gradient else NULL
     tg.L = width
     tg.idx = NULL

@@ -31,7 +31,6 @@ Grammar decisions (mirrored by the pure-Python reference in the tests):
 * a value whose magnitude reaches ``overflow_at`` (set by the caller to where
   the requested dtype, e.g. float32, rounds to infinity) fails on its line.
 """
-import numpy as np
 cimport numpy as cnp
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.pycapsule cimport PyCapsule_Destructor, PyCapsule_GetPointer, PyCapsule_New
@@ -672,7 +671,7 @@ cdef inline Py_ssize_t _write_uint(uint64_t v, char* out) noexcept nogil:
 cdef Py_ssize_t _write_fixed(uint64_t m, int k, char* out) noexcept nogil:
     """m * 10**-k in plain decimal notation, trailing zeros dropped."""
     cdef char digs[24]
-    cdef Py_ssize_t nd, i, o = 0
+    cdef Py_ssize_t nd, _i, o = 0
     while k > 0 and m % 10 == 0:
         m //= 10
         k -= 1
@@ -690,7 +689,7 @@ cdef Py_ssize_t _write_fixed(uint64_t m, int k, char* out) noexcept nogil:
     out[0] = 48
     out[1] = 46
     o = 2
-    for i in range(k - nd):
+    for _i in range(k - nd):
         out[o] = 48
         o += 1
     memcpy(out + o, digs, nd)

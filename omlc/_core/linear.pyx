@@ -21,7 +21,6 @@ steps.
 Inputs are trusted: ``omlc._validation`` checks them before they get here;
 only sizes that would make a pointer leave its array are re-checked.
 """
-import numpy as np
 cimport numpy as cnp
 from libc.math cimport isfinite
 from libc.stdint cimport int32_t, int64_t
@@ -162,7 +161,7 @@ def learn(Optimizer opt, Loss loss, RowStream stream, int64_t M, out=None, targe
     outp = out_pointer(out, n, L)
     tp = out_pointer(targets, n, L, "targets")
     wp = weight_pointer(weights, n)
-    keep = workspace_alloc(K, &ws)
+    _keep = workspace_alloc(K, &ws)
     y.rel = ws.rel
     y.L = L
     y.value = NULL
@@ -231,7 +230,7 @@ def decide(Optimizer opt, RowStream stream, out, int n_extra=0):
     outp = out_pointer(out, n, L)
     if outp == NULL:
         return
-    keep = workspace_alloc(K, &ws)
+    _keep = workspace_alloc(K, &ws)
     sc = ws.d if opt.separate_output else ws.s
     with nogil:
         for k in range(n):
@@ -286,7 +285,7 @@ def loss_rows(Loss loss, const float64_t[:, ::1] S, const int64_t[::1] y_indptr,
         vp = &vv[0] if n else NULL
     if n == 0 or K == 0:
         return 0.0
-    keep = workspace_alloc(K, &ws)
+    _keep = workspace_alloc(K, &ws)
     y.rel = ws.rel
     y.L = L
     y.value = NULL

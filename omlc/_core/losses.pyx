@@ -21,7 +21,7 @@ the per-example ``C_i = w C`` of the weighted PA objective); plain PA has no
 unweighted step. Weight 0 never reaches a loss: the driver skips the row.
 """
 import numpy as np
-from libc.math cimport NAN, exp, fabs, fmax, log1p
+from libc.math cimport NAN, exp, fmax, log1p
 from libc.stdint cimport int32_t, int64_t
 
 ctypedef float float32_t
@@ -602,7 +602,7 @@ def loss_value(Loss loss, s, const int32_t[::1] relevant, int64_t n_labels):
     """Test hook: the loss of one row."""
     cdef Workspace ws
     cdef Target y
-    scores, keep = _one_row(loss, s, relevant, n_labels, &ws, &y)
+    scores, _keep = _one_row(loss, s, relevant, n_labels, &ws, &y)
     cdef float64_t[::1] sv = scores
     return loss.value(&sv[0], &y, &ws)
 
@@ -613,7 +613,7 @@ def coefficients(Loss loss, s, const int32_t[::1] relevant, int64_t n_labels, do
     as a NumPy array."""
     cdef Workspace ws
     cdef Target y
-    scores, keep = _one_row(loss, s, relevant, n_labels, &ws, &y)
+    scores, _keep = _one_row(loss, s, relevant, n_labels, &ws, &y)
     out = np.zeros(scores.shape[0])
     cdef float64_t[::1] sv = scores, o = out
     loss.weight = weight
@@ -631,7 +631,7 @@ def plain_steps(Loss loss, s, const int32_t[::1] relevant, int64_t n_labels, dou
     cdef Workspace ws
     cdef Target y
     cdef int64_t n
-    scores, keep = _one_row(loss, s, relevant, n_labels, &ws, &y)
+    scores, _keep = _one_row(loss, s, relevant, n_labels, &ws, &y)
     c = np.zeros(scores.shape[0])
     cdef float64_t[::1] sv = scores, cv = c
     if generic:

@@ -95,8 +95,7 @@ def run(experiment, args, argv=(), stdout=None, stderr=None):
     path = None
     done = {}
     if stored:
-        path = Path(args.results) if getattr(args, "results", None) else \
-            store.rows_path(experiment.rows_stem(settings), getattr(args, "out", None))
+        path = store.rows_file(experiment.rows_stem(settings), args)
         if getattr(args, "fresh", False):
             if path.exists():
                 path.unlink()

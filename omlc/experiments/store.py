@@ -61,6 +61,13 @@ def rows_path(stem, out=None):
     return results_dir() / f"{stem}.rows.jsonl"
 
 
+def rows_file(stem, args):
+    """The rows file a command uses: ``--results``, else :func:`rows_path`
+    (beside ``--out``, else ``STEM.rows.jsonl`` in the store)."""
+    given = getattr(args, "results", None)
+    return Path(given) if given else rows_path(stem, getattr(args, "out", None))
+
+
 def load_rows(path, settings, key):
     """``{key(row): row}`` of the rows the file holds for ``settings``; a
     missing file, other settings and a torn last line (an interrupted write)

@@ -484,15 +484,30 @@ class _Booster(BaseLearner):
         seen = getattr(self, "n_samples_seen_", 0) + self._pending
         return int(math.floor(self.label_count_ / seen + 0.5)) if seen else 0
 
+    # Importance weights: a row of weight w is learned once with its weak
+    # learners' importance weights (the trees' statistics) multiplied by w,
+    # and the booster's own step on it weighted by w (see each class's
+    # *Sample weights*); weight 0: only predicted.
+    _native_weights = True
+
     def _learn(self, X, Y, order, out):
         N, k = int(self.n_estimators), self.n_labels_
         H = np.empty((N, k))
         S = np.zeros((N + 1, k))
         rows = range(X.shape[0]) if order is None else order
         Xc = X if order is None else X[np.asarray(order)]
+        weights = self._pending_weights
         self._pending = 0
         try:
             for pos, (i, x) in enumerate(zip(rows, self._rows(Xc))):
+                w = 1.0 if weights is None else float(weights[pos])
+                if w == 0.0:
+                    if out is not None:
+                        self.weak_learners_.predict(x, H)
+                        e = self._expert()
+                        out[pos] = _cut((self._alphas()[:e, None] * H[:e]).sum(axis=0),
+                                        self._n_cut())
+                    continue
                 rel = Y.indices[Y.indptr[i]:Y.indptr[i + 1]].astype(np.int32)
                 self.weak_learners_.predict(x, H, rel)
                 np.cumsum(self._alphas()[:, None] * H, axis=0, out=S[1:])
@@ -500,9 +515,11 @@ class _Booster(BaseLearner):
                     out[pos] = _cut(S[self._expert()], self._n_cut())
                 if 0 < len(rel) < k:
                     irr = np.setdiff1d(np.arange(k, dtype=np.int32), rel, assume_unique=True)
-                    C = self._step(S, H, rel, irr)
+                    C = self._step(S, H, rel, irr, w)
                     Wt = C.max(axis=1)[:, None] - C[:, rel]
                     np.maximum(Wt, 0.0, out=Wt)
+                    if w != 1.0:
+                        Wt *= w
                     self.weak_learners_.update(x, rel, Wt)
                 else:
                     self.n_degenerate_ += 1
@@ -549,6 +566,13 @@ class AdaOLMR(_Booster):
     by projected online gradient descent on [-2, 2] with step 1/sqrt(t), the
     prediction drawn by Hedge. See the module notes for the weak learners and
     the label-set rule.
+
+    Sample weights: a row of weight ``w`` multiplies its cost-derived
+    importance weights for the weak learners (the Hoeffding trees'
+    statistics, the softmax learners' step) by ``w``, its gradient step on the
+    expert weights ``alpha`` by ``w`` and its rank losses in Hedge by ``w``
+    (the weighted row loss everywhere; the step size schedule ``1/sqrt(t)``
+    counts rows). Weight 0: the row is only predicted.
 
     Parameters
     ----------
@@ -608,11 +632,14 @@ class AdaOLMR(_Booster):
     def _expert(self):
         return self.expert_
 
-    def _step(self, S, H, rel, irr):
+    def _step(self, S, H, rel, irr, w=1.0):
         C = logistic_gradients(S, rel, irr)  # c^1..c^{N+1}
         grad = np.einsum("ik,ik->i", C[1:], H)  # f_i'(alpha_i) = c^{i+1} . h^i
+        if w != 1.0:
+            grad *= w
         np.clip(self.alpha_ - grad / math.sqrt(self.t_), -2.0, 2.0, out=self.alpha_)
-        self.log_v_ -= rank_losses(S[1:], rel, irr)
+        losses = rank_losses(S[1:], rel, irr)
+        self.log_v_ -= losses if w == 1.0 else w * losses
         self.log_v_ -= self.log_v_.max()
         self._draw()
         return C[:-1]
@@ -633,6 +660,11 @@ class OnlineBMR(_Booster):
     From Jung & Tewari (2018), "Online Boosting Algorithms for Multi-label
     Ranking", Algorithm 2, with potentials (eq. 1) computed exactly (module
     notes) or by the authors' Monte Carlo estimate.
+
+    Sample weights: a row of weight ``w`` multiplies its cost-derived
+    importance weights for the weak learners (the Hoeffding trees'
+    statistics) by ``w``; the potentials do not depend on past rows' weights.
+    Weight 0: the row is only predicted.
 
     Parameters
     ----------
@@ -708,7 +740,8 @@ class OnlineBMR(_Booster):
     def _expert(self):
         return int(self.n_estimators)
 
-    def _step(self, S, H, rel, irr):
+    def _step(self, S, H, rel, irr, w=1.0):
+        # (the weight scales the costs the caller hands to the weak learners)
         N, k, p = int(self.n_estimators), self.n_labels_, len(rel)
         g = float(self.gamma)
         if g * p > 1.0:

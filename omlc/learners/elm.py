@@ -27,6 +27,12 @@ over every row seen — the defining property of OS-ELM, checked in the tests.
 ``block_size`` rows are learned per step (1 = fully online); a block never
 spans two ``partial_fit`` calls, which changes the result only by rounding.
 
+Sample weights: a row of weight ``w`` is the row's squared loss multiplied by
+``w`` -- its hidden outputs and targets scaled by ``sqrt(w)`` before the
+initial solve or the RLS step -- so ``beta`` stays the weighted ridge solution
+``(H^T D H + ridge I)^-1 H^T D T`` (``D`` the weights). Weight 0: the row is
+only predicted (and not buffered).
+
 Memory: ``U`` is ``n_features x n_hidden`` dense (47k x 1000 is 380 MB) and
 ``P`` is ``n_hidden^2``; a step costs O(k n_hidden^2 + nnz(x) n_hidden).
 """
@@ -57,6 +63,8 @@ def _positive_int(name, value, allow_none=False):
 
 class _OnlineSequentialELM(BaseLearner):
     """Shared machinery: hidden layer, initial block, RLS steps."""
+
+    _native_weights = True
 
     def _ridge(self):
         raise NotImplementedError
@@ -113,9 +121,14 @@ class _OnlineSequentialELM(BaseLearner):
     def _learn(self, X, Y, order, out):
         n = X.shape[0]
         k = int(self.block_size)
+        weights = self._pending_weights
         for a in range(0, n, _CHUNK):
             b = min(n, a + _CHUNK)
             idx = order[a:b] if order is not None else slice(a, b)
+            if weights is not None:
+                self._learn_weighted_chunk(X, Y, idx, weights[a:b],
+                                           None if out is None else out[a:b])
+                continue
             H = self.hidden(X[idx])
             T = 2.0 * Y[idx].toarray() - 1.0
             i = 0
@@ -134,6 +147,40 @@ class _OnlineSequentialELM(BaseLearner):
                     out[a + i:a + j] = H[i:j] @ self.beta_
                 self._rls(H[i:j], T[i:j])
                 i = j
+
+    def _learn_weighted_chunk(self, X, Y, idx, w, out):
+        """A chunk with importance weights: rows of weight 0 are only
+        predicted; the others are learned as sqrt(w)-scaled rows, in blocks
+        of ``block_size`` learned rows. Each row is predicted by the model as
+        it is when the row comes (a block's rows before the block's step)."""
+        H = self.hidden(X[idx])
+        T = 2.0 * Y[idx].toarray() - 1.0
+        m = H.shape[0]
+        learned = np.flatnonzero(w)
+        s = np.sqrt(w[learned])[:, None]
+        Hs, Ts = H[learned] * s, T[learned] * s
+        i = done = 0
+        if not self.initialised_:
+            i = min(learned.size, self._n_init() - self.H_buffer_.shape[0])
+            self.H_buffer_ = np.vstack([self.H_buffer_, Hs[:i]])
+            self.T_buffer_ = np.vstack([self.T_buffer_, Ts[:i]])
+            if self.H_buffer_.shape[0] >= self._n_init():
+                self._initialise(self.H_buffer_, self.T_buffer_)
+                done = learned[i - 1] + 1
+            else:
+                done = m
+            if out is not None:
+                out[:done] = 0.0
+        k = int(self.block_size)
+        while i < learned.size:
+            j = min(learned.size, i + k)
+            stop = learned[j - 1] + 1
+            if out is not None:
+                out[done:stop] = H[done:stop] @ self.beta_
+            self._rls(Hs[i:j], Ts[i:j])
+            done, i = stop, j
+        if out is not None and done < m:
+            out[done:] = H[done:] @ self.beta_
 
     def _decision(self, X):
         if not self.initialised_:

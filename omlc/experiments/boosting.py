@@ -24,24 +24,30 @@ the seconds per run beside the published numbers:
 
 Full mediamill is not run (its BMR did not finish in the paper either; Ada.OLMR
 on it is a 43,907-row run that the issue does not ask for).
+
+Run by :mod:`omlc.experiments.runner`: a unit is one cell (data set,
+algorithm, gamma) over its seeds, which run side by side with ``--jobs``; its
+rows are the per-seed runs (the rows file keeps them, a rerun reuses them),
+and the printed and reported rows are their means per cell.
 """
-import argparse
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-from omlc.reproduce._results import append_row, duration, load_rows, say
+from omlc.experiments import store
+from omlc.experiments.protocol import Experiment, Unit, option
+from omlc.experiments.store import duration, load_rows, say
 
-# Table 3: batch, Ada.OLMR (loss, s), best BMR (loss, s).
-PAPER_TABLE3 = {
-    "emotions": {"batch": 0.1699, "ada": (0.1600, 253), "bmr": (0.1654, 611)},
-    "scene": {"batch": 0.0720, "ada": (0.0881, 341), "bmr": (0.0743, 1488)},
-    "yeast": {"batch": 0.1820, "ada": (0.1874, 2675), "bmr": (0.1836, 9170)},
-    "mediamill": {"batch": 0.0665, "ada": (0.0508, 69565), "bmr": (None, None)},
-    "m-reduced": {"batch": None, "ada": (0.0632, 4148), "bmr": (0.0630, 288204)},
-}
+
+def _number(text, kind=float):
+    return kind(text) if text.strip() else None
+
+
+#: Table 3 (``tables/boosting_table3.csv``): batch, Ada.OLMR (loss, s), best BMR (loss, s).
+PAPER_TABLE3 = {r["dataset"]: {"batch": _number(r["batch"]),
+                               "ada": (_number(r["ada_loss"]), _number(r["ada_seconds"], int)),
+                               "bmr": (_number(r["bmr_loss"]), _number(r["bmr_seconds"], int))}
+                for r in store.paper_table("boosting_table3")}
 DATASETS = {  # our name -> (registry name, paper row, gamma grid)
     "emotions": ("emotions", "emotions", (0.2, 0.1, 0.01, 0.001)),
     "scene": ("scene", "scene", (0.2, 0.1, 0.01, 0.001)),
@@ -79,19 +85,21 @@ def make_model(algorithm, gamma, seed, n_estimators=N_ESTIMATORS, n_features=N_F
 
 
 def one_run(data, algorithm, gamma, seed, n_estimators=N_ESTIMATORS, n_features=N_FEATURES,
-            n_test=None, bmr_variant="exact"):
-    """Rank loss (empty rows as 0, and without them) and CPU seconds of one run."""
+            n_test=None, bmr_variant="exact", clock=time.process_time):
+    """Rank loss (empty rows as 0, and without them) and CPU seconds of one run
+    (``clock``: the process's CPU time, or the thread's when runs share the
+    process)."""
     from omlc.metrics import ranking_loss
     Xtr, Ytr, Xte, Yte = data
     if n_test is not None:
         Xte, Yte = Xte[:n_test], Yte[:n_test]
-    t0 = time.process_time()
+    t0 = clock()
     model = make_model(algorithm, gamma, seed, n_estimators, n_features, bmr_variant)
     model.partial_fit(Xtr, Ytr)
     # Decision values are the followed expert's scores shifted per row: the
     # rank loss is the scores' rank loss.
     D = model.predict_then_learn(Xte, Yte)
-    seconds = time.process_time() - t0
+    seconds = clock() - t0
     loss = ranking_loss(Yte, D, ties="half", empty="zero")
     loss_ex = ranking_loss(Yte, D, ties="half", empty="exclude")
     return {"loss": float(loss), "loss_excl_empty": float(loss_ex), "seconds": seconds,
@@ -99,7 +107,10 @@ def one_run(data, algorithm, gamma, seed, n_estimators=N_ESTIMATORS, n_features=
 
 
 def cells(name, algorithms=("ada", "bmr"), n_seeds=None, bmr_seeds_mreduced=None):
-    """``[(algorithm, gamma, seeds)]`` of one data set."""
+    """``[(algorithm, gamma, seeds)]`` of one data set; ``n_seeds`` an int or
+    ``{data set: int}``."""
+    if isinstance(n_seeds, dict):
+        n_seeds = n_seeds.get(name)
     out = []
     if "ada" in algorithms:
         out.append(("ada", None, n_seeds or N_SEEDS))
@@ -122,38 +133,60 @@ def settings_key(n_estimators, n_features, bmr_variant="exact"):
     return key
 
 
-def run(datasets=None, algorithms=("ada", "bmr"), n_seeds=None, progress=None, results_path=None,
-        on_row=None, fresh=False, n_estimators=N_ESTIMATORS, n_features=N_FEATURES,
-        bmr_variant="exact", bmr_seeds_mreduced=None):
-    """Per-seed runs of every cell, appended to ``results_path`` as they finish
-    (a rerun reuses them); returns the aggregated rows."""
-    settings = settings_key(n_estimators, n_features, bmr_variant)
-    key = lambda r: (r["dataset"], r["algorithm"], r["gamma"], r["seed"])  # noqa: E731
-    done = {} if fresh or results_path is None else load_rows(results_path, settings, key)
-    rows = []
+def _key(r):
+    return (r["dataset"], r["algorithm"], r["gamma"], r["seed"])
+
+
+def units(datasets=None, algorithms=("ada", "bmr"), n_seeds=None, bmr_seeds_mreduced=None):
+    """One :class:`Unit` per cell, its keys the cell's seeds."""
+    out = []
     for name in datasets or list(DATASETS):
-        data = None
         for algorithm, gamma, seeds in cells(name, algorithms, n_seeds, bmr_seeds_mreduced):
-            runs = []
-            for seed in range(seeds):
-                k = (name, algorithm, gamma, seed)
-                if k not in done:
-                    if data is None:
-                        data = load_split(name)
-                    r = dict(dataset=name, algorithm=algorithm, gamma=gamma, seed=seed,
-                             **one_run(data, algorithm, gamma, seed, n_estimators, n_features,
-                                     bmr_variant=bmr_variant))
-                    if results_path is not None:
-                        append_row(results_path, settings, r)
-                    done[k] = r
-                    say(progress, f"{name} {algorithm} gamma={gamma} seed {seed}: "
-                                  f"{r['loss']:.4f} ({r['seconds']:.1f} s)")
-                runs.append(done[k])
-            row = aggregate(name, algorithm, gamma, runs)
-            rows.append(row)
-            if on_row:
-                on_row(row)
+            g = "" if gamma is None else f" gamma={gamma:g}"
+            out.append(Unit(f"{name} {algorithm}{g}",
+                            tuple((name, algorithm, gamma, s) for s in range(seeds)),
+                            dict(dataset=name, algorithm=algorithm, gamma=gamma)))
+    return out
+
+
+def run_cell(unit, n_estimators=N_ESTIMATORS, n_features=N_FEATURES, bmr_variant="exact",
+             ctx=None, data=None):
+    """The per-seed rows of one cell (seeds side by side through ``ctx.map``)."""
+    d = unit.data
+    data = data if data is not None else load_split(d["dataset"])
+    clock = time.process_time if ctx is None or ctx.serial else time.thread_time
+    tasks = [(data, d["algorithm"], d["gamma"], key[3], n_estimators, n_features, None,
+              bmr_variant, clock) for key in unit.keys]
+    results = ctx.map(one_run, tasks) if ctx is not None else [one_run(*t) for t in tasks]
+    rows = [dict(dataset=d["dataset"], algorithm=d["algorithm"], gamma=d["gamma"], seed=key[3],
+                 **r) for key, r in zip(unit.keys, results)]
+    for r in rows:
+        say(ctx.progress if ctx is not None else None,
+            f"{r['dataset']} {r['algorithm']} gamma={r['gamma']} seed {r['seed']}: "
+            f"{r['loss']:.4f} ({r['seconds']:.1f} s)")
     return rows
+
+
+def run(datasets=None, algorithms=("ada", "bmr"), n_seeds=None, n_estimators=N_ESTIMATORS,
+        n_features=N_FEATURES, bmr_variant="exact", bmr_seeds_mreduced=None):
+    """The aggregated rows of every cell, without a rows file (``omlc reproduce
+    boosting`` runs the same units through the runner, which stores them)."""
+    rows, data = [], {}
+    for unit in units(datasets, algorithms, n_seeds, bmr_seeds_mreduced):
+        name = unit.data["dataset"]
+        if name not in data:
+            data = {name: load_split(name)}
+        runs = run_cell(unit, n_estimators, n_features, bmr_variant, data=data[name])
+        rows.append(aggregate(name, unit.data["algorithm"], unit.data["gamma"], runs))
+    return rows
+
+
+def cell_rows(runs):
+    """Per-seed rows -> one aggregated row per cell, in first-seen order."""
+    by_cell = {}
+    for r in runs:
+        by_cell.setdefault((r["dataset"], r["algorithm"], r["gamma"]), []).append(r)
+    return [aggregate(*cell, rs) for cell, rs in by_cell.items()]
 
 
 def aggregate(name, algorithm, gamma, runs):
@@ -249,7 +282,7 @@ def markdown_report(rows, command, claims, elapsed, authors_rows=None):
     lines = ["# Jung & Tewari (AISTATS 2018), Table 3: omlc beside the paper", "",
              "Command (from the repository root, data in `$OMLC_DATA_DIR`):", "",
              f"    {command}", "",
-             "Protocol: see `omlc/reproduce/boosting.py` (100 trees × 20 random features, "
+             "Protocol: see `omlc/experiments/boosting.py` (100 trees × 20 random features, "
              "randomised tree parameters, train pass then test pass with updates, rank loss with "
              "ties ½, empty label sets count 0, mean over seeds). Seconds are CPU seconds per "
              "run on one core of this machine; the paper's are its pure-Python code.", "",
@@ -288,60 +321,118 @@ def markdown_report(rows, command, claims, elapsed, authors_rows=None):
     return "\n".join(lines)
 
 
-def main(argv=None):
-    p = argparse.ArgumentParser(
-        prog="omlc reproduce boosting",
-        description="Table 3 of Jung & Tewari (2018): Ada.OLMR and OnlineBMR rank loss and "
-                    "runtime beside the paper. Per-seed runs are appended to a JSON-lines file "
-                    "as they finish; a rerun reuses them.")
-    p.add_argument("--datasets", default=None, help="comma-separated: " + ",".join(DATASETS))
-    p.add_argument("--algorithms", default="ada,bmr", help="ada, bmr or both (default)")
-    p.add_argument("--seeds", type=int, default=None,
-                   help=f"runs per cell (default {N_SEEDS}; BMR on m-reduced 10)")
-    p.add_argument("--bmr-seeds-mreduced", type=int, default=None,
-                   help="runs per OnlineBMR cell on m-reduced (default 10, the paper's)")
-    p.add_argument("--n-estimators", type=int, default=N_ESTIMATORS)
-    p.add_argument("--n-features", type=int, default=N_FEATURES)
-    p.add_argument("--bmr-potentials", choices=tuple(BMR_VARIANTS), default="exact",
-                   help="OnlineBMR's potentials: exact with the paper's hinge margin (default) or "
-                        "the authors' code's (Monte Carlo, M = 100, hinge without margin)")
-    p.add_argument("--out", default=None, metavar="FILE.md", help="also write a markdown report")
-    p.add_argument("--authors-rows", default=None, metavar="FILE.jsonl",
-                   help="rows of a --bmr-potentials authors run, shown beside the exact "
-                        "potentials' in the report")
-    p.add_argument("--results", default=None, metavar="FILE.jsonl")
-    p.add_argument("--fresh", action="store_true")
-    p.add_argument("--quiet", action="store_true")
-    args = p.parse_args(argv)
-    datasets = [x.strip() for x in args.datasets.split(",")] if args.datasets else None
-    for d in datasets or ():
-        if d not in DATASETS:
-            raise ValueError(f"unknown data set {d!r}; known: {', '.join(DATASETS)}")
-    algorithms = tuple(a.strip() for a in args.algorithms.split(","))
-    if not set(algorithms) <= {"ada", "bmr"}:
-        raise ValueError("--algorithms takes ada, bmr")
-    if args.results:
-        results = Path(args.results)
-    elif args.out:
-        results = Path(args.out).with_name(Path(args.out).stem + ".rows.jsonl")
-    else:
-        from omlc.io.cache import get_cache_dir
-        results = get_cache_dir() / "reproduce" / "boosting.jsonl"
-    progress = None if args.quiet else True
-    t0 = time.perf_counter()
-    print(HEAD, flush=True)
-    rows = run(datasets, algorithms, args.seeds, progress, results,
-               on_row=lambda r: print(format_row(r), flush=True), fresh=args.fresh,
-               n_estimators=args.n_estimators, n_features=args.n_features,
-               bmr_variant=args.bmr_potentials, bmr_seeds_mreduced=args.bmr_seeds_mreduced)
-    print("\nBeside Table 3 (best γ for BMR):\n" + format_side_by_side(rows))
-    claims = check_targets(rows)
-    for c, ok, d in claims:
-        print(f"{'holds' if ok else 'FAILS'}: {c} -- {d}")
-    if args.out:
-        command = "omlc reproduce boosting " + " ".join(argv if argv is not None else sys.argv[1:])
+def _parse_seeds(text):
+    if text is None:
+        return None
+    if "=" not in text:
+        return int(text)
+    out = {}
+    for item in text.split(","):
+        name, _, n = item.partition("=")
+        if name.strip() not in DATASETS:
+            raise ValueError(f"--seeds: unknown data set {name.strip()!r}; known: "
+                             f"{', '.join(DATASETS)}")
+        out[name.strip()] = int(n)
+    return out
+
+
+class _Printer:
+    """Prints a cell's mean row once all of its seeds are in."""
+
+    def __init__(self, stream, sizes):
+        self.stream, self.sizes, self.runs = stream, sizes, {}
+        print(HEAD, file=stream, flush=True)
+
+    def __call__(self, row):
+        cell = (row["dataset"], row["algorithm"], row["gamma"])
+        runs = self.runs.setdefault(cell, [])
+        runs.append(row)
+        if len(runs) == self.sizes.get(cell, len(runs)):
+            print(format_row(aggregate(*cell, runs)), file=self.stream, flush=True)
+
+    def close(self):
+        pass
+
+
+class BoostingExperiment(Experiment):
+    name = "boosting"
+    title = "Table 3 of Jung & Tewari (2018): Ada.OLMR and OnlineBMR rank loss and runtime"
+    description = ("Table 3 of Jung & Tewari (2018): Ada.OLMR and OnlineBMR rank loss and "
+                   "runtime beside the paper. Per-seed runs are appended to a JSON-lines rows "
+                   "file as each cell finishes; a rerun reuses them.")
+    options = (
+        option("--datasets", default=None, help="comma-separated: " + ",".join(DATASETS)),
+        option("--algorithms", default="ada,bmr", help="ada, bmr or both (default)"),
+        option("--seeds", default=None, metavar="N|NAME=N,...",
+               help=f"runs per cell, for every data set or per data set (e.g. emotions=10,"
+                    f"yeast=3; default {N_SEEDS}; BMR on m-reduced 10)"),
+        option("--bmr-seeds-mreduced", type=int, default=None,
+               help="runs per OnlineBMR cell on m-reduced (default 10, the paper's)"),
+        option("--n-estimators", type=int, default=N_ESTIMATORS),
+        option("--n-features", type=int, default=N_FEATURES),
+        option("--bmr-potentials", choices=tuple(BMR_VARIANTS), default="exact",
+               help="OnlineBMR's potentials: exact with the paper's hinge margin (default) or "
+                    "the authors' code's (Monte Carlo, M = 100, hinge without margin)"),
+        option("--authors-rows", default=None, metavar="FILE.jsonl",
+               help="rows of a --bmr-potentials authors run, shown beside the exact "
+                    "potentials' in the report"),
+    )
+
+    def _parsed(self, args):
+        datasets = [x.strip() for x in args.datasets.split(",")] if args.datasets else None
+        for d in datasets or ():
+            if d not in DATASETS:
+                raise ValueError(f"unknown data set {d!r}; known: {', '.join(DATASETS)}")
+        algorithms = tuple(a.strip() for a in args.algorithms.split(","))
+        if not set(algorithms) <= {"ada", "bmr"}:
+            raise ValueError("--algorithms takes ada, bmr")
+        try:
+            seeds = _parse_seeds(args.seeds)
+        except ValueError as exc:
+            raise ValueError(str(exc) if "--seeds" in str(exc) else
+                             f"--seeds takes N or NAME=N,...: {args.seeds!r}") from None
+        return datasets, algorithms, seeds
+
+    def check(self, args):
+        self._parsed(args)
+
+    def settings(self, args):
+        return settings_key(args.n_estimators, args.n_features, args.bmr_potentials)
+
+    def rows_stem(self, settings):
+        variant = settings.get("bmr_variant")
+        return "boosting" if variant is None else f"boosting_bmr_{variant}_potentials"
+
+    def plan(self, args):
+        datasets, algorithms, seeds = self._parsed(args)
+        return units(datasets, algorithms, seeds, args.bmr_seeds_mreduced)
+
+    def run_unit(self, unit, args, ctx):
+        return run_cell(unit, args.n_estimators, args.n_features, args.bmr_potentials, ctx)
+
+    def row_key(self, row):
+        return _key(row)
+
+    def restore(self, row):
+        return row
+
+    def printer(self, args, stream):
+        sizes = {(u.data["dataset"], u.data["algorithm"], u.data["gamma"]): len(u.keys)
+                 for u in self.plan(args)}
+        return _Printer(stream, sizes)
+
+    def claims(self, rows):
+        return check_targets(cell_rows(rows))
+
+    def finish(self, rows, args, ctx, stream):
+        print("\nBeside Table 3 (best γ for BMR):\n" + format_side_by_side(cell_rows(rows)),
+              file=stream)
+        return []
+
+    def report(self, rows, command, elapsed, claims, extra, args):
         authors = (load_variant_rows(args.authors_rows, "authors", args.n_estimators,
                                      args.n_features) if args.authors_rows else None)
-        Path(args.out).write_text(markdown_report(rows, command.strip(), claims,
-                                                  time.perf_counter() - t0, authors))
-    return 0
+        return markdown_report(cell_rows(rows), command, claims, elapsed, authors)
+
+
+EXPERIMENT = BoostingExperiment()

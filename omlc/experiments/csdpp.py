@@ -27,16 +27,21 @@ Claims checked: PBT and PBC far better than None; CS-DPP better than DPP on
 every non-Hamming cost; CS-DPP better than O-CS and O-RAND; DPP ahead of O-BR
 under label noise, increasingly with the noise; DPP competitive with O-BR on
 delicious; CS-DPP insensitive to the label order.
+
+Run by :mod:`omlc.experiments.runner`: a unit is one cell (data set, method,
+M, noise), its stream orders side by side with ``--jobs``; the report covers
+every row of the protocol in the rows file, so several invocations (a costly
+data set at one M only) add up.
 """
-import argparse
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
-from omlc.reproduce._results import append_row, duration, load_rows, say
+from omlc.experiments import store
+from omlc.experiments.protocol import Experiment, Unit, option
+from omlc.experiments.store import duration, load_rows, say
 
 COSTS = ("hamming", "rank", "f1", "accuracy")
 COST_HEAD = {"hamming": "Hamming", "rank": "rank", "f1": "F1", "accuracy": "Acc"}
@@ -157,37 +162,42 @@ def curve_points(n):
     return np.unique(np.geomspace(1, n, N_CURVE).astype(int)) - 1
 
 
-def run_unit(name, method, frac, noise, orders, progress=None, data=None):
-    """One (data set, method, M, noise) cell over ``orders`` stream orders."""
+def _one_order(X, Y, n, name, method, frac, noise, s, pts, clock):
+    t0 = clock()
+    if is_label_order(method):
+        Xs, Ys = X[:n], Y[:n][:, np.random.default_rng(3000 + s).permutation(Y.shape[1])]
+    else:
+        perm = np.random.default_rng(1000 + s).permutation(X.shape[0])[:n]
+        Xs, Ys = X[perm], Y[perm]
+    Yn = add_noise(Ys, noise, np.random.default_rng(2000 + s)) if noise else None
+    learner = make(method[3:] if is_label_order(method) else method, frac, s, Y.shape[1])
+    c, cc = stream_costs(learner, Xs, Yn if noise else Ys, clean=Ys if noise else None)
+    cum = np.cumsum(c, axis=0) / np.arange(1, n + 1)[:, None]
+    clean = None if cc is None else cc.mean(axis=0)
+    return cum[-1], clean, cum[pts], _empty_costs(Yn if noise else Ys), clock() - t0
+
+
+def run_unit(name, method, frac, noise, orders, progress=None, data=None, ctx=None):
+    """One (data set, method, M, noise) cell over ``orders`` stream orders
+    (side by side through ``ctx.map``; ``seconds`` is the orders' own time:
+    wall time run one at a time, the threads' CPU time side by side)."""
     X, Y = data if data is not None else load_full(name)
     n = min(X.shape[0], SUBSAMPLE.get(name, X.shape[0]))
     pts = curve_points(n)
+    clock = time.perf_counter if ctx is None or ctx.serial else time.thread_time
+    tasks = [(X, Y, n, name, method, frac, noise, s, pts, clock) for s in range(orders)]
+    done = ctx.map(_one_order, tasks) if ctx is not None else [_one_order(*t) for t in tasks]
+    finals = np.array([d[0] for d in done])
+    clean_finals = [d[1] for d in done if d[1] is not None]
     # curves are only plotted: 5 decimals keep the committed results file small
-    finals, clean_finals, curves, empty = [], [], [], []
-    t0 = time.perf_counter()
-    for s in range(orders):
-        if is_label_order(method):
-            Xs, Ys = X[:n], Y[:n][:, np.random.default_rng(3000 + s).permutation(Y.shape[1])]
-        else:
-            perm = np.random.default_rng(1000 + s).permutation(X.shape[0])[:n]
-            Xs, Ys = X[perm], Y[perm]
-        Yn = add_noise(Ys, noise, np.random.default_rng(2000 + s)) if noise else None
-        learner = make(method[3:] if is_label_order(method) else method, frac, s, Y.shape[1])
-        c, cc = stream_costs(learner, Xs, Yn if noise else Ys, clean=Ys if noise else None)
-        cum = np.cumsum(c, axis=0) / np.arange(1, n + 1)[:, None]
-        finals.append(cum[-1])
-        empty.append(_empty_costs(Yn if noise else Ys))
-        curves.append(cum[pts])
-        if cc is not None:
-            clean_finals.append(cc.mean(axis=0))
-    finals = np.array(finals)
+    curves, empty = [d[2] for d in done], [d[3] for d in done]
     row = dict(dataset=name, method=method, frac=frac, noise=noise, orders=orders, n=n,
                K=int(Y.shape[1]),
                mean={c: float(finals[:, i].mean()) for i, c in enumerate(COSTS)},
                std={c: float(finals[:, i].std(ddof=1)) if orders > 1 else 0.0
                     for i, c in enumerate(COSTS)},
                t=(pts + 1).tolist(), curve=np.round(np.mean(curves, axis=0), 5).tolist(),
-               seconds=time.perf_counter() - t0)
+               seconds=float(sum(d[4] for d in done)))
     if clean_finals:
         cf = np.array(clean_finals)
         row["clean_mean"] = {c: float(cf[:, i].mean()) for i, c in enumerate(COSTS)}
@@ -235,32 +245,6 @@ def plan(datasets, fractions, noise_datasets, noise_levels, experiments,
 
 def _key(r):
     return (r["dataset"], r["method"], float(r["frac"]), float(r["noise"]))
-
-
-def run(datasets=None, fractions=FRACTIONS, orders=3, noise_datasets=NOISE_DATASETS,
-        noise_levels=NOISE, experiments=("basis", "competitors", "noise"), progress=None,
-        results=None, fresh=False, label_orders=LABEL_ORDERS,
-        label_order_datasets=LABEL_ORDER_DATASETS):
-    datasets = list(datasets or DATASETS)
-    settings = SETTINGS
-    done = {} if (fresh or results is None) else load_rows(results, settings, _key)
-    rows = []
-    cache = {}
-    for unit in plan(datasets, fractions, [d for d in noise_datasets if d in datasets],
-                     noise_levels, experiments, [d for d in label_order_datasets if d in datasets]):
-        name, method, f, p = unit
-        if unit in done:
-            rows.append(done[unit])
-            continue
-        if name not in cache:
-            cache.clear()
-            cache[name] = load_full(name)
-        row = run_unit(name, method, f, p, label_orders if is_label_order(method) else orders,
-                       progress, data=cache[name])
-        rows.append(row)
-        if results is not None:
-            append_row(results, settings, row)
-    return rows
 
 
 # --- tables and claims --------------------------------------------------------------
@@ -662,75 +646,120 @@ def _single_threaded_blas():
     threadpool_limits(1)
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(
-        prog="omlc reproduce csdpp",
-        description="Chu, Huang & Lin (2019) DPP / CS-DPP: prequential average cumulative cost "
-                    "over random stream orders, tables shaped like Tables 9-17, Figs. 1-3, and "
-                    "the paper's stated claims checked. Rows are printed as they finish and "
-                    "appended to a JSON-lines file; a rerun reuses them.")
-    ap.add_argument("--datasets", default=None, help="comma-separated: " + ",".join(DATASETS))
-    ap.add_argument("--fractions", default="0.1,0.25,0.5", help="M as fractions of K")
-    ap.add_argument("--orders", type=int, default=3, help="random stream orders (paper: 15)")
-    ap.add_argument("--noise-datasets", default=",".join(NOISE_DATASETS))
-    ap.add_argument("--experiments", default="basis,competitors,noise",
-                    help="comma-separated: basis, competitors, noise, necessity (delicious, "
-                         "Table 5), labelorder (Tables 6-8 / 18)")
-    ap.add_argument("--label-orders", type=int, default=LABEL_ORDERS,
-                    help="random label orders of the labelorder experiment (paper: 50)")
-    ap.add_argument("--label-order-datasets", default=",".join(LABEL_ORDER_DATASETS))
-    ap.add_argument("--plots", default=None, metavar="PREFIX.png",
-                    help="write PREFIX_fig1/2/3.png (needs matplotlib)")
-    ap.add_argument("--out", default=None, metavar="FILE.md")
-    ap.add_argument("--results", default=None, metavar="FILE.jsonl")
-    ap.add_argument("--fresh", action="store_true")
-    ap.add_argument("--quiet", action="store_true")
-    args = ap.parse_args(argv)
-    datasets = [x.strip() for x in args.datasets.split(",")] if args.datasets else list(DATASETS)
-    for d in datasets:
-        if d not in DATASETS:
-            raise ValueError(f"unknown data set {d!r}; known: {', '.join(DATASETS)}")
-    fractions = tuple(float(x) for x in args.fractions.split(","))
-    experiments = tuple(x.strip() for x in args.experiments.split(","))
-    if args.results:
-        results = Path(args.results)
-    elif args.out:
-        results = Path(args.out).with_name(Path(args.out).stem + ".rows.jsonl")
-    else:
-        from omlc.io.cache import get_cache_dir
-        results = get_cache_dir() / "reproduce" / f"csdpp-o{args.orders}.jsonl"
-    progress = None if args.quiet else True
-    lo_sets = [d for d in args.label_order_datasets.split(",") if d in datasets]
-    n_units = len(plan(datasets, fractions, [d for d in args.noise_datasets.split(",")
-                                              if d in datasets], NOISE, experiments, lo_sets))
-    say(progress, f"omlc reproduce csdpp: {n_units} cells x {args.orders} orders; rows go to "
-                  f"{results}")
-    t0 = time.perf_counter()
-    _single_threaded_blas()
-    rows = run(datasets, fractions, args.orders, args.noise_datasets.split(","), NOISE,
-               experiments, progress, results, args.fresh, args.label_orders, lo_sets)
-    # the report covers every row of these settings in the results file, so
-    # several invocations (e.g. a costly data set at one M only) add up
-    merged = {_key(r): r for r in rows}
-    for k, r in load_rows(results, SETTINGS, _key).items():
-        merged.setdefault(k, r)
-    rows = list(merged.values())
-    fractions = tuple(sorted({float(r["frac"]) for r in _main_rows(rows)
-                              if float(r["noise"]) == 0.0})) or fractions
-    names = {r["dataset"] for r in _main_rows(rows) if float(r["noise"]) == 0.0}
-    text = format_side_by_side(rows, fractions, no_label_costs(sorted(names)))
-    print(text)
-    claims = check_claims(rows, fractions)
-    verdict = {True: "HOLDS", False: "DOES NOT HOLD", None: "NOT DECIDED HERE"}
-    claim_lines = [f"- {verdict[ok]}: {c} — {d}" for c, ok, d in claims]
-    print("\n".join(claim_lines))
-    plots = plot(rows, args.plots, fractions) if args.plots else []
-    if args.out:
-        command = "omlc reproduce csdpp " + " ".join(argv if argv is not None else sys.argv[1:])
-        body = [f"# omlc reproduce csdpp\n\nCommand: `{command.strip()}` "
-                f"({duration(time.perf_counter() - t0)} for the rows computed in this run)\n",
-                NOTES, "## Claims\n", "\n".join(claim_lines), "", "## Tables\n", text, ""]
+def _names(text):
+    return [x.strip() for x in text.split(",") if x.strip()]
+
+
+class CSDPPExperiment(Experiment):
+    name = "csdpp"
+    title = "DPP / CS-DPP (Chu, Huang & Lin 2019): Tables 5-17 shapes, Figs. 1-3, claims"
+    description = ("Chu, Huang & Lin (2019) DPP / CS-DPP: prequential average cumulative cost "
+                   "over random stream orders, tables shaped like Tables 5-18, Figs. 1-3, and "
+                   "the paper's stated claims checked. Rows are appended to a JSON-lines rows "
+                   "file as they finish; a rerun reuses them, and the report covers every row of "
+                   "the protocol in that file.")
+    options = (
+        option("--datasets", default=None, help="comma-separated: " + ",".join(DATASETS)),
+        option("--fractions", default="0.1,0.25,0.5", help="M as fractions of K"),
+        option("--orders", type=int, default=3, help="random stream orders (paper: 15)"),
+        option("--noise-datasets", default=",".join(NOISE_DATASETS)),
+        option("--experiments", default="basis,competitors,noise",
+               help="comma-separated: basis, competitors, noise, necessity (delicious, "
+                    "Table 5), labelorder (Tables 6-8 / 18)"),
+        option("--label-orders", type=int, default=LABEL_ORDERS,
+               help="random label orders of the labelorder experiment (paper: 50)"),
+        option("--label-order-datasets", default=",".join(LABEL_ORDER_DATASETS)),
+        option("--plots", default=None, metavar="PREFIX.png",
+               help="write PREFIX_fig1/2/3.png (needs matplotlib)"),
+    )
+    _EXPERIMENTS = ("basis", "competitors", "noise", "necessity", "labelorder")
+
+    def _parsed(self, args):
+        datasets = _names(args.datasets) if args.datasets else list(DATASETS)
+        for d in datasets:
+            if d not in DATASETS:
+                raise ValueError(f"unknown data set {d!r}; known: {', '.join(DATASETS)}")
+        try:
+            fractions = tuple(float(x) for x in _names(args.fractions))
+        except ValueError:
+            raise ValueError(f"--fractions takes numbers: {args.fractions!r}") from None
+        experiments = tuple(_names(args.experiments))
+        unknown = set(experiments) - set(self._EXPERIMENTS)
+        if unknown:
+            raise ValueError(f"--experiments: unknown {', '.join(sorted(unknown))}; known: "
+                             f"{', '.join(self._EXPERIMENTS)}")
+        if args.orders < 1 or args.label_orders < 1:
+            raise ValueError("--orders and --label-orders must be at least 1")
+        noisy = [d for d in _names(args.noise_datasets) if d in datasets]
+        lo_sets = [d for d in _names(args.label_order_datasets) if d in datasets]
+        return datasets, fractions, experiments, noisy, lo_sets
+
+    def check(self, args):
+        self._parsed(args)
+        if args.plots:
+            import importlib.util
+            if importlib.util.find_spec("matplotlib") is None:
+                raise ImportError("--plots needs matplotlib: pip install 'omlc[plot]'")
+
+    def settings(self, args):
+        return SETTINGS
+
+    def plan(self, args):
+        datasets, fractions, experiments, noisy, lo_sets = self._parsed(args)
+        out = []
+        for cell in plan(datasets, fractions, noisy, NOISE, experiments, lo_sets):
+            name, method, f, p = cell
+            orders = args.label_orders if is_label_order(method) else args.orders
+            out.append(Unit(f"{name} {method} M={f:g}K noise={p:g}", (cell,),
+                            dict(dataset=name, method=method, frac=f, noise=p, orders=orders)))
+        return out
+
+    def run_unit(self, unit, args, ctx):
+        d = unit.data
+        if self._data is None or self._data[0] != d["dataset"]:
+            self._data = None                  # one data set in memory at a time
+            _single_threaded_blas()
+            self._data = (d["dataset"], load_full(d["dataset"]))
+        return [run_unit(d["dataset"], d["method"], d["frac"], d["noise"], d["orders"],
+                         ctx.progress, data=self._data[1], ctx=ctx)]
+
+    _data = None
+
+    def row_key(self, row):
+        return _key(row)
+
+    def restore(self, row):
+        return row
+
+    def finish(self, rows, args, ctx, stream):
+        self._data = None
+        # the report covers every row of these settings in the rows file, so
+        # several invocations (e.g. a costly data set at one M only) add up
+        merged = {_key(r): r for r in rows}
+        if "results" in self.common:
+            path = store.rows_file(self.rows_stem(SETTINGS), args)
+            for k, r in load_rows(path, SETTINGS, _key).items():
+                merged.setdefault(k, r)
+        rows = list(merged.values())
+        fractions = tuple(sorted({float(r["frac"]) for r in _main_rows(rows)
+                                  if float(r["noise"]) == 0.0})) or self._parsed(args)[1]
+        names = {r["dataset"] for r in _main_rows(rows) if float(r["noise"]) == 0.0}
+        text = format_side_by_side(rows, fractions, no_label_costs(sorted(names)))
+        print(text, file=stream)
+        claims = check_claims(rows, fractions)
+        verdict = {True: "HOLDS", False: "DOES NOT HOLD", None: "NOT DECIDED HERE"}
+        claim_lines = [f"- {verdict[ok]}: {c} — {d}" for c, ok, d in claims]
+        print("\n".join(claim_lines), file=stream)
+        plots = plot(rows, args.plots, fractions) if args.plots else []
+        body = [NOTES, "## Claims\n", "\n".join(claim_lines), "", "## Tables\n", text, ""]
         if plots:
             body += ["## Figures\n"] + [f"![{p.stem}]({p.name})" for p in plots]
-        Path(args.out).write_text("\n".join(body) + "\n")
-    return 0
+        return body
+
+    def report(self, rows, command, elapsed, claims, extra, args):
+        head = (f"# omlc reproduce csdpp\n\nCommand: `{command}` ({duration(elapsed)} for the "
+                f"rows computed in this run)\n")
+        return "\n".join([head] + list(extra)) + "\n"
+
+
+EXPERIMENT = CSDPPExperiment()
