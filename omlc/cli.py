@@ -110,7 +110,9 @@ def _build_parser():
                           "(e.g. --learner falt --param eta=0.5 --param M=3)")
     run.add_argument("--data", default="synthetic", metavar="SOURCE",
                      help="'synthetic[:n=..,d=..,L=..,nnz=..,card=..,noise=..]' (default: a "
-                          "60,000-row rcv1-like stream), a registered data set name (omlc "
+                          "60,000-row rcv1-like stream), 'rcv1-like[:stream=..,n=..,labels=..]' "
+                          "(the cached rcv1v2-shaped stream; prequential: its 781,265-row test "
+                          "stream), a registered data set name (omlc "
                           "datasets list), or a file (.arff, LIBSVM .svm/.txt, optionally .gz/.bz2/.xz)")
     run.add_argument("--test", default=None, metavar="FILE",
                      help="test file for --protocol train-test when --data is a file (a "
@@ -147,7 +149,10 @@ def _build_parser():
     weights.add_argument(run)
 
     data_help = ("'synthetic[:n=..,d=..,L=..,nnz=..,card=..,noise=..,stream=..]' (stream=1: "
-                 "fresh rows from the same teacher, a held-out set), a registered data set name "
+                 "fresh rows from the same teacher, a held-out set), "
+                 "'rcv1-like[:stream=..,n=..,labels=..,seed=..]' (the rcv1v2-shaped stream, "
+                 "cached and memory-mapped: its {split} stream unless stream= names another, "
+                 "e.g. stream=test for its 781,265 rows), a registered data set name "
                  "(its {split} split when it has one), or a file (.arff, LIBSVM .svm/.txt, "
                  "optionally .gz/.bz2/.xz)")
     tr = sub.add_parser(

@@ -20,6 +20,9 @@ def _check_source(args):
     if kind == "synthetic" and args.test:
         raise UsageError("--test does not apply to a synthetic stream (its train-test split "
                          "is its first 70% / last 30%)")
+    if kind == "rcv1-like" and args.test:
+        raise UsageError("--test does not apply to rcv1-like (its train-test split is its "
+                         "train and test streams)")
     if kind == "file" and args.protocol == "train-test":
         if not args.test:
             raise UsageError("--protocol train-test with a data file needs --test FILE")
