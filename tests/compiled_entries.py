@@ -34,7 +34,7 @@ NO_BUFFERS = {
     "hashing.label_ids": "two dicts (tested in test_hashing: ids out of int32 raise)",
     "hoeffding_tree.check_weight": "a number",
     "hoeffding_tree.leaf_bytes": "two numbers",
-    "hoeffding_tree.sparse_leaf_bytes": "two numbers",
+    "sparse_hoeffding_tree.sparse_leaf_bytes": "two numbers",
     "libsvm_parser.parse_float": "a bytes token",
     "libsvm_parser.LibsvmParser.take": "no argument (its output is checked by the LIBSVM reader)",
     "losses.ALTLoss": "a flag",
@@ -354,14 +354,15 @@ def _label_weights():
 
 
 def _trees(sparse, n=2):
-    from omlc._core.hoeffding_tree import HTree, SparseHTree
+    from omlc._core.hoeffding_tree import HTree
+    from omlc._core.sparse_hoeffding_tree import SparseHTree
     if sparse:
         return [SparseHTree(3, n_cand=3, grace=2.0, seed=i) for i in range(n)]
     return [HTree(3, np.array([0, 2, 4], np.int32), grace=2.0) for _ in range(n)]
 
 
 @spec("hoeffding_tree.HTree", "hoeffding_tree.HTree.apply", "hoeffding_tree.HTree.learn",
-      "hoeffding_tree.HTree.predict_into")
+      "hoeffding_tree.HTree.predict_into", "hoeffding_tree.TreeBase")
 def _htree():
     a = {"sub": np.array([0, 2, 4], np.int32), "x": np.linspace(0, 1, 5), "out": np.zeros(3)}
 
@@ -372,6 +373,7 @@ def _htree():
             t.learn(a["x"] * (k % 3), k % 3)
         t.predict_into(a["x"], a["out"])
         t.apply(a["x"])
+        assert t.depth_max >= 0
     # Any subset of the features, in any order, repeats too, is a subset.
     return a, call, {"sub": "idx:5 ok:short,long,dtype_i64,strided,idx_dup,idx_unsorted",
                      "x": "ok:long"}
@@ -391,8 +393,8 @@ def _forest():
     return a, call, {"x": "ok:long", "labels": "idx:3 ok:idx_dup,idx_unsorted"}
 
 
-@spec("hoeffding_tree.SparseHTree", "hoeffding_tree.SparseHTree.learn",
-      "hoeffding_tree.SparseHTree.predict_into")
+@spec("sparse_hoeffding_tree.SparseHTree", "sparse_hoeffding_tree.SparseHTree.learn",
+      "sparse_hoeffding_tree.SparseHTree.predict_into")
 def _sparse_htree():
     a = {"idx": np.array([1, 4, 9], np.int32), "val": np.array([0.5, 1.0, 2.0]),
          "out": np.zeros(3)}
@@ -407,14 +409,14 @@ def _sparse_htree():
     return a, call, {"idx": "ok:idx_high"}
 
 
-@spec("hoeffding_tree.sparse_forest_learn", "hoeffding_tree.sparse_forest_predict")
+@spec("sparse_hoeffding_tree.sparse_forest_learn", "sparse_hoeffding_tree.sparse_forest_predict")
 def _sparse_forest():
     a = {"idx": np.array([1, 4, 9], np.int32), "val": np.array([0.5, 1.0, 2.0]),
          "labels": np.array([0, 2], np.int32), "weights": np.ones((2, 2)),
          "out": np.zeros((2, 3))}
 
     def call(a):
-        from omlc._core.hoeffding_tree import sparse_forest_learn, sparse_forest_predict
+        from omlc._core.sparse_hoeffding_tree import sparse_forest_learn, sparse_forest_predict
         trees = _trees(True)
         for _ in range(4):
             sparse_forest_learn(trees, a["idx"], a["val"], a["labels"], a["weights"])
@@ -487,6 +489,7 @@ def _instances():
 
 def _tree_calls(t):
     from omlc._core.hoeffding_tree import HTree
+    assert t.depth_max >= 0
     if isinstance(t, HTree):
         x = np.linspace(0, 1, 5)
         t.learn(x, 1)
@@ -504,9 +507,10 @@ def object_cases():
     import copy
     import pickle
 
-    from omlc._core.hoeffding_tree import HTree, SparseHTree
+    from omlc._core.hoeffding_tree import HTree
     from omlc._core.linear import decide
     from omlc._core.optimizers import Optimizer
+    from omlc._core.sparse_hoeffding_tree import SparseHTree
     cases = []
     for cls in [type(o) for o in _instances()]:
         def made_by_new(cls=cls):
