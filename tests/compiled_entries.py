@@ -294,17 +294,19 @@ def _support_block():
     a = {"Kb": rng.random((n, slots)), "alpha": np.zeros((slots, K)),
          "alive": np.zeros(slots, np.uint8), "stamp": np.zeros(slots, np.int64),
          "q": np.ones(n), "yp": a["yp"], "yi": a["yi"], "out": np.zeros((n, L)),
-         "first_slot": 0}
+         "first_slot": 0, "weights": np.linspace(0, 2, n)}
 
     def call(a):
         from omlc._core.kernels import support_block
         return support_block(loss, a["Kb"], a["alpha"], a["alive"], a["stamp"], a["q"], a["yp"],
-                             a["yi"], a["first_slot"], 0, 1.0, 2, 3, 0, 0, a["out"])
+                             a["yi"], a["first_slot"], 0, 1.0, 2, 3, 0, 0, a["out"],
+                             weights=a["weights"])
     # The block is Kb's rows; the slot arrays have room to spare (slots > n).
     return a, call, {"yp": "ptr ok:long", "yi": f"idx:{L} ok:long",
                      "Kb": "ok:long,long_col,short,short_col,empty",
                      "alpha": "ok:long,short", "alive": "ok:long,short",
-                     "stamp": "ok:long,short", "q": "ok:long", "out": "ok:long"}
+                     "stamp": "ok:long,short", "q": "ok:long", "out": "ok:long",
+                     "weights": "ok:long"}
 
 
 @spec("kernels.csr_row_sqnorms")
