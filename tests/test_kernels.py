@@ -11,7 +11,7 @@ from omlc.learners.kernel import KernelPassiveAggressiveBR
 from reference_kernels import ref_decision, reference
 
 # These tests drive compiled code: CI reruns them against the bounds-checked build.
-pytestmark = pytest.mark.kernel
+pytestmark = pytest.mark.compiled
 
 
 def edge_problem(seed, n=70, d=12, L=6, scale=1.0):
