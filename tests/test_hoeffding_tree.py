@@ -30,7 +30,7 @@ CONFIGS = [
 ]
 
 
-@pytest.mark.kernel
+@pytest.mark.compiled
 @pytest.mark.parametrize("seed", [0, 1])
 @pytest.mark.parametrize("cfg", CONFIGS)
 def test_compiled_tree_equals_reference(seed, cfg):
@@ -55,7 +55,7 @@ def test_compiled_tree_equals_reference(seed, cfg):
         assert out.min() > 0 and abs(out.sum() - 1) < 1e-12
 
 
-@pytest.mark.kernel
+@pytest.mark.compiled
 def test_trees_split_and_respect_caps():
     X, y, w = _stream(0, n=4000)
     free = HTree(5, [0, 3], grace=10.0, delta=0.1, tau=0.05)
@@ -69,7 +69,7 @@ def test_trees_split_and_respect_caps():
     assert set(internal[internal >= 0]) <= {0, 3}
 
 
-@pytest.mark.kernel
+@pytest.mark.compiled
 def test_empty_root_is_uniform_and_pickle_mid_stream_is_exact():
     X, y, w = _stream(2)
     t = HTree(5, [0, 1, 3], grace=10.0, delta=0.2)
@@ -91,7 +91,7 @@ def test_empty_root_is_uniform_and_pickle_mid_stream_is_exact():
         t.learn(X[0], 5, 1.0)
 
 
-@pytest.mark.kernel
+@pytest.mark.compiled
 def test_forest_functions_equal_tree_calls():
     X, y, _ = _stream(3)
     trees = [HTree(5, s, grace=10.0, delta=0.3) for s in ([0, 1], [3, 4], [0, 3, 6])]

@@ -29,7 +29,7 @@ SPARSE_CONFIGS = [
 ]
 
 
-@pytest.mark.kernel
+@pytest.mark.compiled
 @pytest.mark.parametrize("cfg", SPARSE_CONFIGS)
 def test_sparse_tree_equals_reference(cfg):
     from omlc._core.sparse_hoeffding_tree import SparseHTree

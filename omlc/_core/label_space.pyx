@@ -135,6 +135,21 @@ def label_weights_py(int cost, y, yhat):
     return out
 
 
+cdef inline float64_t dot(const float64_t* a, const float64_t* b, int64_t n) noexcept nogil:
+    cdef int64_t i
+    cdef float64_t x = 0.0
+    for i in range(n):
+        x += a[i] * b[i]
+    return x
+
+
+cdef inline void axpy(float64_t x, const float64_t* a, float64_t* b, int64_t n) noexcept nogil:
+    """b += x a"""
+    cdef int64_t i
+    for i in range(n):
+        b[i] += x * a[i]
+
+
 # ----------------------------------------------------------------------------- online PCA
 cdef void jacobi_eigh(float64_t* S, float64_t* V, int64_t n) noexcept nogil:
     """Cyclic Jacobi on the symmetric n x n ``S`` (row-major, destroyed): its
@@ -278,24 +293,15 @@ cdef int64_t msg_step(float64_t* Q, int64_t nq, float64_t* sigma, float64_t eta,
     cdef float64_t* bps = lamk + (M + 2)           # 4 (M + 2)
     cdef float64_t* Qn = bps + 4 * (M + 2)         # (M + 1) K
     cdef int64_t* order = <int64_t*> (Qn + (M + 1) * K)   # M + 2
-    vnorm = 0.0
-    for k in range(K):
-        vnorm += v[k] * v[k]
-        rres[k] = v[k]
-    vnorm = sqrt(vnorm)
+    vnorm = sqrt(dot(v, v, K))
+    memcpy(rres, v, K * sizeof(float64_t))
     for i in range(nq):
-        x = 0.0
-        for k in range(K):
-            x += Q[i * K + k] * v[k]
-        a[i] = x
+        a[i] = dot(Q + i * K, v, K)
     for i in range(nq):
         x = a[i]
         for k in range(K):
             rres[k] -= Q[i * K + k] * x
-    rho = 0.0
-    for k in range(K):
-        rho += rres[k] * rres[k]
-    rho = sqrt(rho)
+    rho = sqrt(dot(rres, rres, K))
     nt = nq
     if rho > 1e-12 * (vnorm if vnorm > 1.0 else 1.0):
         a[nq] = rho
@@ -321,12 +327,7 @@ cdef int64_t msg_step(float64_t* Q, int64_t nq, float64_t* sigma, float64_t eta,
             Qn[i * K + k] = 0.0
         for j in range(nt):
             x = V[j * nt + order[i]]
-            if j < nq:
-                for k in range(K):
-                    Qn[i * K + k] += x * Q[j * K + k]
-            else:
-                for k in range(K):
-                    Qn[i * K + k] += x * rres[k]
+            axpy(x, Q + j * K if j < nq else rres, Qn + i * K, K)
     memcpy(Q, Qn, nk * K * sizeof(float64_t))
     nt_out[0] = nt
     if nk <= M:
@@ -378,15 +379,10 @@ cdef void reorthonormalise(float64_t* Q, int64_t n, int64_t K) noexcept nogil:
     cdef float64_t x
     for i in range(n):
         for j in range(i):
-            x = 0.0
-            for k in range(K):
-                x += Q[i * K + k] * Q[j * K + k]
+            x = dot(Q + i * K, Q + j * K, K)
             for k in range(K):
                 Q[i * K + k] -= x * Q[j * K + k]
-        x = 0.0
-        for k in range(K):
-            x += Q[i * K + k] * Q[i * K + k]
-        x = sqrt(x)
+        x = sqrt(dot(Q + i * K, Q + i * K, K))
         if x > 0:
             for k in range(K):
                 Q[i * K + k] /= x
@@ -528,10 +524,7 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                 for j in range(width):
                     s[j] = Wp[d * width + j] if intercept else 0.0
                 for p in range(r.x_nnz):
-                    x = row_value(&r, p)
-                    idx = r.x_indices[p]
-                    for j in range(width):
-                        s[j] += x * Wp[idx * width + j]
+                    axpy(row_value(&r, p), Wp + r.x_indices[p] * width, s, width)
             if not finite(s, width):
                 err = NONFINITE_SCORES
                 break
@@ -546,23 +539,11 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
             # ---- decoding
             if basis == PBC:
                 for m in range(L):
-                    x = 0.0
-                    for k in range(K):
-                        x += Pp[m * K + k] * reff[k]
-                    z[m] = x
-                for k in range(K):
-                    ytil[k] = 0.0
-                for m in range(L):
-                    x = z[m]
-                    for k in range(K):
-                        ytil[k] += x * Pp[m * K + k]
-            else:
-                for k in range(K):
-                    ytil[k] = 0.0
-                for m in range(L):
-                    x = reff[m]
-                    for k in range(K):
-                        ytil[k] += x * Pp[m * K + k]
+                    z[m] = dot(Pp + m * K, reff, K)
+            # ytil = P^T z (PBC: the projected full-width scores; else the code)
+            memset(ytil, 0, K * sizeof(float64_t))
+            for m in range(L):
+                axpy(z[m] if basis == PBC else reff[m], Pp + m * K, ytil, K)
             if not finite(ytil, K):
                 err = NONFINITE_SCORES
                 break
@@ -624,10 +605,7 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                     pred[k] = reff[k]
             else:
                 for m in range(L):
-                    x = 0.0
-                    for k in range(K):
-                        x += Pn[m * K + k] * v[k]
-                    tgt[m] = x
+                    tgt[m] = dot(Pn + m * K, v, K)
                 if basis == PBT and not full_rank:
                     # Rm = P_t P_{t+1}^T in O(M^2): P_t's rows are rows a_i of
                     # the old basis, P_{t+1}'s rows b_j of the new one, which
@@ -684,10 +662,7 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                     tgt[j] = pred[j] - tgt[j]          # the effective coefficient
                 if lazy:
                     for i in range(M):
-                        x = 0.0
-                        for j in range(M):
-                            x += Fp[i * M + j] * tgt[j]
-                        cF[i] = x
+                        cF[i] = dot(Fp + i * M, tgt, M)
                     memcpy(tgt, cF, M * sizeof(float64_t))
                 if solver == SGD_SOLVER:
                     x = 1.0 / sqrt(<float64_t> t)

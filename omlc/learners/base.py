@@ -65,8 +65,10 @@ class BaseLearner:
     * the boosters (Ada.OLMR, OnlineBMR): the weak learners' importance
       weights (the Hoeffding trees' statistics) and Ada.OLMR's expert-weight
       step and Hedge losses, multiplied by the weight;
-    * the kernel learners (KernelFALT, PA-BR with a non-linear kernel), the
-      label-space learners (DPP, CS-DPP, OnlineBR, O-RAND, O-CS: DPP's online
+    * the kernel learners (KernelFALT, PA-BR with a non-linear kernel): the
+      same weighted step as the linear learners, in the dual (the row's
+      support-vector coefficients);
+    * the label-space learners (DPP, CS-DPP, OnlineBR, O-RAND, O-CS: DPP's online
       PCA of the label vectors has no weighted form in its paper, and the
       others' per-row steps are not weighted inside yet) and RankSVM's
       batch solver ``lbfgs`` keep repetition: a row of integer weight k is
