@@ -141,10 +141,12 @@ class BaseLearner(Estimator):
     * the kernel learners (KernelFALT, PA-BR with a non-linear kernel): the
       same weighted step as the linear learners, in the dual (the row's
       support-vector coefficients);
-    * the label-space learners (DPP, CS-DPP, OnlineBR, O-RAND, O-CS: DPP's online
-      PCA of the label vectors has no weighted form in its paper, and the
-      others' per-row steps are not weighted inside yet) and RankSVM's
-      batch solver ``lbfgs`` keep repetition: a row of integer weight k is
+    * OnlineBR, O-RAND, O-CS: their regression step (ridge: the weighted
+      least-squares solution by a sqrt(w)-scaled rank-one update; SGD and
+      AdaGrad: the gradient scaled);
+    * DPP and CS-DPP (their online PCA of the label vectors has no weighted
+      form in the paper) and RankSVM's batch solver ``lbfgs`` keep
+      repetition: a row of integer weight k is
       learned k times in succession (for the batch solver exactly the
       k-weighted objective); fractional weights are rounded systematically
       along the stream (row i is learned

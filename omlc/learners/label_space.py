@@ -181,15 +181,23 @@ class _Regressor:
     def transform(self, Rm):
         self.W = np.ascontiguousarray(self.W @ Rm)
 
-    def step(self, idx, vals, target, pred):
+    def step(self, idx, vals, target, pred, weight=1.0):
+        """One row of importance ``weight``: ridge as the row (intercept
+        included) and its residual scaled by sqrt(weight) -- the weighted
+        least-squares solution --; SGD/AdaGrad with the gradient scaled."""
         if not (np.isfinite(pred).all() and np.isfinite(target).all()):
             raise FloatingPointError("non-finite scores (NaN or inf)")
         if self.solver == "ridge":
             if self.intercept:
                 idx = np.append(idx, self.d)
                 vals = np.append(vals, 1.0)
-            g = rls_gain_sparse(self.Ainv, idx, np.asarray(vals, np.float64))
-            rls_apply(self.W, g, pred - target)
+            vals = np.asarray(vals, np.float64)
+            residual = pred - target
+            if weight != 1.0:
+                root = math.sqrt(weight)
+                vals, residual = vals * root, residual * root
+            g = rls_gain_sparse(self.Ainv, idx, vals)
+            rls_apply(self.W, g, residual)
             self.t += 1
             return
         self.t += 1
@@ -200,7 +208,8 @@ class _Regressor:
             opt = AdaGrad(self.W, self.G, self.d, b, self.eta, 1e-8)
         stream = RowStream(np.array([0, len(idx)], np.int64), idx, vals, self.d,
                            self._noy[0], self._noy[1], self.width)
-        learn(opt, SquaredLoss(), stream, 1, targets=np.ascontiguousarray(target[None, :]))
+        learn(opt, SquaredLoss(), stream, 1, targets=np.ascontiguousarray(target[None, :]),
+              weights=None if weight == 1.0 else np.array([float(weight)]))
 
 
 #: ``code_dim="auto"`` is M = min(K, max(AUTO_CODE_FLOOR, round(0.1 K))):
@@ -243,7 +252,14 @@ def _check_dim(code_dim):
 
 
 class _OnlineLSR(BaseLearner):
-    """Shared: parameter checks, solver choice, the per-row loop."""
+    """Shared: parameter checks, solver choice, the per-row loop.
+
+    Sample weights: OnlineBR, O-RAND and O-CS weigh each row's regression
+    step (``_Regressor.step``: the weighted ridge solution, or the gradient
+    scaled); a row of weight 0 is only predicted. DPP and CS-DPP repeat rows
+    (see BaseLearner): their online PCA of the label vectors has no weighted
+    form in the paper.
+    """
 
     # A label space (or a ranking over labels) needs a label: Y with no
     # columns is refused by BaseLearner with a clear error.
@@ -290,9 +306,11 @@ class _OnlineLSR(BaseLearner):
         # the core reads the targets, not the labels: a stream with no label
         # and as many label columns as W
         noy = (np.zeros(n + 1, np.int64), np.zeros(0, np.int32))
+        weights = self._pending_weights
         for a in range(0, n, self.CHUNK):
             b = min(n, a + self.CHUNK)
             rows = np.arange(a, b) if order is None else np.asarray(order[a:b])
+            wc = None if weights is None else weights[a:b]
             Yc = np.zeros((b - a, self.n_labels_), bool)
             for i, k in enumerate(rows):
                 Yc[i, yi[yp[k]:yp[k + 1]]] = True
@@ -301,7 +319,7 @@ class _OnlineLSR(BaseLearner):
             try:
                 stream = RowStream(xp, xi, xv, X.shape[1], noy[0], noy[1], reg.width,
                                    order=rows.astype(np.int64))
-                learn(opt, SquaredLoss(), stream, 1, R, targets=T)
+                learn(opt, SquaredLoss(), stream, 1, R, targets=T, weights=wc)
             except NonFiniteError as exc:
                 pos = a + exc.row
                 k = int(rows[exc.row])
@@ -310,8 +328,9 @@ class _OnlineLSR(BaseLearner):
                     f"{k} of the data): the features are too large for this model's step; scale "
                     "them (e.g. omlc.preprocessing.MaxAbsScaler) or lower eta.", pos) from None
             finally:
-                reg.t += b - a          # approximate on error; AdaGrad does not read t
-            D = self._decode_chunk(R, Yc)        # R is None when nothing is written
+                # approximate on error; AdaGrad does not read t
+                reg.t += b - a if wc is None else int(np.count_nonzero(wc))
+            D = self._decode_chunk(R, Yc if wc is None else Yc[wc > 0], wc)  # R: None if unwritten
             if out is not None:
                 out[a:b] = D
 
@@ -322,13 +341,22 @@ class _OnlineLSR(BaseLearner):
         yp, yi = Y.indptr, Y.indices
         K = self.n_labels_
         rows = order if order is not None else range(X.shape[0])
+        weights = self._pending_weights
         for pos, k in enumerate(rows):
+            if weights is not None and weights[pos] == 0.0:
+                if out is not None:
+                    out[pos] = self._decision(X[k:k + 1])[0]
+                continue
             a, b = xp[k], xp[k + 1]
             idx, vals = xi[a:b], np.asarray(xv[a:b], np.float64)
             y = np.zeros(K, bool)
             y[yi[yp[k]:yp[k + 1]]] = True
             try:
-                self._row(idx, vals, y, out[pos] if out is not None else None)
+                if weights is None:
+                    self._row(idx, vals, y, out[pos] if out is not None else None)
+                else:
+                    self._row(idx, vals, y, out[pos] if out is not None else None,
+                              weight=float(weights[pos]))
             except (FloatingPointError, NonFiniteError) as exc:
                 what = ("non-finite scores or weights (NaN or inf)"
                         if isinstance(exc, NonFiniteError) else str(exc))
@@ -617,16 +645,18 @@ class OnlineBR(_OnlineLSR):
     def _init_state(self, n_features, n_labels):
         self.reg_ = self._make_regressor(n_features, n_labels)
 
-    def _row(self, idx, vals, y, out):
+    _native_weights = True
+
+    def _row(self, idx, vals, y, out, weight=1.0):
         r = self.reg_.scores_row(idx, vals)
         if out is not None:
             out[:] = r
-        self.reg_.step(idx, vals, np.where(y, 1.0, -1.0), r)
+        self.reg_.step(idx, vals, np.where(y, 1.0, -1.0), r, weight)
 
     def _targets(self, Yc):
         return np.where(Yc, 1.0, -1.0)
 
-    def _decode_chunk(self, R, Yc):
+    def _decode_chunk(self, R, Yc, w=None):
         return R
 
     def _decision(self, X):
@@ -674,11 +704,13 @@ class OnlineRandomProjection(_OnlineLSR):
     def _target(self, y):
         return self.encoder_ @ np.where(y, 1.0, -1.0)
 
-    def _row(self, idx, vals, y, out):
+    _native_weights = True
+
+    def _row(self, idx, vals, y, out, weight=1.0):
         r = self.reg_.scores_row(idx, vals)
         if out is not None:
             out[:] = self._decode(r[None, :])[0]
-        self.reg_.step(idx, vals, self._target(y), r)
+        self.reg_.step(idx, vals, self._target(y), r, weight)
 
     def _decode(self, R):
         return R @ self.decoder_.T
@@ -686,7 +718,7 @@ class OnlineRandomProjection(_OnlineLSR):
     def _targets(self, Yc):
         return np.where(Yc, 1.0, -1.0) @ self.encoder_.T
 
-    def _decode_chunk(self, R, Yc):
+    def _decode_chunk(self, R, Yc, w=None):
         return None if R is None else self._decode(R)
 
     def _decision(self, X):
@@ -766,14 +798,21 @@ class OnlineCS(OnlineRandomProjection):
     def _targets(self, Yc):
         return Yc.astype(np.float64) @ self.encoder_.T
 
-    def _decode_chunk(self, R, Yc):
-        # each row decodes at the cardinality seen before it, as in _row
+    def _decode_chunk(self, R, Yc, w=None):
+        # each row decodes at the cardinality seen before it, as in _row; Yc
+        # holds the learned rows' label sets (w: the chunk's weights, 0 for a
+        # row only predicted)
+        n = len(Yc) if w is None else len(w)
+        learned = np.ones(n, bool) if w is None else w > 0
         out = None if R is None else np.empty((R.shape[0], self.n_labels_))
-        for i, y in enumerate(Yc):
+        j = 0
+        for i in range(n):
             if out is not None:
                 out[i] = self._decode(R[i][None, :])[0]
-            self.n_relevant_ += int(y.sum())
-            self.n_coded_ += 1
+            if learned[i]:
+                self.n_relevant_ += int(Yc[j].sum())
+                self.n_coded_ += 1
+                j += 1
         return out
 
     def _sparsity(self):
