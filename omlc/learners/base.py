@@ -185,6 +185,8 @@ class BaseLearner(Estimator):
         # before every learning call, so an invalid one never reaches a kernel.
         self._check_params()
         n_labels = _labels_from(n_labels, classes)
+        if classes is not None:
+            Y = _class_column(Y, n_labels)
         first = not self.is_fitted
         if not first:
             check_feature_names(self, X, reset=False)
@@ -617,6 +619,24 @@ def _target(Y, y):
             raise TypeError("give the label sets once, as Y or as y")
         return y
     return Y
+
+
+def _class_column(Y, n_classes):
+    """With ``classes`` of more than one label given, a single integer column
+    ``y`` (1-D, or 2-D with one column: scikit-learn's class column) cannot be
+    a label indicator of that many columns: row i's one label is column
+    ``y[i]`` (label lists ``[[y0], [y1], ...]``). Anything else is returned as
+    it came."""
+    if Y is None or n_classes is None or n_classes < 2 or sp.issparse(Y) or \
+            isinstance(Y, (list, tuple)) and len(Y) and isinstance(Y[0], (list, tuple)):
+        return Y
+    try:
+        a = np.asarray(Y)
+    except (ValueError, TypeError):
+        return Y
+    if a.dtype.kind not in "iu" or not (a.ndim == 1 or a.ndim == 2 and a.shape[1] == 1):
+        return Y
+    return [[int(v)] for v in a.ravel()]
 
 
 def _labels_from(n_labels, classes):
