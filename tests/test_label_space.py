@@ -349,8 +349,9 @@ def test_large_feature_raises_naming_the_row(make):
         m.predict_then_learn(sp.csr_matrix(X[20:]), Y[20:])
     assert exc.value.row == 5
     m2 = make().partial_fit(sp.csr_matrix(X[:25]), Y[:25])       # the rows before it were learned
-    np.testing.assert_array_equal(m.decision_function(sp.csr_matrix(X[:5])),
-                                  m2.decision_function(sp.csr_matrix(X[:5])))
+    # (to rounding: DPP's lazy basis Q = R B is folded at the end of a block)
+    np.testing.assert_allclose(m.decision_function(sp.csr_matrix(X[:5])),
+                               m2.decision_function(sp.csr_matrix(X[:5])), rtol=0, atol=1e-12)
     assert not np.array_equal(before, m2.decision_function(sp.csr_matrix(X[:5])))
 
 

@@ -16,6 +16,15 @@ equals the direct step while F is orthogonal, and F is folded into W
 ``FOLD_TOL``, which is the case when the basis change drops a direction.
 The exact ridge applies ``W <- W P_t P_{t+1}^T`` directly (its own step is
 O(d^2) anyway).
+
+The label side of a row is O(M K + M^3), not O(M^2 K): the MSG matrix is
+diagonal plus rank one, so its (M+2) x (M+2) eigenproblem is a secular
+equation (O(M^2), ``secular_eigh``), and the basis is kept lazily as
+``Q = R B`` (``msg_step``): the rotation lands on the small R, and B changes
+by one Householder reflection when the cap drops a direction. Q and P are
+written out (``Q = R B``) at the end of each block and at every
+re-orthonormalisation, so splitting a stream into blocks changes results
+at rounding level only.
 """
 import numpy as np
 cimport numpy as cnp
@@ -61,11 +70,10 @@ cpdef enum Error:
 # rows' orthonormality).
 DEF C_PRECISION_FLOOR = 1e-12
 DEF C_REORTH_EVERY = 1000
-DEF JACOBI_SWEEPS = 60
-# Above this order the eigenproblem goes to LAPACK through NumPy (under the
-# GIL): Jacobi's O(n^3) per sweep is cheap at the small M that label-space
-# reduction is for (M = 10: n = 12) and slow at M ~ 100.
-DEF JACOBI_MAX = 16
+# A cap on the safeguarded Newton steps of one secular root (each halves
+# the bracket at worst; they converge in a handful).
+DEF SECULAR_ITERS = 100
+DEF DBL_EPS = 2.220446049250313e-16
 #: See the module notes.
 FOLD_TOL = 0.25
 PRECISION_FLOOR = C_PRECISION_FLOOR
@@ -136,68 +144,195 @@ def label_weights_py(int cost, y, yhat):
 
 
 # ----------------------------------------------------------------------------- online PCA
-cdef void jacobi_eigh(float64_t* S, float64_t* V, int64_t n) noexcept nogil:
-    """Cyclic Jacobi on the symmetric n x n ``S`` (row-major, destroyed): its
-    diagonal ends as the eigenvalues, V's columns as the eigenvectors. A
-    rotation is skipped where the off-diagonal entry is already below the
-    rounding of both diagonal entries."""
-    cdef int64_t i, j, p, q, _sweep
-    cdef float64_t off, apq, app, aqq, theta, t, c, s, a1, a2, scale
+cdef void secular_eigh(const float64_t* d, const float64_t* z, float64_t rho, int64_t n,
+                       float64_t* lam, float64_t* V, float64_t* work,
+                       int64_t* iw) noexcept nogil:
+    """The eigenpairs of ``diag(d) + rho z z^T`` (rho >= 0) in O(n^2): lam[j]
+    and V's column j (row-major n x n). ``work``: 6 n doubles, ``iw``: 5 n.
+
+    The MSG step's matrix is diagonal plus rank one, so its eigenvalues are
+    the roots of the secular equation ``1 + rho' sum_i z_i^2 / (d_i - l) = 0``
+    (Golub 1973; Bunch, Nielsen & Sorensen 1978), one between consecutive
+    poles and the last within rho' of the largest. Coordinates whose z is at
+    rounding level, and equal d's (the capped sigma = 1), deflate first, as
+    in LAPACK's dlaed2 (a Givens rotation leaves one z per cluster). Each
+    root is found as its offset from the nearer pole by safeguarded Newton
+    on ``mu g(mu)`` (no pole at that origin: a few steps), so ``d_i - l_j``
+    is accurate, and the eigenvectors come from the z that these roots make
+    exact (Gu & Eisenstat 1994), which keeps them orthogonal to rounding
+    even for close roots."""
+    cdef float64_t* ds = work
+    cdef float64_t* zs = ds + n
+    cdef float64_t* mu = zs + n
+    cdef float64_t* gc = mu + n
+    cdef float64_t* gs = gc + n
+    cdef float64_t* col = gs + n
+    cdef int64_t* perm = iw
+    cdef int64_t* idx = perm + n
+    cdef int64_t* org = idx + n
+    cdef int64_t* gp = org + n
+    cdef int64_t* gq = gp + n
+    cdef int64_t i, j, a, b, o, k, ng, last, _it, cx
+    cdef float64_t zn2, rhop, tol, dmax, tau, c, s, lo, hi, m, g, gd, w, y, nrm
+    for i in range(n * n):
+        V[i] = 0.0
+    zn2 = 0.0
     for i in range(n):
-        for j in range(n):
-            V[i * n + j] = 1.0 if i == j else 0.0
-    for _sweep in range(JACOBI_SWEEPS):
-        off = 0.0
-        scale = 0.0
-        for p in range(n):
-            scale += S[p * n + p] * S[p * n + p]
-            for q in range(p + 1, n):
-                off += S[p * n + q] * S[p * n + q]
-        if off <= 1e-32 * scale or off == 0.0:
-            break
-        for p in range(n - 1):
-            for q in range(p + 1, n):
-                apq = S[p * n + q]
-                if apq == 0.0:
-                    continue
-                app = S[p * n + p]
-                aqq = S[q * n + q]
-                if fabs(apq) < 1e-18 * (fabs(app) + fabs(aqq)):
-                    S[p * n + q] = 0.0
-                    S[q * n + p] = 0.0
-                    continue
-                theta = (aqq - app) / (2.0 * apq)
-                t = (1.0 if theta >= 0 else -1.0) / (fabs(theta) + sqrt(theta * theta + 1.0))
-                c = 1.0 / sqrt(t * t + 1.0)
-                s = t * c
-                for i in range(n):
-                    a1 = S[i * n + p]
-                    a2 = S[i * n + q]
-                    S[i * n + p] = c * a1 - s * a2
-                    S[i * n + q] = s * a1 + c * a2
-                for i in range(n):
-                    a1 = S[p * n + i]
-                    a2 = S[q * n + i]
-                    S[p * n + i] = c * a1 - s * a2
-                    S[q * n + i] = s * a1 + c * a2
-                S[p * n + q] = 0.0
-                S[q * n + p] = 0.0
-                for i in range(n):
-                    a1 = V[i * n + p]
-                    a2 = V[i * n + q]
-                    V[i * n + p] = c * a1 - s * a2
-                    V[i * n + q] = s * a1 + c * a2
+        zn2 += z[i] * z[i]
+    rhop = rho * zn2
+    if not (rhop > 0.0):
+        for i in range(n):
+            lam[i] = d[i]
+            V[i * n + i] = 1.0
+        return
+    for i in range(n):                          # ascending d, ties by index
+        perm[i] = i
+    for i in range(1, n):
+        cx = perm[i]
+        j = i - 1
+        while j >= 0 and d[perm[j]] > d[cx]:
+            perm[j + 1] = perm[j]
+            j -= 1
+        perm[j + 1] = cx
+    nrm = sqrt(zn2)
+    dmax = 0.0
+    for i in range(n):
+        ds[i] = d[perm[i]]
+        zs[i] = z[perm[i]] / nrm
+        if fabs(ds[i]) > dmax:
+            dmax = fabs(ds[i])
+    tol = 8.0 * DBL_EPS * (dmax if dmax > rhop else rhop)
+    # ---- deflation: zs[i] == 0 marks an eigenpair (ds[i], e_i) of the
+    # rotated coordinates; idx[:k] are the others, ascending and separated
+    k = 0
+    ng = 0
+    last = -1
+    for i in range(n):
+        if rhop * fabs(zs[i]) <= tol:
+            zs[i] = 0.0
+            continue
+        if last >= 0 and ds[i] - ds[last] <= tol:
+            tau = sqrt(zs[last] * zs[last] + zs[i] * zs[i])
+            c = zs[i] / tau
+            s = zs[last] / tau
+            zs[i] = tau
+            zs[last] = 0.0
+            gp[ng] = last
+            gq[ng] = i
+            gc[ng] = c
+            gs[ng] = s
+            ng += 1
+            k -= 1
+        idx[k] = i
+        k += 1
+        last = i
+    # ---- the roots, as offsets mu[a] from the pole org[a]
+    for a in range(k):
+        i = idx[a]
+        if a < k - 1:
+            m = 0.5 * (ds[idx[a + 1]] - ds[i])
+            g = 1.0
+            for b in range(k):
+                j = idx[b]
+                g += rhop * zs[j] * zs[j] / ((ds[j] - ds[i]) - m)
+            if g >= 0.0:
+                org[a] = i
+                lo = 0.0
+                hi = m
+            else:
+                org[a] = idx[a + 1]
+                lo = -m
+                hi = 0.0
+        else:
+            org[a] = i
+            lo = 0.0
+            hi = rhop
+        o = org[a]
+        y = 0.5 * (lo + hi)
+        for _it in range(SECULAR_ITERS):
+            g = 1.0
+            gd = 0.0
+            for b in range(k):
+                j = idx[b]
+                w = 1.0 / ((ds[j] - ds[o]) - y)
+                c = rhop * zs[j] * zs[j] * w
+                g += c
+                gd += c * w
+            if g == 0.0:
+                break
+            if g < 0.0:
+                lo = y
+            else:
+                hi = y
+            m = y - y * g / (g + y * gd)
+            if not (m > lo and m < hi):
+                m = 0.5 * (lo + hi)
+                if not (m > lo and m < hi):
+                    break
+            if fabs(m - y) <= 2.0 * DBL_EPS * fabs(m):
+                y = m
+                break
+            y = m
+        mu[a] = y
+        lam[i] = ds[o] + y
+    # ---- the z that the roots make exact, then the eigenvectors
+    for a in range(k):
+        i = idx[a]
+        w = -((ds[i] - ds[org[a]]) - mu[a]) / rhop
+        for b in range(k):
+            if b != a:
+                j = idx[b]
+                w *= -((ds[i] - ds[org[b]]) - mu[b]) / (ds[j] - ds[i])
+        col[a] = sqrt(fabs(w)) if zs[i] >= 0.0 else -sqrt(fabs(w))
+    for a in range(k):
+        cx = idx[a]
+        nrm = 0.0
+        for b in range(k):
+            j = idx[b]
+            y = col[b] / ((ds[j] - ds[org[a]]) - mu[a])
+            V[j * n + cx] = y
+            nrm += y * y
+        nrm = sqrt(nrm)
+        for b in range(k):
+            V[idx[b] * n + cx] /= nrm
+    for i in range(n):
+        if zs[i] == 0.0:
+            lam[i] = ds[i]
+            V[i * n + i] = 1.0
+    # ---- back to the unrotated, unsorted coordinates
+    for a in range(ng - 1, -1, -1):
+        i = gp[a]
+        j = gq[a]
+        c = gc[a]
+        s = gs[a]
+        for cx in range(n):
+            y = V[i * n + cx]
+            w = V[j * n + cx]
+            V[i * n + cx] = c * y + s * w
+            V[j * n + cx] = -s * y + c * w
+    for cx in range(n):
+        for i in range(n):
+            col[perm[i]] = V[i * n + cx]
+        for i in range(n):
+            V[i * n + cx] = col[i]
 
 
-cdef void eigh_lapack(float64_t* S, float64_t* V, int64_t n) noexcept with gil:
-    """As jacobi_eigh, by numpy.linalg.eigh."""
-    Sm = np.asarray(<float64_t[:n * n]> S).reshape(n, n)
-    lam, vec = np.linalg.eigh(Sm)
-    cdef int64_t i, j
-    for i in range(n):
-        for j in range(n):
-            S[i * n + j] = lam[i] if i == j else 0.0
-            V[i * n + j] = vec[i, j]
+def secular_eigh_py(d, z, double rho):
+    """Test hook: (lam, V) of ``diag(d) + rho z z^T`` by secular_eigh."""
+    cdef cnp.ndarray dd = np.ascontiguousarray(d, dtype=np.float64)
+    cdef cnp.ndarray zz = np.ascontiguousarray(z, dtype=np.float64)
+    cdef int64_t n = dd.shape[0]
+    if zz.shape[0] != n:
+        raise ValueError("d and z must have the same length")
+    lam = np.zeros(n)
+    V = np.zeros((n, n))
+    work = np.zeros(6 * n + 1)
+    iw = np.zeros(5 * n + 1, dtype=np.int64)
+    if n:
+        secular_eigh(<float64_t*> cnp.PyArray_DATA(dd), <float64_t*> cnp.PyArray_DATA(zz), rho, n,
+                     <float64_t*> cnp.PyArray_DATA(lam), <float64_t*> cnp.PyArray_DATA(V),
+                     <float64_t*> cnp.PyArray_DATA(work), <int64_t*> cnp.PyArray_DATA(iw))
+    return lam, V
 
 
 cdef void sort_desc(const float64_t* lam, int64_t n, int64_t* order) noexcept nogil:
@@ -258,40 +393,57 @@ cdef void project_trace(const float64_t* lam, int64_t n, float64_t M, float64_t*
         out[i] = clip01(lam[i] + s)
 
 
-cdef int64_t msg_step(float64_t* Q, int64_t nq, float64_t* sigma, float64_t eta,
-                      const float64_t* v, int64_t M, int64_t K,
-                      float64_t* scratch, int64_t* nt_out) noexcept nogil:
-    """One capped-MSG step on U = Q^T diag(sigma) Q (Q: nq rows of K, room
-    for M + 1), returning the new row count. See CappedMSG in
-    omlc.learners.label_space for the start and the trace constraint.
-    Leaves in ``scratch`` the eigenvectors V (nt x nt, nt written to
-    ``nt_out``) and their order: new row i of Q is sum_j V[j, order[i]] of
-    the rows of [Q; r / rho]."""
-    cdef int64_t i, j, k, nt, nk
-    cdef float64_t rho, vnorm, x, tot
+cdef int64_t msg_step(float64_t* B, float64_t* R, int64_t nq, float64_t* sigma, float64_t eta,
+                      const float64_t* v, int64_t M, int64_t K, float64_t* scratch,
+                      int64_t* nt_out, float64_t* anew) noexcept nogil:
+    """One capped-MSG step on U = Q^T diag(sigma) Q, the basis kept lazily
+    as Q = R B: B's rows (room for M + 2, nq used) are orthonormal and R
+    (nq x nq, row stride M + 2) is orthogonal, so span(Q) = span(B).
+    Returns the new row count. See CappedMSG in omlc.learners.label_space
+    for the start and the trace constraint.
+
+    The new basis is V^T [Q; r / rho] (V: the eigenvectors of the small
+    problem), i.e. R <- V^T blockdiag(R, 1) with r / rho appended to B: O(M^2)
+    work on R instead of O(M^2 K) on Q. When the cap drops an eigen-direction,
+    a Householder reflection of B's M + 2 rows moves that direction into B's
+    last row, which is discarded (O(M K)). Leaves in ``scratch`` V (nt x nt,
+    nt written to ``nt_out``) and the order of its columns (row i of the new
+    Q is column order[i]); ``anew`` gets the new Q v."""
+    cdef int64_t i, j, k, l, nt, nk, Mp = M + 2
+    cdef float64_t rho, vnorm, x, tot, beta
     cdef float64_t* a = scratch                    # M + 2
-    cdef float64_t* rres = a + (M + 2)             # K
-    cdef float64_t* S = rres + K                   # (M + 2)^2
-    cdef float64_t* V = S + (M + 2) * (M + 2)      # (M + 2)^2
-    cdef float64_t* lam = V + (M + 2) * (M + 2)    # M + 2
-    cdef float64_t* lamk = lam + (M + 2)           # M + 2
-    cdef float64_t* bps = lamk + (M + 2)           # 4 (M + 2)
-    cdef float64_t* Qn = bps + 4 * (M + 2)         # (M + 1) K
-    cdef int64_t* order = <int64_t*> (Qn + (M + 1) * K)   # M + 2
+    cdef float64_t* rres = a + Mp                  # K
+    cdef float64_t* dg = rres + K                  # M + 2: the diagonal
+    cdef float64_t* work = dg + Mp                 # 6 (M + 2): secular_eigh's
+    cdef float64_t* V = work + 6 * Mp              # (M + 2)^2
+    cdef float64_t* lam = V + Mp * Mp              # M + 2
+    cdef float64_t* lamk = lam + Mp                # M + 2
+    cdef float64_t* bps = lamk + Mp                # 4 (M + 2)
+    cdef float64_t* T = bps + 4 * Mp               # (M + 2)^2, stride M + 2
+    cdef float64_t* hv = T + Mp * Mp               # M + 2
+    cdef float64_t* bb = hv + Mp                   # M + 2
+    cdef float64_t* cK = bb + Mp                   # K
+    cdef int64_t* order = <int64_t*> (cK + K)      # M + 2
+    cdef int64_t* iw = order + Mp                  # 5 (M + 2)
     vnorm = 0.0
     for k in range(K):
         vnorm += v[k] * v[k]
         rres[k] = v[k]
     vnorm = sqrt(vnorm)
-    for i in range(nq):
+    for i in range(nq):                            # bb = B v, r = v - B^T B v
         x = 0.0
         for k in range(K):
-            x += Q[i * K + k] * v[k]
-        a[i] = x
+            x += B[i * K + k] * v[k]
+        bb[i] = x
     for i in range(nq):
-        x = a[i]
+        x = bb[i]
         for k in range(K):
-            rres[k] -= Q[i * K + k] * x
+            rres[k] -= B[i * K + k] * x
+    for i in range(nq):                            # a = Q v = R B v
+        x = 0.0
+        for j in range(nq):
+            x += R[i * Mp + j] * bb[j]
+        a[i] = x
     rho = 0.0
     for k in range(K):
         rho += rres[k] * rres[k]
@@ -300,34 +452,60 @@ cdef int64_t msg_step(float64_t* Q, int64_t nq, float64_t* sigma, float64_t eta,
     if rho > 1e-12 * (vnorm if vnorm > 1.0 else 1.0):
         a[nq] = rho
         for k in range(K):
-            rres[k] = rres[k] / rho            # the new direction: row nq of [Q; r / rho]
+            B[nq * K + k] = rres[k] / rho          # the new direction: B's row nq
         nt = nq + 1
-    for i in range(nt):
-        for j in range(nt):
-            S[i * nt + j] = eta * a[i] * a[j]
-        if i < nq:
-            S[i * nt + i] += sigma[i]
-    if nt <= JACOBI_MAX:
-        jacobi_eigh(S, V, nt)
-    else:
-        eigh_lapack(S, V, nt)
-    for i in range(nt):
-        lam[i] = S[i * nt + i]
+    for i in range(nt):                            # diag(sigma, 0) + eta a a^T
+        dg[i] = sigma[i] if i < nq else 0.0
+    secular_eigh(dg, a, eta, nt, lam, V, work, iw)
     sort_desc(lam, nt, order)
     nk = nt if nt < M + 1 else M + 1
-    for i in range(nk):
-        lamk[i] = lam[order[i]]
-        for k in range(K):
-            Qn[i * K + k] = 0.0
+    for i in range(nt):                            # T = V^T blockdiag(R, 1), rows sorted
+        for l in range(nt):
+            T[i * Mp + l] = 0.0
+        tot = 0.0
         for j in range(nt):
             x = V[j * nt + order[i]]
+            tot += x * a[j]
+            if x == 0.0:                           # deflated: most of V is I
+                continue
             if j < nq:
-                for k in range(K):
-                    Qn[i * K + k] += x * Q[j * K + k]
+                for l in range(nq):
+                    T[i * Mp + l] += x * R[j * Mp + l]
             else:
-                for k in range(K):
-                    Qn[i * K + k] += x * rres[k]
-    memcpy(Q, Qn, nk * K * sizeof(float64_t))
+                T[i * Mp + nq] += x
+        anew[i] = tot
+    if nk < nt:
+        # the cap: H = I - beta hv hv^T maps the dropped row w of T to -+e_last
+        for l in range(nt):
+            hv[l] = T[(nt - 1) * Mp + l]
+        hv[nt - 1] += 1.0 if hv[nt - 1] >= 0.0 else -1.0
+        beta = 0.0
+        for l in range(nt):
+            beta += hv[l] * hv[l]
+        beta = 2.0 / beta
+        for i in range(nk):                        # R <- (T H)[:nk, :nk]
+            x = 0.0
+            for l in range(nt):
+                x += T[i * Mp + l] * hv[l]
+            x *= beta
+            for l in range(nk):
+                R[i * Mp + l] = T[i * Mp + l] - x * hv[l]
+        for k in range(K):                         # B <- (H B)[:nk]
+            cK[k] = 0.0
+        for j in range(nt):
+            x = hv[j]
+            for k in range(K):
+                cK[k] += x * B[j * K + k]
+        for j in range(nk):
+            x = beta * hv[j]
+            for k in range(K):
+                B[j * K + k] -= x * cK[k]
+    else:
+        for i in range(nk):
+            for l in range(nt):
+                R[i * Mp + l] = T[i * Mp + l]
+    for i in range(nk):
+        lamk[i] = lam[order[i]]
     nt_out[0] = nt
     if nk <= M:
         tot = 0.0
@@ -339,6 +517,40 @@ cdef int64_t msg_step(float64_t* Q, int64_t nq, float64_t* sigma, float64_t eta,
     else:
         project_trace(lamk, nk, M, sigma, bps)
     return nk
+
+
+cdef void materialise(const float64_t* B, const float64_t* R, int64_t nq, int64_t M,
+                      int64_t K, float64_t* Q) noexcept nogil:
+    """Q = R B (nq rows)."""
+    cdef int64_t i, j, k
+    cdef float64_t x
+    for i in range(nq):
+        for k in range(K):
+            Q[i * K + k] = 0.0
+        for j in range(nq):
+            x = R[i * (M + 2) + j]
+            for k in range(K):
+                Q[i * K + k] += x * B[j * K + k]
+
+
+cdef void reset_lazy(float64_t* B, float64_t* R, const float64_t* Q, int64_t nq, int64_t M,
+                     int64_t K) noexcept nogil:
+    """B = Q, R = I."""
+    cdef int64_t i
+    memcpy(B, Q, nq * K * sizeof(float64_t))
+    memset(R, 0, (M + 2) * (M + 2) * sizeof(float64_t))
+    for i in range(nq):
+        R[i * (M + 2) + i] = 1.0
+
+
+cdef int64_t kept_rows(int64_t nq, int64_t drop, int64_t M, int64_t* kq) noexcept nogil:
+    """The rows of Q that make P (all but the dropped one, at most M)."""
+    cdef int64_t i, m = 0
+    for i in range(nq):
+        if i != drop and m < M:
+            kq[m] = i
+            m += 1
+    return m
 
 
 cdef int64_t sample_drop(const float64_t* sigma, int64_t n, float64_t u, int64_t M) noexcept nogil:
@@ -390,18 +602,6 @@ cdef void reorthonormalise(float64_t* Q, int64_t n, int64_t K) noexcept nogil:
         if x > 0:
             for k in range(K):
                 Q[i * K + k] /= x
-
-
-cdef void build_projection(const float64_t* Q, int64_t nq, int64_t drop, int64_t M,
-                           int64_t K, float64_t* P) noexcept nogil:
-    cdef int64_t i, m = 0
-    memset(P, 0, M * K * sizeof(float64_t))
-    for i in range(nq):
-        if i == drop:
-            continue
-        if m < M:
-            memcpy(P + m * K, Q + i * K, K * sizeof(float64_t))
-        m += 1
 
 
 # ----------------------------------------------------------------------------- the block
@@ -481,8 +681,9 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     cdef int64_t L = M if not full_rank else K      # rows of P
     # scratch: one owner (this frame)
     scratch_arr = np.zeros(
-        8 * K + 4 * width + 4 * M * M + 2 * M + (L * K) + (M + 1) * K + 2 * (M + 1)
-        + (Mp + K + 2 * Mp * Mp + 2 * Mp + 4 * Mp + (M + 1) * K + Mp) + 2 * h + 16)
+        8 * K + 4 * width + 4 * M * M + 2 * M + 2 * Mp * K + 2 * Mp * Mp + 6 * Mp + 2 * (M + 1)
+        + (Mp + K + 7 * Mp + Mp * Mp + 2 * Mp + 4 * Mp + Mp * Mp + 2 * Mp + K + Mp + 5 * Mp)
+        + 2 * h + 16)
     cdef float64_t* sc = <float64_t*> cnp.PyArray_DATA(scratch_arr)
     cdef float64_t* ytil = sc                      # K
     cdef float64_t* v = ytil + K                   # K
@@ -495,13 +696,21 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     cdef float64_t* Rm = z + K                     # M x M
     cdef float64_t* Fn = Rm + M * M                # M x M
     cdef float64_t* cF = Fn + M * M                # 2 M
-    cdef float64_t* Pn = cF + 2 * M                # L x K
-    cdef float64_t* Qsave = Pn + L * K             # (M + 1) K
-    cdef float64_t* ssave = Qsave + (M + 1) * K    # M + 1
+    cdef float64_t* B = cF + 2 * M                 # Mp x K: the lazy basis Q = R B
+    cdef float64_t* R = B + Mp * K                 # Mp x Mp
+    cdef float64_t* Bsave = R + Mp * Mp            # Mp x K
+    cdef float64_t* Rsave = Bsave + Mp * K         # Mp x Mp
+    cdef float64_t* anew = Rsave + Mp * Mp         # Mp: the new Q v
+    cdef float64_t* uu = anew + Mp                 # Mp: coefficients on B's rows
+    cdef float64_t* bb = uu + Mp                   # Mp
+    cdef int64_t* kq = <int64_t*> (bb + Mp)        # Mp: P_t's rows of Q
+    cdef int64_t* kq2 = kq + Mp                    # Mp: P_{t+1}'s
+    cdef float64_t* ssave = <float64_t*> (kq2 + Mp)   # M + 1
     cdef float64_t* gx = ssave + 2 * (M + 1)       # h: Ainv x
     cdef float64_t* msg = gx + 2 * h               # msg_step's scratch
-    cdef float64_t* msgV = msg + Mp + K + Mp * Mp  # its eigenvectors (see msg_step)
-    cdef int64_t* msgo = <int64_t*> (msg + Mp + K + 2 * Mp * Mp + 2 * Mp + 4 * Mp + (M + 1) * K)
+    cdef float64_t* msgV = msg + Mp + K + 7 * Mp   # its eigenvectors (see msg_step)
+    cdef int64_t* msgo = <int64_t*> (msg + Mp + K + 7 * Mp + Mp * Mp + 2 * Mp + 4 * Mp
+                                     + Mp * Mp + 2 * Mp + K)
     flags = np.zeros(2 * K + 2, dtype=np.int8)
     cdef char* yrel = <char*> cnp.PyArray_DATA(flags)
     cdef char* yhat = yrel + K + 1
@@ -517,7 +726,12 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     drop = cnt[1]
     t = cnt[2]
     nrow = 0
+    cdef int64_t nkept = 0, nkept2
+    cdef bint saved
+    cdef float64_t bound
     with nogil:
+        if not full_rank:
+            reset_lazy(B, R, Qp, nq, M, K)
         for nrow in range(n):
             get_row(rows, nrow, &r)
             # ---- scores (stored coordinates) and the effective ones
@@ -543,8 +757,35 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                     reff[j] = x
             else:
                 memcpy(reff, s, width * sizeof(float64_t))
-            # ---- decoding
-            if basis == PBC:
+            # ---- decoding: P = R[kq] B (or the identity at full rank)
+            if not full_rank:
+                nkept = kept_rows(nq, drop, M, kq)
+                if basis == PBC:
+                    for j in range(nq):               # bb = B r, z = R[kq] bb
+                        x = 0.0
+                        for k in range(K):
+                            x += B[j * K + k] * reff[k]
+                        bb[j] = x
+                    for m in range(nkept):
+                        x = 0.0
+                        for j in range(nq):
+                            x += R[kq[m] * Mp + j] * bb[j]
+                        z[m] = x
+                else:
+                    for m in range(nkept):
+                        z[m] = reff[m]
+                for j in range(nq):                   # uu = R[kq]^T z
+                    x = 0.0
+                    for m in range(nkept):
+                        x += R[kq[m] * Mp + j] * z[m]
+                    uu[j] = x
+                for k in range(K):
+                    ytil[k] = 0.0
+                for j in range(nq):                   # ytil = B^T uu
+                    x = uu[j]
+                    for k in range(K):
+                        ytil[k] += x * B[j * K + k]
+            elif basis == PBC:
                 for m in range(L):
                     x = 0.0
                     for k in range(K):
@@ -604,30 +845,61 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                 v[k] = sqrt(delta[k]) * (1.0 if yrel[k] else -1.0)
             t += 1
             # ---- online PCA and the draw
+            saved = False
             if not full_rank:
-                memcpy(Qsave, Qp, (M + 1) * K * sizeof(float64_t))
-                memcpy(ssave, sg, (M + 1) * sizeof(float64_t))
+                if gradient:
+                    # Only a squared gradient near DBL_MAX makes the step
+                    # below refuse the row; |coefficient| <= |r| + |v| (F
+                    # near-orthogonal), so the basis is saved for undoing
+                    # only when that bound comes close.
+                    bound = 0.0
+                    for j in range(width):
+                        bound += reff[j] * reff[j]
+                    x = 0.0
+                    for k in range(K):
+                        x += v[k] * v[k]
+                    bound = 2.0 * (sqrt(bound) + sqrt(x))
+                    x = 1.0 if intercept else 0.0     # max |x_j| of the row
+                    for p in range(r.x_nnz):
+                        if fabs(row_value(&r, p)) > x:
+                            x = fabs(row_value(&r, p))
+                    bound *= x
+                    if not (bound < 1e150):
+                        saved = True
+                        memcpy(Bsave, B, Mp * K * sizeof(float64_t))
+                        memcpy(Rsave, R, Mp * Mp * sizeof(float64_t))
+                        memcpy(ssave, sg, (M + 1) * sizeof(float64_t))
                 eta = pca_step * 2.0 / sqrt(<float64_t> t) * M / K
                 nq_old = nq
                 drop_old = drop
-                nq = msg_step(Qp, nq, sg, eta, v, M, K, msg, &nt)
+                nq = msg_step(B, R, nq, sg, eta, v, M, K, msg, &nt, anew)
                 if t % C_REORTH_EVERY == 0 and nq > 0:
+                    # rounding slowly breaks the rows' orthonormality
+                    materialise(B, R, nq, M, K, Qp)
                     reorthonormalise(Qp, nq, K)
+                    reset_lazy(B, R, Qp, nq, M, K)
+                    for i in range(nq):            # Q v of the new basis
+                        x = 0.0
+                        for k in range(K):
+                            x += Qp[i * K + k] * v[k]
+                        anew[i] = x
                 drop = sample_drop(sg, nq, u, M)
-                build_projection(Qp, nq, drop, M, K, Pn)
-            else:
-                memcpy(Pn, Pp, L * K * sizeof(float64_t))
             # ---- the regression's target and prediction (effective coordinates)
             if basis == PBC:
                 for k in range(K):
                     tgt[k] = v[k]
                     pred[k] = reff[k]
             else:
-                for m in range(L):
-                    x = 0.0
-                    for k in range(K):
-                        x += Pn[m * K + k] * v[k]
-                    tgt[m] = x
+                if full_rank:
+                    for m in range(L):
+                        x = 0.0
+                        for k in range(K):
+                            x += Pp[m * K + k] * v[k]
+                        tgt[m] = x
+                else:                                  # P_{t+1} v from the new Q v
+                    nkept2 = kept_rows(nq, drop, M, kq2)
+                    for m in range(M):
+                        tgt[m] = anew[kq2[m]] if m < nkept2 else 0.0
                 if basis == PBT and not full_rank:
                     # Rm = P_t P_{t+1}^T in O(M^2): P_t's rows are rows a_i of
                     # the old basis, P_{t+1}'s rows b_j of the new one, which
@@ -699,9 +971,12 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                     err = GRADIENT_OVERFLOW
                     t -= 1
                     if not full_rank:
-                        memcpy(Qp, Qsave, (M + 1) * K * sizeof(float64_t))
-                        memcpy(sg, ssave, (M + 1) * sizeof(float64_t))
+                        if saved:
+                            memcpy(B, Bsave, Mp * K * sizeof(float64_t))
+                            memcpy(R, Rsave, Mp * Mp * sizeof(float64_t))
+                            memcpy(sg, ssave, (M + 1) * sizeof(float64_t))
                         nq = cnt[0]
+                        drop = cnt[1]
                     break
             else:
                 for i in range(h):
@@ -716,14 +991,20 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                     x = gx[i] / gam1
                     for j in range(width):
                         Wp[i * width + j] -= x * tgt[j]
-            if not full_rank:
-                memcpy(Pp, Pn, L * K * sizeof(float64_t))
             cnt[0] = nq
             cnt[1] = drop
             cnt[2] = t
         else:
             nrow = n
-    cnt[0] = nq if err == OK or err == GRADIENT_OVERFLOW else cnt[0]
+        if not full_rank:
+            # the state arrays: Q = R B and P = its kept rows
+            nq = cnt[0]
+            drop = cnt[1]
+            materialise(B, R, nq, M, K, Qp)
+            nkept = kept_rows(nq, drop, M, kq)
+            memset(Pp, 0, M * K * sizeof(float64_t))
+            for m in range(nkept):
+                memcpy(Pp + m * K, Qp + kq[m] * K, K * sizeof(float64_t))
     if err:
         return nrow, err, r.index
     return n, OK, -1
