@@ -27,7 +27,7 @@ import warnings
 # What each subcommand does lives in omlc.commands (data policy in
 # omlc.datasets.sources, scaling policy in omlc.preprocessing); this module
 # parses the command line, dispatches and turns errors into one line.
-from omlc.commands import DEFAULT_LEARNERS, DEFAULT_RUNS, UsageError
+from omlc.commands import DEFAULT_LEARNERS, DEFAULT_RUNS, UsageError, weights
 
 
 class _Parser(argparse.ArgumentParser):
@@ -110,7 +110,9 @@ def _build_parser():
                           "(e.g. --learner falt --param eta=0.5 --param M=3)")
     run.add_argument("--data", default="synthetic", metavar="SOURCE",
                      help="'synthetic[:n=..,d=..,L=..,nnz=..,card=..,noise=..]' (default: a "
-                          "60,000-row rcv1-like stream), a registered data set name (omlc "
+                          "60,000-row rcv1-like stream), 'rcv1-like[:stream=..,n=..,labels=..]' "
+                          "(the cached rcv1v2-shaped stream; prequential: its 781,265-row test "
+                          "stream), a registered data set name (omlc "
                           "datasets list), or a file (.arff, LIBSVM .svm/.txt, optionally .gz/.bz2/.xz)")
     run.add_argument("--test", default=None, metavar="FILE",
                      help="test file for --protocol train-test when --data is a file (a "
@@ -144,17 +146,22 @@ def _build_parser():
                      help="write metric curves along the stream (prequential; needs the plot "
                           "extra: pip install 'omlc[plot]')")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
+    weights.add_argument(run)
 
     data_help = ("'synthetic[:n=..,d=..,L=..,nnz=..,card=..,noise=..,stream=..]' (stream=1: "
-                 "fresh rows from the same teacher, a held-out set), a registered data set name "
+                 "fresh rows from the same teacher, a held-out set), "
+                 "'rcv1-like[:stream=..,n=..,labels=..,seed=..]' (the rcv1v2-shaped stream, "
+                 "cached and memory-mapped: its {split} stream unless stream= names another, "
+                 "e.g. stream=test for its 781,265 rows), a registered data set name "
                  "(its {split} split when it has one), or a file (.arff, LIBSVM .svm/.txt, "
                  "optionally .gz/.bz2/.xz)")
     tr = sub.add_parser(
         "train", help="learn a stream and save the model (Vowpal Wabbit's vw -d DATA -f MODEL)",
         description="Learn every row of a data source in one or more passes and save the model "
                     "to a safe model file (omlc.save; read back with omlc predict or "
-                    "omlc.load_model). No scaling is applied: the same rows reach the model in "
-                    "omlc predict.",
+                    "omlc.load_model). Features are scaled as --scale says (fitted on the "
+                    "training rows); the scaler is saved in the model file and omlc predict "
+                    "applies it.",
         epilog=_learners_epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
     tr.add_argument("--data", required=True, metavar="SOURCE",
                     help=data_help.format(split="train"))
@@ -173,7 +180,11 @@ def _build_parser():
                     help="seed of the synthetic stream and of --shuffle (default: %(default)s)")
     tr.add_argument("--block-size", type=int, default=8192, metavar="ROWS",
                     help="rows per learner call (default: %(default)s)")
+    tr.add_argument("--scale", choices=["auto", "maxabs", "minmax", "none"], default="auto",
+                    help="feature scaling as in omlc run, with statistics of all training rows; "
+                         "saved with the model (default: %(default)s)")
     tr.add_argument("--quiet", action="store_true", help="no progress bar")
+    weights.add_argument(tr)
 
     pr = sub.add_parser(
         "predict", help="predict label sets with a saved model (vw -t -i MODEL -d DATA -p PREDS)",

@@ -13,7 +13,12 @@ complete entry) and shared by every task in that process.
 accept a ``DataRef`` as ``data``: with ``n_jobs != 1`` each task then carries
 the reference and its fold number, and the worker rebuilds the fold's rows from
 the same seed (the folds equal the in-memory path's for an int or None
-``random_state``).
+``random_state``). :func:`omlc.evaluate.train_then_test` takes them for
+``train`` and ``test``. With ``n_jobs != 1`` those functions (and
+``omlc reproduce --jobs``) also ship by reference what they can name
+themselves (:meth:`DataRef.of`): a registered data set name, a file path, or
+a Dataset that is an unmodified memory map of a cache entry (what
+:func:`omlc.load` returns).
 """
 import os
 import threading
@@ -50,12 +55,49 @@ class DataRef:
         ref.source, ref.split, ref.options, ref.kind = "rcv1-like", None, dict(kwargs), "rcv1_like"
         return ref
 
+    @classmethod
+    def of(cls, data, split=None):
+        """A reference to ``data`` if it can be named, else None: a DataRef
+        (itself), a registered name or a file path (with ``split``), or a
+        Dataset whose arrays are memory maps of one cache entry (the entry's
+        directory; on a machine without it, the worker parses the entry's
+        source file with the same options, which rebuilds the same entry).
+        In this process the reference opens to ``data`` itself."""
+        import numpy as np
+        if isinstance(data, DataRef):
+            return data
+        if isinstance(data, (str, os.PathLike)):
+            return cls(data, split=split)
+        meta = getattr(data, "meta", None)
+        entry = meta.get("cache_dir") if isinstance(meta, dict) else None
+        if not entry or not os.path.isdir(entry):
+            return None
+        root = os.path.realpath(entry) + os.sep
+        # The features as the entry holds them (read-only maps: not edited);
+        # the shapes are checked again where the reference is opened.
+        for a in (data.X.data, data.X.indices):
+            fn = getattr(a, "filename", None) if isinstance(a, np.memmap) else None
+            if fn is None or not os.path.realpath(fn).startswith(root) or a.flags.writeable:
+                return None
+        ref = cls(entry)
+        ref.shape = (data.X.shape, data.X.nnz, data.Y.shape, data.Y.nnz)
+        files, opts = meta.get("files"), meta.get("parse_options")
+        if isinstance(files, list) and len(files) == 1 and isinstance(opts, dict):
+            ref.fallback = (files[0], dict(opts))
+        with _LOCK:
+            _OPEN.setdefault(ref._key(), data)
+        return ref
+
     def _key(self):
         return (self.kind, self.source, self.split,
                 tuple(sorted((k, repr(v)) for k, v in self.options.items())))
 
     def _load(self):
         if self.kind == "cache":
+            fallback = getattr(self, "fallback", None)
+            if fallback is not None and not os.path.isdir(self.source):
+                from omlc.datasets.loading import load
+                return load(fallback[0], **fallback[1])
             from omlc.io.cache import open_cache
             return open_cache(self.source, **self.options)
         if self.kind == "rcv1_like":
@@ -71,7 +113,13 @@ class DataRef:
         with _LOCK:
             data = _OPEN.get(key)
             if data is None:
-                data = _OPEN[key] = self._load()
+                data = self._load()
+                want = getattr(self, "shape", None)
+                got = (data.X.shape, data.X.nnz, data.Y.shape, data.Y.nnz)
+                if want is not None and tuple(want) != got:
+                    raise ValueError(f"{self!r} opened as {got[0]} / {got[2]}, "
+                                     f"not the {want[0]} / {want[2]} it was made from")
+                _OPEN[key] = data
         return data
 
     def __repr__(self):

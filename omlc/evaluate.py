@@ -114,8 +114,13 @@ class PrequentialResult:
 
 
 def prequential(learner, data, *, metrics=DEFAULT_METRICS, block_size=8192, n_points=100,
-                window=None, pretrain=None, progress=None, desc=None, conventions=None):
+                window=None, pretrain=None, progress=None, desc=None, conventions=None,
+                sample_weight=None):
     """Test-then-train over ``data`` (a Dataset or ``(X, Y)``), in stream order.
+
+    ``sample_weight``: one importance weight per stream row for the learner
+    (see BaseLearner's *Sample weights*); every row is still predicted and
+    scored with weight 1 (the weights say what is learned, not what counts).
 
     ``pretrain``: an optional ``(X, Y)`` learned (one pass) before the stream.
     ``n_points``: how many points the curves get (blocks shrink to honour it).
@@ -127,6 +132,9 @@ def prequential(learner, data, *, metrics=DEFAULT_METRICS, block_size=8192, n_po
     metrics_mod = _metrics_module()
     X, Y = _xy(data)
     n, L = Y.shape
+    if sample_weight is not None:
+        from omlc._validation import check_sample_weight
+        sample_weight = check_sample_weight(sample_weight, n)
     if pretrain is not None:
         Xp, Yp = _xy(pretrain, L)
         learner.partial_fit(Xp, Yp, n_labels=L)
@@ -141,7 +149,11 @@ def prequential(learner, data, *, metrics=DEFAULT_METRICS, block_size=8192, n_po
         for start, stop in iter_blocks(n, step):
             Xb, Yb = row_block(X, start, stop), row_block(Y, start, stop)
             t0 = time.perf_counter()
-            S = learner.predict_then_learn(Xb, Yb, n_labels=L)
+            if sample_weight is None:
+                S = learner.predict_then_learn(Xb, Yb, n_labels=L)
+            else:
+                S = learner.predict_then_learn(Xb, Yb, n_labels=L,
+                                               sample_weight=sample_weight[start:stop])
             t1 = time.perf_counter()
             P = _predict_from_scores(S)
             total.update(Yb, P, S)
@@ -213,38 +225,90 @@ class TrainTestResult:
 
 
 def _train_test_run(learner, seed, Xtr, Ytr, Xte, Yte, metrics, block_size,
-                    update_during_test, conventions):
+                    update_during_test, conventions, sample_weight=None):
     model = _with_seed(learner, seed)
     t0 = time.perf_counter()
-    model.fit(Xtr, Ytr, shuffle=True)
+    if sample_weight is None:
+        model.fit(Xtr, Ytr, shuffle=True)
+    else:
+        model.fit(Xtr, Ytr, shuffle=True, sample_weight=sample_weight)
     t1 = time.perf_counter()
     res = score(model, (Xte, Yte), metrics=metrics, block_size=block_size,
                 learn=update_during_test, conventions=conventions)
     return res, t1 - t0, time.perf_counter() - t1
 
 
+def _train_test_run_ref(learner, seed, train_ref, test_ref, metrics, block_size,
+                        update_during_test, conventions, sample_weight=None):
+    Xtr, Ytr = _xy(train_ref.open())
+    Xte, Yte = _xy(test_ref.open(), Ytr.shape[1])
+    return _train_test_run(learner, seed, Xtr, Ytr, Xte, Yte, metrics, block_size,
+                           update_during_test, conventions, sample_weight)
+
+
+def _refs(train, test, n_jobs, widths):
+    """References to ship for ``train``/``test`` on workers, or None (arrays then)."""
+    if n_jobs == 1:
+        return None
+    import os
+
+    from omlc.dataref import DataRef
+    if test is None:
+        if not isinstance(train, (str, os.PathLike)) or os.path.exists(train):
+            return None
+        return DataRef(train, split="train"), DataRef(train, split="test")
+    tr = DataRef.of(train)
+    if isinstance(test, (str, os.PathLike)) and os.path.isfile(test):
+        from omlc.io.files import sniff_format
+        # As _load_like: a LIBSVM test file takes the training set's widths.
+        te = (DataRef(test, n_features=widths[0], n_labels=widths[1])
+              if sniff_format(test) == "libsvm" else DataRef(test))
+    else:
+        te = DataRef.of(test)
+    return None if tr is None or te is None else (tr, te)
+
+
 def train_then_test(learner, train, test=None, *, n_runs=20, random_state=None,
                     metrics=DEFAULT_METRICS, update_during_test=False, block_size=8192,
-                    progress=None, desc=None, conventions=None, n_jobs=1, prefer="threads"):
+                    progress=None, desc=None, conventions=None, n_jobs=1, prefer="threads",
+                    sample_weight=None):
     """The thresholding paper's protocol: per run, one online pass over a
     shuffled copy of ``train`` (permutation seeded from ``random_state``), then
     the frozen model scores ``test``. Returns a :class:`TrainTestResult`.
+    ``sample_weight``: importance weights of the training rows (each row keeps
+    its weight in every shuffled order).
 
     ``train`` and ``test`` are ``(X, Y)`` pairs, Datasets, file paths or
     registered data set names; a registered name alone (``test=None``) uses
-    its own train and test splits. ``n_jobs`` runs go side by side (see the
-    module notes); the results do not depend on it."""
+    its own train and test splits; either may be an :class:`omlc.DataRef`.
+    ``n_jobs`` runs go side by side (see the module notes); the results do not
+    depend on it. With ``n_jobs != 1``, data that can be named (a DataRef, a
+    registered name, a file path, a Dataset memory-mapped from the cache:
+    :meth:`omlc.DataRef.of`) go to the workers by reference, and each worker
+    process opens them once."""
+    from omlc.dataref import DataRef
+    import os
     if test is None:
-        import os
         if not isinstance(train, (str, os.PathLike)):
             raise TypeError("train_then_test needs test data, unless train is a registered "
                             "data set name with its own train/test split")
+        refs = _refs(train, None, n_jobs, None)
         train, test = _load(train, "train"), _load(train, "test")
+    else:
+        refs = None
+    train = train.open() if isinstance(train, DataRef) else train
     Xtr, Ytr = _xy(train)
+    if refs is None:
+        refs = _refs(train, test, n_jobs, (Xtr.shape[1], Ytr.shape[1]))
+    test = test.open() if isinstance(test, DataRef) else test
     test = _load_like(test, Xtr.shape[1], Ytr.shape[1])
     Xte, Yte = _xy(test, Ytr.shape[1])
     seeds = _run_seeds(random_state, n_runs)
-    args = (Xtr, Ytr, Xte, Yte, metrics, block_size, update_during_test, conventions)
+    if sample_weight is not None:
+        from omlc._validation import check_sample_weight
+        sample_weight = check_sample_weight(sample_weight, Xtr.shape[0])
+    tail = (metrics, block_size, update_during_test, conventions, sample_weight)
+    args = (Xtr, Ytr, Xte, Yte) + tail
     with Progress(n_runs * (Xtr.shape[0] + Xte.shape[0]), desc or _learner_name(learner),
                   enabled=progress) as bar:
         if n_jobs == 1:
@@ -253,8 +317,13 @@ def train_then_test(learner, train, test=None, *, n_runs=20, random_state=None,
                 out.append(_train_test_run(learner, seed, *args))
                 bar.update(Xtr.shape[0] + Xte.shape[0])
         else:
-            out = run_tasks(_train_test_run, [(learner, seed) + args for seed in seeds],
-                            n_jobs=n_jobs, prefer=prefer)
+            if refs is not None:
+                out = run_tasks(_train_test_run_ref,
+                                [(learner, seed) + refs + tail for seed in seeds],
+                                n_jobs=n_jobs, prefer=prefer)
+            else:
+                out = run_tasks(_train_test_run, [(learner, seed) + args for seed in seeds],
+                                n_jobs=n_jobs, prefer=prefer)
             bar.update(n_runs * (Xtr.shape[0] + Xte.shape[0]))
     runs = [r for r, _, _ in out]
     return TrainTestResult(_learner_name(learner), runs, [t for _, t, _ in out],
@@ -318,13 +387,29 @@ def _fold_run_ref(*task):
 
 
 def _data_and_ref(data, n_jobs):
-    """``(X, Y)`` and, for a :class:`omlc.dataref.DataRef` run on workers, the reference."""
+    """``(X, Y)`` and, for a run on workers, a reference to ship instead of
+    the arrays when the data can be named (:meth:`omlc.DataRef.of`)."""
     from omlc.dataref import DataRef
     if isinstance(data, DataRef):
         X, Y = _xy(data.open())
         return X, Y, (data if n_jobs != 1 else None)
     X, Y = _xy(data)
-    return X, Y, None
+    ref = DataRef.of(data) if n_jobs != 1 and not isinstance(data, tuple) else None
+    return X, Y, ref
+
+
+def fold_tasks(learner, data, n_folds, random_state, metrics, block_size, conventions,
+               n_jobs=1):
+    """``(function, tasks)`` of the k folds of ``learner`` on ``data`` for
+    :func:`omlc._parallel.run_tasks`; by reference where ``data`` can be named
+    and ``n_jobs != 1``. Each task returns ``(metrics, train s, test s)``; the
+    folds are those of ``kfold_indices(n, n_folds, random_state)`` for an int
+    ``random_state``."""
+    X, Y, ref = _data_and_ref(data, n_jobs)
+    if ref is not None:
+        random_state = _fold_seed(random_state)
+    tasks = _fold_tasks(learner, X, Y, n_folds, random_state, metrics, block_size, conventions, ref)
+    return (_timed_fold_run_ref if ref is not None else _timed_fold_run), tasks
 
 
 def cross_validate(learner, data, *, n_folds=10, random_state=None, metrics=DEFAULT_METRICS,
@@ -346,12 +431,9 @@ def cross_validate(learner, data, *, n_folds=10, random_state=None, metrics=DEFA
             splits = ()
         if "train" in splits:
             data = _load(data, "train")
-    X, Y, ref = _data_and_ref(data, n_jobs)
-    if ref is not None:
-        random_state = _fold_seed(random_state)
-    tasks = _fold_tasks(learner, X, Y, n_folds, random_state, metrics, block_size, conventions, ref)
-    out = run_tasks(_timed_fold_run_ref if ref is not None else _timed_fold_run, tasks,
-                    n_jobs=n_jobs, prefer=prefer)
+    fn, tasks = fold_tasks(learner, data, n_folds, random_state, metrics, block_size,
+                           conventions, n_jobs)
+    out = run_tasks(fn, tasks, n_jobs=n_jobs, prefer=prefer)
     return TrainTestResult(_learner_name(learner), [r for r, _, _ in out],
                            [t for _, t, _ in out], [t for _, _, t in out], learner.get_params())
 

@@ -33,6 +33,13 @@ features among the tree's own features, statistics finite. A booster whose
 line (its state is code omlc does not know). Pickle stays the format of
 ``clone``/joblib/process pools.
 
+A :class:`~omlc.preprocessing.ScaledLearner` (what ``omlc train`` writes when
+it scales features) is its learner's file plus a ``scaler`` entry: the
+scaler's class (max-abs or min-max), parameters and statistics (float64, one per
+feature, checked like the learner's arrays). Such a file is format version 2,
+so an omlc that would not apply the scaler refuses it; a file without one stays
+version 1.
+
 Compatibility: a file records ``format_version``; this version reads versions
 ``<= FORMAT_VERSION``. A parameter missing from an older file takes its current
 default; a parameter unknown to this omlc (a newer file) is an error.
@@ -50,7 +57,7 @@ from omlc.exceptions import ModelFileError
 __all__ = ["save", "load_model", "savable_learners", "unsavable_learners", "FORMAT_VERSION"]
 
 FORMAT = "omlc-model"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 _JSON = "model.json"
 _MAX_JSON_BYTES = 64 << 20
 _MAX_DIM = 2 ** 31 - 1
@@ -94,7 +101,8 @@ def _nested_classes():
 
 
 def _tree_classes():
-    from omlc._core.hoeffding_tree import HTree, SparseHTree
+    from omlc._core.hoeffding_tree import HTree
+    from omlc._core.sparse_hoeffding_tree import SparseHTree
     return {"HTree": HTree, "SparseHTree": SparseHTree}
 
 
@@ -174,6 +182,10 @@ def save(model, path):
     >>> bool((omlc.load_model(path).decision_function(X) == model.decision_function(X)).all())
     True
     """
+    wrapper = None
+    from omlc.preprocessing import ScaledLearner
+    if type(model) is ScaledLearner:
+        wrapper, model = model, model.learner
     cls = type(model)
     name = cls.__name__
     if name in _REFUSED and cls.__module__.startswith("omlc."):  # pragma: no cover
@@ -197,12 +209,15 @@ def save(model, path):
                 if getattr(model, "feature_names_in_", None) is not None:
                     # A DataFrame's column names: JSON strings, not an object array.
                     state["feature_names_in_"] = [str(n) for n in model.feature_names_in_]
+            scaler = None if wrapper is None else _scaler_doc(wrapper._scaler(), arrays)
         except _Unsavable as exc:
             raise ValueError(f"omlc.save: {name} cannot be saved: {exc}") from None
         import omlc
-        doc = {"format": FORMAT, "format_version": FORMAT_VERSION,
+        doc = {"format": FORMAT, "format_version": 1 if scaler is None else 2,
                "omlc_version": omlc.__version__, "numpy_version": np.__version__,
                "class": name, "fitted": fitted, "params": params, "state": state}
+        if scaler is not None:
+            doc["scaler"] = scaler
         text = json.dumps(doc, allow_nan=False, indent=1, sort_keys=True)
         directory = os.path.dirname(os.path.abspath(path))
         fd, tmp = tempfile.mkstemp(prefix=".omlc-save-", suffix=".tmp", dir=directory)
@@ -776,8 +791,99 @@ def load_model(path):
                     setattr(model, k, v)
             elif state:
                 raise _Invalid("an unfitted model with state entries")
+            if "scaler" in doc:
+                if version < 2:
+                    raise _Invalid("a scaler entry in a format 1 file")
+                model = _scaled(model, doc["scaler"], zf, used)
         except _Invalid as exc:
             raise ModelFileError(str(exc), path) from None
         except zipfile.BadZipFile as exc:
             raise ModelFileError(f"corrupt container ({exc})", path) from None
     return model
+
+
+# --- a scaler in front of the learner (ScaledLearner) ---------------------------
+
+def _scaler_classes():
+    from omlc.preprocessing import MaxAbsScaler, MinMaxScaler
+    return {"MaxAbsScaler": MaxAbsScaler, "MinMaxScaler": MinMaxScaler}
+
+
+def _scaler_doc(scaler, arrays):
+    name = type(scaler).__name__
+    if _scaler_classes().get(name) is not type(scaler):
+        raise _Unsavable(f"its scaler is a {name} (omlc's MaxAbsScaler and MinMaxScaler "
+                         "are saved)")
+    params = {k: _encode(v, arrays, f"scaler.{k}") for k, v in scaler.get_params().items()}
+    state = {}
+    for k, v in vars(scaler).items():
+        if not k.endswith("_") or k.startswith("_"):
+            continue
+        if k == "feature_names_in_":
+            state[k] = [str(n) for n in v]
+        else:
+            state[k] = _encode(v, arrays, f"scaler.{k}")
+    return {"class": name, "params": params, "state": state}
+
+
+def _scaled(model, doc, zf, used):
+    """The ScaledLearner of ``model`` and the saved scaler ``doc``, checked:
+    a known class, valid parameters, statistics of the model's width."""
+    if not isinstance(doc, dict) or set(doc) != {"class", "params", "state"}:
+        raise _Invalid("the scaler entry must have class, params and state")
+    cls = _scaler_classes().get(doc["class"])
+    params, state = doc["params"], doc["state"]
+    if cls is None or not isinstance(params, dict) or not isinstance(state, dict):
+        raise _Invalid(f"scaler {str(doc['class'])[:40]!r} is not allowed")
+    if set(params) - set(cls._param_names):
+        raise _Invalid(f"{doc['class']} has no parameter {sorted(set(params) - set(cls._param_names))[0]!r}")
+    scaler = cls(**{k: _decode(v, zf, used) for k, v in params.items()})
+    try:
+        if cls.__name__ == "MinMaxScaler":
+            scaler._range()
+            if not isinstance(scaler.clip, bool):
+                raise ValueError(f"clip must be a bool, got {scaler.clip!r}")
+    except (TypeError, ValueError) as exc:
+        raise _Invalid(f"invalid scaler parameter: {exc}") from None
+    if state:
+        state = {str(k): _decode(v, zf, used) for k, v in state.items()}
+        d = state.get("n_features_in_")
+        _counter("scaler.n_features_in_", d)
+        _counter("scaler.n_samples_seen_", state.get("n_samples_seen_"))
+        if getattr(model, "is_fitted", False) and d != model.n_features_in_:
+            raise _Invalid(f"the scaler has {d} features, the model {model.n_features_in_}")
+        if d > _MAX_DIM:
+            raise _Invalid(f"scaler.n_features_in_={d} exceeds {_MAX_DIM}")
+        ref = cls()
+        ref._init_stats(d)
+        stats = {k: v for k, v in vars(ref).items() if k.endswith("_")}
+        allowed = set(stats) | {"n_features_in_", "n_samples_seen_", "feature_names_in_"}
+        for k in state:
+            if k not in allowed:
+                raise _Invalid(f"unexpected scaler state entry {k!r}")
+        for k, r in stats.items():
+            v = state.get(k)
+            if not isinstance(v, np.ndarray) or v.dtype != r.dtype or v.shape != r.shape:
+                raise _Invalid(f"scaler array {k!r} must be float64 of shape {r.shape}")
+        if cls.__name__ == "MaxAbsScaler":
+            _check_values("scaler.max_abs_", state["max_abs_"])
+            if state["max_abs_"].size and state["max_abs_"].min() < 0:
+                raise _Invalid("scaler array 'max_abs_' holds negative values")
+        else:
+            mn, mx = state["data_min_"], state["data_max_"]
+            # (inf, -inf) is a feature never seen; anything else a finite range
+            unseen = (mn == np.inf) & (mx == -np.inf)
+            if not (unseen | (np.isfinite(mn) & np.isfinite(mx) & (mn <= mx))).all():
+                raise _Invalid("scaler arrays 'data_min_'/'data_max_' are not ranges")
+        if "feature_names_in_" in state:
+            names = state["feature_names_in_"]
+            if not isinstance(names, list) or len(names) != d or \
+                    not all(isinstance(n, str) for n in names):
+                raise _Invalid(f"scaler.feature_names_in_ must be {d} strings")
+            state["feature_names_in_"] = np.asarray(names, dtype=object)
+        for k, v in state.items():
+            setattr(scaler, k, v)
+    from omlc.preprocessing import ScaledLearner
+    scaled = ScaledLearner(model, scaler)
+    scaled._scaler()                 # scaler_: the fitted scaler in use
+    return scaled

@@ -438,6 +438,19 @@ class ScaledLearner:
     def is_fitted(self):
         return getattr(self.learner, "is_fitted", False)
 
+    # The learner's sizes (what omlc predict checks a data source against).
+    @property
+    def n_features_in_(self):
+        return self.learner.n_features_in_
+
+    @property
+    def n_labels_(self):
+        return self.learner.n_labels_
+
+    @property
+    def _lock(self):
+        return self.learner._lock
+
     # The scaler's statistics include rows of weight 0: scaling describes the
     # stream, the weights say what the learner learns from it.
     def partial_fit(self, X, Y, *, n_labels=None, classes=None, sample_weight=None):

@@ -33,7 +33,7 @@ number (``"3.5"``), whether or not the name was seen with a number before.
 Labels: ``y`` is ``{label: bool}`` (True/False, NumPy bools or 0/1; a string
 such as ``"False"`` or a NaN label name is refused); a label gets the next free column the first
 time it is seen (mid-stream included), up to ``max_labels`` columns. Learners
-that can grow (FALT, SALT, linear PA: :meth:`omlc.learners.BaseLearner.grow`)
+that can grow (FALT, SALT, linear PA, RankSVM, MMP: :meth:`omlc.learners.BaseLearner.grow`)
 hold columns for the labels seen so far only and grow when a new one appears,
 its column starting from the initial state; the others get ``max_labels``
 columns at the first row (before its first appearance a label is, for them, a

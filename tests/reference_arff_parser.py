@@ -101,7 +101,21 @@ def take_name(rest):
     return rest[:end], rest[end:]
 
 
-def read_header_and_rows(path):
+WEIGHT = re.compile(r",\s*\{\s*([^{}]*?)\s*\}\s*$")
+
+
+def split_weight(line):
+    """A data line without its Weka instance weight ``, {w}``, and the weight
+    (1.0 when there is none). A sparse row's own braces hold attribute cells,
+    so its weight is the braces after its closing one."""
+    m = WEIGHT.search(line)
+    if m is None or (line.startswith("{") and line.count("}") < 2):
+        return line, 1.0
+    return line[:m.start()].rstrip(), float(m.group(1))
+
+
+def read_header_and_rows(path, weights=None):
+    """``weights``: a list that receives each row's instance weight."""
     attributes, rows, relation = [], [], None
     in_data = False
     for line in open(path, encoding="utf-8").read().split("\n"):
@@ -125,6 +139,9 @@ def read_header_and_rows(path):
                 else:
                     attributes.append((name, "string", None))
             continue
+        line, w = split_weight(line)
+        if weights is not None:
+            weights.append(w)
         if line.startswith("{"):
             cells = {}
             inner = line[1:line.rindex("}")].strip()
@@ -155,9 +172,10 @@ def in_file_order(path, names):
 
 
 def read_arff(path, label_names=None, n_labels=None, label_location="end", nominal="onehot",
-              missing=None, max_rows=None):
-    """``(X, Y, feature_names, label_names)`` of a valid ARFF file, as CSR."""
-    relation, attributes, rows = read_header_and_rows(path)
+              missing=None, max_rows=None, weights=None):
+    """``(X, Y, feature_names, label_names)`` of a valid ARFF file, as CSR;
+    ``weights`` (a list) receives the rows' instance weights."""
+    relation, attributes, rows = read_header_and_rows(path, weights)
     names = [a[0] for a in attributes]
     if label_names is not None:
         label_attrs = [names.index(n) for n in label_names]

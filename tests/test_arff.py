@@ -13,7 +13,7 @@ from omlc.exceptions import DataFormatError
 from omlc.io.arff import find_mulan_xml, load_arff, read_mulan_xml
 
 # These tests drive compiled code: CI reruns them against the bounds-checked build.
-pytestmark = pytest.mark.kernel
+pytestmark = pytest.mark.compiled
 
 # Transcribed from /work/shared/datasets/SOURCES.md: file, XML, instances,
 # features, labels, cardinality (3 decimals), distinct label sets, rows without
@@ -552,8 +552,8 @@ BAD = [
     ("sparse-bad-index", HEAD + "{a 1}\n", 6, "a", "attribute index"),
     ("sparse-negative-index", HEAD + "{-1 1}\n", 6, "-1", "attribute index"),
     ("sparse-trailing", HEAD + "{0 1} x\n", 6, "x", "after '}'"),
-    ("sparse-weight", HEAD + "{0 1}, {2}\n", 6, ", {2}", "weights"),
-    ("dense-weight", HEAD + "1,2,0,{2}\n", 6, "{2}", "weights"),
+    ("sparse-weight", HEAD + "{0 1}, {-2}\n", 6, ", {-2}", "instance weight must be"),
+    ("dense-weight", HEAD + "1,2,0,{x}\n", 6, "{x}", "instance weight is not"),
     ("sparse-huge-index", HEAD + "{99999999999999999999999 1}\n", 6, "99999999999999999999999", "out of range"),
     ("line-after-comments", HEAD + "% c\n\n1,2,0\n  % c\n1,2,x\n", 10, "x", "nominal set"),
     ("unknown-type", "@relation t\n@attribute a blob\n@data\n", 2, "blob", "unknown attribute type"),

@@ -15,7 +15,7 @@ from omlc.io.arff import load_arff
 
 from test_arff import assert_canonical, dense  # noqa: E402
 
-pytestmark = pytest.mark.kernel
+pytestmark = pytest.mark.compiled
 
 
 # ------------------------------------------------------------------ properties
@@ -113,3 +113,59 @@ def test_byte_mutations_raise_only_data_format_errors(tmp_path_factory, first, m
             assert err.line is None or err.line >= 1
             continue
         assert_canonical(ds)
+
+
+# ------------------------------------------------------------ instance weights
+
+WEIGHTED = (
+    "@relation 'w: -C 2'\n@attribute y0 {0,1}\n@attribute y1 {0,1}\n"
+    "@attribute a numeric\n@attribute b {x,y,z}\n@data\n"
+    "1,0,1.5,x, {2}\n"
+    "0,1,-2,z\n"
+    "{0 1, 2 3.25}, {0.5}\n"
+    "{}, {0}\n"
+    "{1 1, 3 y} , { 1e1 } % a comment\n"
+    "0,0,0,y,{7.0}\n"
+)
+
+
+def test_instance_weights_are_read_in_dense_and_sparse_rows(tmp_path):
+    import reference_arff_parser as ref
+    path = tmp_path / "w.arff"
+    path.write_text(WEIGHTED)
+    ds = load_arff(path, weights=True, xml=False)
+    expected = []
+    X, Y, _, _ = ref.read_arff(path, n_labels=2, label_location="start", weights=expected)
+    np.testing.assert_array_equal(ds.sample_weight, expected)
+    np.testing.assert_array_equal(ds.sample_weight, [2.0, 1.0, 0.5, 0.0, 10.0, 7.0])
+    np.testing.assert_array_equal(ds.X.toarray(), X.toarray())
+    np.testing.assert_array_equal(dense(ds.Y), Y.toarray())
+    # Without weights=True the rows load and a warning says the weights are left out.
+    with pytest.warns(UserWarning, match="5 rows carry instance weights"):
+        plain = load_arff(path, xml=False)
+    assert plain.sample_weight is None
+    np.testing.assert_array_equal(plain.X.toarray(), X.toarray())
+    # A file without weights: all 1, and no warning either way.
+    unweighted = tmp_path / "n.arff"
+    unweighted.write_text(WEIGHTED.split("@data\n")[0] + "@data\n1,0,1,x\n{2 4}\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert load_arff(unweighted, weights=True, xml=False).sample_weight.tolist() == [1, 1]
+        assert load_arff(unweighted, xml=False).sample_weight is None
+
+
+@pytest.mark.parametrize("row, problem", [
+    ("1,0,1,x,{-1}", "finite and >= 0"),
+    ("1,0,1,x,{nan}", "not a number"),
+    ("1,0,1,x,{1e999}", "finite and >= 0"),
+    ("1,0,1,x,{abc}", "not a number"),
+    ("1,0,1,x,{2", "unterminated"),
+    ("{0 1}, {2} 3", "unexpected text after the instance weight"),
+    ("1,0,{2},x", "unexpected '{'"),
+])
+def test_bad_instance_weights_name_the_line(tmp_path, row, problem):
+    path = tmp_path / "bad.arff"
+    path.write_text(WEIGHTED.split("@data\n")[0] + "@data\n0,0,0,x\n" + row + "\n")
+    with pytest.raises(DataFormatError, match=problem) as err:
+        load_arff(path, weights=True, xml=False)
+    assert ":8" in str(err.value) or "line 8" in str(err.value)

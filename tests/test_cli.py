@@ -469,3 +469,26 @@ def test_train_test_files_share_the_index_base(tmp_path, monkeypatch, capsys):
     with pytest.raises(DataSourceError, match="uses feature index 0 but --data"):
         sources.load_for_protocol(("file", str(tmp_path / "train1.svm")), "train-test",
                                   test=str(tmp_path / "test0.svm"))
+
+
+def test_rcv1_like_source_is_the_cached_generator(tmp_path, monkeypatch, capsys):
+    """``--data rcv1-like:...``: make_rcv1_like's cached, memory-mapped stream;
+    the split in use picks the stream unless stream= names one."""
+    monkeypatch.setenv("OMLC_CACHE_DIR", str(tmp_path / "cache"))
+    from omlc.datasets.synthetic import make_rcv1_like
+    m = tmp_path / "m.omlc"
+    assert cli.main(["train", "--data", "rcv1-like:stream=a,n=300", "--model-out", str(m),
+                     "--quiet"]) == 0
+    assert cli.main(["predict", "--model", str(m), "--data", "rcv1-like:stream=b,n=200",
+                     "--out", "-", "--quiet", "--ids"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    import omlc as package
+    train = make_rcv1_like(300, stream="a", cache_dir=tmp_path / "cache")
+    test = make_rcv1_like(200, stream="b", cache_dir=tmp_path / "cache")
+    P = package.FALT().partial_fit(train.X, train.Y).predict(test.X)
+    assert lines == [",".join(map(str, P[i].indices)) for i in range(200)]
+    for bad, words in [("rcv1-like:n=0", "n must be a positive"),
+                       ("rcv1-like:labels=x", "labels must be one of"),
+                       ("rcv1-like:d=3", "unknown rcv1-like option")]:
+        assert cli.main(["train", "--data", bad, "--model-out", str(m), "--quiet"]) == 2
+        assert words in capsys.readouterr().err

@@ -67,6 +67,46 @@ def test_new_labels_start_from_the_initial_state(name):
     assert model.score(X, Y) >= 0
 
 
+RANKING = [("ranksvm-sgd", {"average": True}), ("ranksvm-sgd", {}), ("mmp", {"average": True}),
+           ("ranksvm", {"solver": "ansgd", "average": True}), ("ranksvm-adagrad", {})]
+
+
+@pytest.mark.parametrize("init_scale", [0.0, 0.3])
+@pytest.mark.parametrize("name,params", RANKING, ids=[f"{n}{p}" for n, p in RANKING])
+def test_ranking_learners_grow_labels_as_unmoved_columns(name, params, init_scale):
+    """A new RankSVM/MMP label is the column of a label that was there from
+    the start and never moved: its last iterate is the global scale times the
+    stored draw (0 for init_scale=0) and its average that draw times the mean
+    scale over the steps; the old labels' scores do not change."""
+    if "adagrad" in name and init_scale:
+        pytest.skip("refused (tested in test_bad_sizes_and_unfitted_model)")
+    X, Y = _stream()
+    model = make_learner(name, init_scale=init_scale, fit_intercept=True, random_state=0,
+                         **params).partial_fit(X[:60], Y[:60, :4])
+    before, last = model.decision_function(X), model.last_iterate()
+    model.grow(n_labels=6)
+    assert model.n_labels_ == 6 and model.W_.shape[1] == last.shape[1] + 2
+    np.testing.assert_array_equal(model.decision_function(X)[:, :4], before)
+    after = model.last_iterate()
+    np.testing.assert_array_equal(after[:, :4], last[:, :4])
+    np.testing.assert_array_equal(after[:, 6:], last[:, 4:])      # the threshold column
+    st, new = model.state_, model.W_[:, 4:6]
+    solver = getattr(model, "solver", "sgd")
+    if solver == "adagrad":
+        np.testing.assert_array_equal(after[:, 4:6], 0.0)
+    else:
+        c = st[1] if solver == "ansgd" else st[0]      # the global scale of W_
+        np.testing.assert_allclose(after[:, 4:6], c * new, rtol=1e-12, atol=0)
+        assert (np.abs(new) > 0).all() == (init_scale > 0)
+    if params.get("average"):
+        total = st[6] + st[7] if solver == "ansgd" else st[2] + st[4]
+        out = model._output_weights()
+        np.testing.assert_allclose(out[:, 4:6], total / st[3] * new, rtol=1e-10, atol=1e-15)
+    model.partial_fit(X[60:], Y[60:])                               # learns all six
+    assert np.any(model.last_iterate()[:, 4:6] != after[:, 4:6])
+    assert model.decision_function(X).shape == (120, 6)
+
+
 def test_one_feature_at_a_time_costs_amortised_constant_copies():
     X, Y = _stream(d=5)
     model = omlc.FALT(fit_intercept=True).partial_fit(X, Y)
@@ -116,8 +156,10 @@ def test_bad_sizes_and_unfitted_model():
         model.grow(n_features=7)
     with pytest.raises(ValueError, match="n_labels must be an integer"):
         model.grow(n_labels=4.5)
-    with pytest.raises(ValueError, match="RankSVM cannot grow new labels yet"):
-        omlc.RankSVM().partial_fit(X, Y).grow(n_labels=4)
+    ada = omlc.RankSVM(solver="adagrad", init_scale=0.1, random_state=0).partial_fit(X, Y)
+    with pytest.raises(ValueError, match="adagrad'\\) with init_scale > 0 cannot grow labels"):
+        ada.grow(n_labels=4)
+    assert ada.n_labels_ == 3 and ada.W_.shape[1] == 4
     with pytest.raises(omlc.NotFittedError):
         omlc.FALT().grow(n_features=10)
 
@@ -132,7 +174,11 @@ def test_river_bridge_grows_its_labels_instead_of_reserving_them():
         m.learn_one({f"f{i}": 1.0}, {f"label{i}": True})
     assert m.model_.n_labels_ == 6 and len(m.label_names_) == 6
     assert set(m.predict_one({"f4": 1.0})) == {"x"} | {f"label{i}" for i in range(5)}
-    fixed = RiverMultiLabel(omlc.RankSVM(), n_features=64, max_labels=8)
+    ranked = RiverMultiLabel(omlc.RankSVM(), n_features=64, max_labels=8)
+    ranked.learn_one({"a": 1.0}, {"x": True})
+    ranked.learn_one({"b": 1.0}, {"y": True})
+    assert ranked.model_.n_labels_ == 2       # RankSVM grows its labels too
+    fixed = RiverMultiLabel(omlc.KernelFALT(budget=8), n_features=64, max_labels=8)
     fixed.learn_one({"a": 1.0}, {"x": True})
     assert fixed.model_.n_labels_ == 8        # cannot grow labels: reserves max_labels
 

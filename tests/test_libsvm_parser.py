@@ -19,7 +19,7 @@ from omlc._core.libsvm_parser import parse_float
 from reference_libsvm_parser import _NUM, ref_parse  # noqa: E402
 from test_libsvm import agree, as_lists, bits, same_rows, write  # noqa: E402
 
-pytestmark = pytest.mark.kernel
+pytestmark = pytest.mark.compiled
 
 
 # ------------------------------------------------------------ floats

@@ -15,7 +15,7 @@ from omlc._core.optimizers import SGD, AdaGrad, ScaledSGD
 from omlc._core.rowstream import RowStream
 from omlc._validation import check_Y, csr_arrays
 
-pytestmark = pytest.mark.kernel
+pytestmark = pytest.mark.compiled
 
 L = 6
 
@@ -77,6 +77,29 @@ def test_adagrad(loss):
     G = np.zeros_like(W)
     learn(AdaGrad(W, G, X.shape[1], 1.0, 0.7, 0.5), make(*args), stream(X, Y), 3)
     W_ref, G_ref, _ = ref.adagrad(np.zeros_like(W), np.zeros_like(W), X, Y, coef, 0.7, 0.5, 3, 1.0)
+    np.testing.assert_allclose(W, W_ref, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(G, G_ref, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("x_dtype", [np.float64, np.float32])
+def test_adagrad_cached_columns(x_dtype):
+    """SALT's repetitions step few label columns at a time on a cache of the
+    row's columns: with many labels (more than the cache's 16 columns move
+    in a step), rows longer than the cache holds (1,100 nonzeros) and an
+    intercept, the steps are still the dense algorithm's."""
+    nl, d = 50, 1200
+    rng = np.random.default_rng(11)
+    X = sp.random(30, d, density=0.02, format="lil", random_state=11,
+                  data_rvs=lambda k: rng.normal(scale=0.3, size=k))
+    X[3, :1100] = rng.normal(scale=0.03, size=1100)
+    X = X.tocsr().astype(x_dtype)
+    Y = check_Y((rng.random((30, nl)) < 0.4).astype(int))
+    W = np.zeros((d + 1, nl + 1))
+    G = np.zeros_like(W)
+    learn(AdaGrad(W, G, d, 1.0, 0.7, 0.5), ALTLoss(), stream(X, Y), 8)
+    coef = lambda s, rel, q: rl.alt(s, rel, nl)
+    W_ref, G_ref, _ = ref.adagrad(np.zeros_like(W), np.zeros_like(W), X, Y, coef, 0.7, 0.5, 8,
+                                  1.0)
     np.testing.assert_allclose(W, W_ref, rtol=0, atol=1e-12)
     np.testing.assert_allclose(G, G_ref, rtol=0, atol=1e-12)
 

@@ -232,7 +232,7 @@ def _doc_edit(changes=None, **more):
 
 HOSTILE = [
     ("falt", _doc_edit(format="other"), "not an omlc model file"),
-    ("falt", _doc_edit(format_version=99), "format 99; omlc .* reads formats <= 1"),
+    ("falt", _doc_edit(format_version=99), "format 99; omlc .* reads formats <= 2"),
     ("falt", _doc_edit(**{"class": "os.system"}), "learner class 'os.system' cannot be loaded"),
     ("falt", _doc_edit(**{"class": "HTree"}), "learner class 'HTree' cannot be loaded"),
     ("falt", _doc_edit({"params/bogus": 1}), "has no parameter 'bogus'"),
@@ -400,3 +400,61 @@ def test_docstring_example_runs():
     import omlc.persistence
     result = doctest.testmod(omlc.persistence)
     assert result.failed == 0 and result.attempted > 0
+
+
+# ---------------------------------------------------- a scaler in front (ScaledLearner)
+
+@pytest.mark.parametrize("scaler", ["maxabs", "minmax"])
+def test_a_scaled_learner_round_trips_with_its_scaler(tmp_path, scaler):
+    import zipfile
+
+    from omlc.preprocessing import ScaledLearner
+    rng = np.random.default_rng(0)
+    X = rng.normal(scale=50.0, size=(60, 5))
+    Y = (X[:, :3] > 0).astype(int)
+    model = ScaledLearner(omlc.FALT(), scaler).fit(X, Y)
+    path = omlc.save(model, tmp_path / "s.omlc")
+    back = omlc.load_model(path)
+    assert type(back).__name__ == "ScaledLearner" and type(back.learner).__name__ == "FALT"
+    np.testing.assert_array_equal(back.decision_function(X), model.decision_function(X))
+    with zipfile.ZipFile(path) as zf:
+        doc = json.loads(zf.read("model.json"))
+    assert doc["format_version"] == 2 and doc["scaler"]["class"] in ("MaxAbsScaler",
+                                                                      "MinMaxScaler")
+    # a plain learner's file stays format 1 (older omlc reads it)
+    with zipfile.ZipFile(omlc.save(model.learner, tmp_path / "p.omlc")) as zf:
+        assert json.loads(zf.read("model.json"))["format_version"] == 1
+
+
+def _rewrite_scaled(path, edit):
+    import zipfile
+    with zipfile.ZipFile(path) as zf:
+        members = {n: zf.read(n) for n in zf.namelist()}
+    doc = json.loads(members["model.json"])
+    edit(doc, members)
+    members["model.json"] = json.dumps(doc).encode()
+    with zipfile.ZipFile(path, "w") as zf:
+        for n, b in members.items():
+            zf.writestr(n, b)
+
+
+@pytest.mark.parametrize("edit, words", [
+    (lambda d, m: d.update(format_version=1), "scaler entry in a format 1 file"),
+    (lambda d, m: d["scaler"].update({"class": "os.system"}), "is not allowed"),
+    (lambda d, m: d["scaler"]["state"].update(n_features_in_=4), "4 features, the model 5"),
+    (lambda d, m: m.update({d["scaler"]["state"]["max_abs_"]["__array__"]:
+                            _npy(np.full(5, -1.0))}), "negative"),
+    (lambda d, m: m.update({d["scaler"]["state"]["max_abs_"]["__array__"]:
+                            _npy(np.zeros(3))}), "float64 of shape"),
+    (lambda d, m: d["scaler"]["state"].update(extra_=1), "unexpected scaler state"),
+])
+def test_a_tampered_scaler_is_refused_in_one_line(tmp_path, edit, words):
+    from omlc.exceptions import ModelFileError
+    from omlc.preprocessing import ScaledLearner
+    X = np.random.default_rng(1).normal(size=(30, 5))
+    path = omlc.save(ScaledLearner(omlc.FALT(), "maxabs").fit(X, (X[:, :2] > 0).astype(int)),
+                     tmp_path / "s.omlc")
+    _rewrite_scaled(path, edit)
+    with pytest.raises(ModelFileError, match=words) as err:
+        omlc.load_model(path)
+    assert len(str(err.value).splitlines()) == 1

@@ -101,9 +101,10 @@ def test_learner_weights_match_the_twin_with_fractions(data):
 
 
 def test_fractional_weights_add_up_across_calls(data):
-    from omlc import PassiveAggressiveBR
+    from omlc.learners import OnlineBR          # a learner that repeats rows
     X, Y, _ = data
-    a = PassiveAggressiveBR(kernel="rbf").partial_fit(X[:1], Y[:1])
+    a = OnlineBR().partial_fit(X[:1], Y[:1])
+    assert not a._weights_native()
     n0 = a.n_samples_seen_
     for i in range(1, 41):
         a.partial_fit(X[i:i + 1], Y[i:i + 1], sample_weight=[0.25])

@@ -11,6 +11,11 @@ to zero are left out unless the attribute is flagged ``KEEP0``; for sparse rows,
 omitted ``KEEP0`` attributes are emitted with code 0 (the first declared value),
 so the caller never has to reconstruct defaults.
 
+Instance weights (Weka/MEKA: ``..., {w}`` after a dense row's values,
+``{...}, {w}`` after a sparse row): with ``weights=True`` they are read (a
+finite number >= 0; a row without one weighs 1) and returned as a fourth
+array; otherwise a row that carries one is an error.
+
 Problems raise :class:`ArffTokenError` ``(problem, line, token, attribute)``;
 the caller turns it into ``DataFormatError`` with the path and attribute name.
 A numeric value whose magnitude reaches ``overflow_at`` (where the caller's
@@ -119,16 +124,70 @@ cdef class _Tokenizer:
     cdef Py_ssize_t o_n, o_cap
     cdef int64_t *r_ptr
     cdef Py_ssize_t r_n, r_cap
+    cdef double *w_row          # per row: its instance weight (1 when it has none)
+    cdef Py_ssize_t w_n, w_cap
+    cdef double w_cur
+    cdef bint accept_weights
 
     def __cinit__(self):
         self.o_attr = NULL
         self.o_val = NULL
         self.r_ptr = NULL
+        self.w_row = NULL
+        self.w_cur = 1.0
 
     def __dealloc__(self):
         PyMem_Free(self.o_attr)
         PyMem_Free(self.o_val)
         PyMem_Free(self.r_ptr)
+        PyMem_Free(self.w_row)
+
+    cdef int _push_weight(self) except -1:
+        cdef Py_ssize_t cap
+        cdef double *p
+        if self.w_n == self.w_cap:
+            cap = self.w_cap * 2 if self.w_cap else 1024
+            p = <double *> PyMem_Realloc(self.w_row, cap * sizeof(double))
+            if p == NULL:
+                raise MemoryError()
+            self.w_row = p
+            self.w_cap = cap
+        self.w_row[self.w_n] = self.w_cur
+        self.w_n += 1
+        self.w_cur = 1.0
+        return 0
+
+    cdef int _weight(self, Py_ssize_t p0, str where) except -1:
+        """The instance weight ``{w}`` at pos (its '{'), to the end of the row."""
+        cdef Py_ssize_t a, b
+        cdef double v
+        cdef char *endp
+        if not self.accept_weights:
+            self._fail(f"instance weights ({{w}} after the {where}) are not supported here "
+                       "(omlc.io.load_arff(path, weights=True) reads them)",
+                       p0, self._word_end(self.pos + 1) + 1, -1)
+        self.pos += 1
+        self._skip_space()
+        a = self.pos
+        while (self.pos < self.n and not _is_space(self.buf[self.pos]) and not self._at_eol()
+               and self.buf[self.pos] != 125):
+            self.pos += 1
+        b = self.pos
+        self._skip_space()
+        if self.pos >= self.n or self.buf[self.pos] != 125:
+            self._fail("unterminated instance weight '{'", p0, self._word_end(p0 + 1), -1)
+        self.pos += 1
+        if not _valid_number(self.buf + a, b - a):
+            self._fail("instance weight is not a number", p0, self.pos, -1)
+        v = PyOS_string_to_double(<const char *> self.buf + a, &endp, NULL)
+        if not (isfinite(v) and v >= 0.0):
+            self._fail("instance weight must be finite and >= 0", p0, self.pos, -1)
+        self.w_cur = v
+        self._skip_space()
+        if not self._at_eol():
+            self._fail("unexpected text after the instance weight", self.pos,
+                       self._word_end(self.pos + 1), -1)
+        return 0
 
     cdef int _grow_cells(self) except -1:
         cdef Py_ssize_t cap = self.o_cap * 2 if self.o_cap else 4096
@@ -315,8 +374,8 @@ cdef class _Tokenizer:
             self._skip_space()
             if self.pos < self.n and self.buf[self.pos] == 123:
                 if a == self.n_attr:
-                    self._fail("instance weights ({w} after the values) are not supported",
-                               self.pos, self._word_end(self.pos + 1) + 1, -1)
+                    self._weight(self.pos, "values")
+                    return 0
                 self._fail("unexpected '{' inside a dense row", self.pos, self.pos + 1, -1)
             self._read_value(&t, False)
             if not t.quoted and t.end == t.start:
@@ -405,8 +464,8 @@ cdef class _Tokenizer:
                 self.pos += 1
                 self._skip_space()
                 if self.pos < self.n and self.buf[self.pos] == 123:
-                    self._fail("instance weights ({w} after the row) are not supported",
-                               p0, self._word_end(self.pos + 1) + 1, -1)
+                    self._weight(p0, "row")
+                    return 0
             self._fail("unexpected text after '}'", p0, self._word_end(p0 + 1), -1)
         return 0
 
@@ -428,6 +487,7 @@ cdef class _Tokenizer:
                 else:
                     self._dense_row()
                 self._end_row()
+                self._push_weight()
             self._skip_line()
             if self.pos < self.n:
                 self.pos += 1
@@ -437,14 +497,17 @@ cdef class _Tokenizer:
 
 def tokenize(const unsigned char[::1] buf, Py_ssize_t start, int64_t first_line,
              const signed char[::1] kind, const unsigned char[::1] flags,
-             list maps, const int32_t[::1] keep, double overflow_at=INFINITY):
+             list maps, const int32_t[::1] keep, double overflow_at=INFINITY,
+             bint weights=False):
     """Tokenize ``buf[start:]`` (UTF-8 bytes, line ``first_line`` at ``start``).
 
     ``kind``/``flags``: one per attribute (``KIND_*``, ``FLAG_*``); ``maps``: per
     attribute a dict from the UTF-8 bytes of each declared nominal value to its
     index (or None); ``keep``: sorted attribute indices flagged ``KEEP0`` that are
     not ``KIND_SKIP``; ``overflow_at``: the smallest magnitude the output dtype
-    cannot hold. Returns ``(indptr int64, attr int32, value float64)``.
+    cannot hold. Returns ``(indptr int64, attr int32, value float64)``, and
+    with ``weights=True`` also the rows' instance weights (float64, 1 where a
+    row has none).
     """
     cdef _Tokenizer tk = _Tokenizer()
     cdef Py_ssize_t n_attr = kind.shape[0]
@@ -465,6 +528,7 @@ def tokenize(const unsigned char[::1] buf, Py_ssize_t start, int64_t first_line,
     if not overflow_at > 0:
         raise ValueError("overflow_at must be positive")
     tk.overflow_at = overflow_at
+    tk.accept_weights = weights
     tk.run()
     indptr = np.empty(tk.r_n, dtype=np.int64)
     attr = np.empty(tk.o_n, dtype=np.int32)
@@ -477,4 +541,10 @@ def tokenize(const unsigned char[::1] buf, Py_ssize_t start, int64_t first_line,
     if tk.o_n:
         memcpy(&at[0], tk.o_attr, tk.o_n * sizeof(int32_t))
         memcpy(&va[0], tk.o_val, tk.o_n * sizeof(double))
-    return indptr, attr, value
+    if not weights:
+        return indptr, attr, value
+    row_weights = np.empty(tk.w_n, dtype=np.float64)
+    cdef double[::1] wv = row_weights
+    if tk.w_n:
+        memcpy(&wv[0], tk.w_row, tk.w_n * sizeof(double))
+    return indptr, attr, value, row_weights

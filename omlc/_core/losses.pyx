@@ -26,7 +26,7 @@ from libc.stdint cimport int32_t, int64_t
 
 ctypedef float float32_t
 
-from omlc._core.simd cimport omlc_alt_step, omlc_alt_step_f
+from omlc._core.simd cimport omlc_alt_coef, omlc_alt_step, omlc_alt_step_f
 from omlc._core.sorting cimport count_below, count_not_above, sort_values
 from omlc._core.workspace cimport workspace_alloc
 
@@ -112,25 +112,12 @@ cdef class ALTLoss(Loss):
 
     cdef int64_t coefficients(self, const float64_t* s, const Target* y, float64_t q,
                               float64_t* g, Workspace* ws) noexcept nogil:
-        cdef int64_t l, A = 0, B = 0, L = y.L
+        cdef int64_t A = 0, B = 0, L = y.L
         cdef int64_t P = y.P, N = L - P
         cdef float64_t thr = s[L]
         cdef float64_t inv_p = 1.0 / P if P > 0 else 0.0
         cdef float64_t inv_n = 1.0 / N if N > 0 else 0.0
-        cdef const char* rel = y.rel
-        for l in range(L):
-            if rel[l]:
-                if s[l] - thr < 1.0:
-                    g[l] = -inv_p
-                    A += 1
-                else:
-                    g[l] = 0.0
-            else:
-                if thr - s[l] < 1.0:
-                    g[l] = inv_n
-                    B += 1
-                else:
-                    g[l] = 0.0
+        B = omlc_alt_coef(s, y.rel, L, thr, inv_p, inv_n, g, &A) - A
         g[L] = A * inv_p - B * inv_n
         if self.weight != 1.0:
             scale(g, L + 1, self.weight)

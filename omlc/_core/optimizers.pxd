@@ -7,6 +7,7 @@ from omlc._core.averaging cimport LazyAverage
 from omlc._core.losses cimport Loss, Target
 from omlc._core.rowstream cimport CSRRows, Row, get_row
 from omlc._core.simd cimport omlc_prefetch_lines
+from omlc._core.weight_loops cimport ColumnCache
 from omlc._core.workspace cimport Workspace
 
 ctypedef double float64_t
@@ -62,6 +63,9 @@ cdef class AdaGrad(Optimizer):
     cdef readonly float64_t delta
     cdef char* G
     cdef char* Gb
+    cdef ColumnCache cache
+
+    cdef void _step(self, const Row* r, float64_t* s, Workspace* ws) noexcept nogil
 
 
 cdef class ScaledSGD(Optimizer):

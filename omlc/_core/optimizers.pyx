@@ -17,15 +17,16 @@ import numpy as np
 cimport numpy as cnp
 from libc.float cimport DBL_MAX, FLT_MAX
 from libc.math cimport fabs, pow, sqrt
-from libc.stdint cimport int64_t
+from libc.stdint cimport int32_t, int64_t
 
 from omlc._core.averaging cimport csum_add, la_dot, la_restart, la_row_settled, la_settle
 from omlc._core.rowstream cimport row_value, sq_norm
 from omlc._core.simd cimport (omlc_ansgd_pass, omlc_axpy2, omlc_settle_score_dd,
                               omlc_settle_score_df, omlc_settle_score_fd,
                               omlc_settle_score_ff, omlc_score2, omlc_simd_build)
-from omlc._core.weight_loops cimport (DENSE_ADAGRAD, DENSE_AXPY, _adagrad, active, linear_scores,
-                                      max_abs, max_abs_value, rank_one_into)
+from omlc._core.weight_loops cimport (DENSE_ADAGRAD, DENSE_AXPY, ColumnCache, _adagrad,
+                                      _adagrad_step, active, cache_flush, linear_scores, max_abs, max_abs_value,
+                                      rank_one_into)
 
 cnp.import_array()
 
@@ -159,7 +160,8 @@ cdef class AdaGrad(Optimizer):
     """Diagonal AdaGrad (Duchi, Hazan & Singer, 2011): ``G`` (same shape and
     dtype as W) sums the squared gradients including the current one;
     ``w -= eta g / (delta + sqrt(G))``. Each of up to M repetitions per row is
-    one step (the loss is re-evaluated at the moved scores)."""
+    one step (the loss is re-evaluated at the moved scores); the label columns
+    that move are cached for the row's repetitions (``ColumnCache``)."""
 
     def __init__(self, W, G, int64_t n_features, double intercept=0.0, double eta=1.0,
                  double delta=1.0):
@@ -168,11 +170,25 @@ cdef class AdaGrad(Optimizer):
         self.Gb = self.G + n_features * self.row_bytes if intercept != 0.0 else NULL
         self.eta = eta
         self.delta = delta
+        # Owned here (freed with the optimiser): 16 columns of rows of up to
+        # 1024 nonzeros, in W's dtype.
+        cdef ColumnCache* cc = &self.cache
+        cdef int64_t block
+        cc.cap, cc.nnz_cap, cc.n = 16, 1024, 0
+        buf = np.empty((2 * cc.cap + 2) * cc.nnz_cap, dtype=W.dtype)
+        ids = np.full(self.K + cc.cap, -1, dtype=np.int32)
+        self._keep["cache"], self._keep["cache_ids"] = buf, ids
+        block = cc.cap * cc.nnz_cap * self.row_bytes // self.K if self.K else 0
+        cc.w = <char*> cnp.PyArray_DATA(buf)
+        cc.g = cc.w + block
+        cc.xs = cc.g + block
+        cc.ds = cc.xs + block // cc.cap
+        cc.slot = <int32_t*> cnp.PyArray_DATA(ids)
+        cc.label = cc.slot + self.K
 
     cdef int64_t fit_row(self, const Row* r, float64_t* s, Loss loss, const Target* y,
                          int64_t M, Workspace* ws) noexcept nogil:
-        cdef int64_t rep, l, n_act, K = self.K
-        cdef bint dense
+        cdef int64_t rep, n = 0
         cdef float64_t q = sq_norm(r, self.b)
         cdef float64_t xmax = max_abs_value(r, self.b)
         cdef float64_t limit = SQRT_FLT_MAX if self.w_f32 else SQRT_DBL_MAX
@@ -180,39 +196,59 @@ cdef class AdaGrad(Optimizer):
             return 0
         for rep in range(M):
             if loss.coefficients(s, y, q, ws.g, ws) == 0:
-                return rep > 0
+                n = rep > 0
+                break
             # A squared gradient that overflows G's precision would freeze its
             # weight silently (the step becomes 0): refuse it instead. The
             # weights cannot overflow (AdaGrad moves each by at most eta).
-            if max_abs(ws.g, K) * xmax >= limit:
-                return OVERFLOW
-            n_act = active(ws.g, K, ws.act)
-            dense = DENSE_ADAGRAD * n_act >= K
+            if max_abs(ws.g, self.K) * xmax >= limit:
+                n = OVERFLOW
+                break
+            self._step(r, s, ws)
+            n = 1
+        if self.cache.n:
             if self.w_f32:
-                for l in range(K):
-                    ws.c32[l] = <float32_t> ws.g[l]
-                if r.x_f32:
-                    _adagrad(r, <float32_t*> self.W, <float32_t*> self.G, K,
-                             <const float32_t*> r.x_data, ws.c32, s, ws.act, n_act, dense,
-                             <float32_t> self.eta, <float32_t> self.delta, <float32_t> self.b,
-                             <float32_t*> self.Wb, <float32_t*> self.Gb)
-                else:
-                    _adagrad(r, <float32_t*> self.W, <float32_t*> self.G, K,
-                             <const float64_t*> r.x_data, ws.c32, s, ws.act, n_act, dense,
-                             <float32_t> self.eta, <float32_t> self.delta, <float32_t> self.b,
-                             <float32_t*> self.Wb, <float32_t*> self.Gb)
+                cache_flush(r, <float32_t*> self.W, <float32_t*> self.G, self.K, &self.cache)
             else:
-                if r.x_f32:
-                    _adagrad(r, <float64_t*> self.W, <float64_t*> self.G, K,
-                             <const float32_t*> r.x_data, ws.g, s, ws.act, n_act, dense,
-                             self.eta, self.delta, self.b, <float64_t*> self.Wb,
-                             <float64_t*> self.Gb)
-                else:
-                    _adagrad(r, <float64_t*> self.W, <float64_t*> self.G, K,
-                             <const float64_t*> r.x_data, ws.g, s, ws.act, n_act, dense,
-                             self.eta, self.delta, self.b, <float64_t*> self.Wb,
-                             <float64_t*> self.Gb)
-        return M > 0
+                cache_flush(r, <float64_t*> self.W, <float64_t*> self.G, self.K, &self.cache)
+        return n
+
+    cdef void _step(self, const Row* r, float64_t* s, Workspace* ws) noexcept nogil:
+        """One step with the coefficients ws.g."""
+        cdef int64_t l, K = self.K
+        cdef int64_t n_act = active(ws.g, K, ws.act)
+        cdef bint dense = DENSE_ADAGRAD * n_act >= K
+        cdef bint cached = not dense and r.x_nnz <= self.cache.nnz_cap
+        if self.w_f32:
+            for l in range(K):
+                ws.c32[l] = <float32_t> ws.g[l]
+            if not cached and self.cache.n:
+                cache_flush(r, <float32_t*> self.W, <float32_t*> self.G, K, &self.cache)
+            if r.x_f32:
+                _adagrad_step(r, <float32_t*> self.W, <float32_t*> self.G, K,
+                              <const float32_t*> r.x_data, ws.c32, s, ws.act, n_act, dense,
+                              cached, <float32_t> self.eta, <float32_t> self.delta,
+                              <float32_t> self.b, <float32_t*> self.Wb, <float32_t*> self.Gb,
+                              &self.cache)
+            else:
+                _adagrad_step(r, <float32_t*> self.W, <float32_t*> self.G, K,
+                              <const float64_t*> r.x_data, ws.c32, s, ws.act, n_act, dense,
+                              cached, <float32_t> self.eta, <float32_t> self.delta,
+                              <float32_t> self.b, <float32_t*> self.Wb, <float32_t*> self.Gb,
+                              &self.cache)
+        else:
+            if not cached and self.cache.n:
+                cache_flush(r, <float64_t*> self.W, <float64_t*> self.G, K, &self.cache)
+            if r.x_f32:
+                _adagrad_step(r, <float64_t*> self.W, <float64_t*> self.G, K,
+                              <const float32_t*> r.x_data, ws.g, s, ws.act, n_act, dense,
+                              cached, self.eta, self.delta, self.b, <float64_t*> self.Wb,
+                              <float64_t*> self.Gb, &self.cache)
+            else:
+                _adagrad_step(r, <float64_t*> self.W, <float64_t*> self.G, K,
+                              <const float64_t*> r.x_data, ws.g, s, ws.act, n_act, dense,
+                              cached, self.eta, self.delta, self.b, <float64_t*> self.Wb,
+                              <float64_t*> self.Gb, &self.cache)
 
 
 cdef int _bind_average(Optimizer o, LazyAverage* avg, object A, object snap, object state,

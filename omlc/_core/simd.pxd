@@ -98,6 +98,70 @@ cdef extern from *:
     OMLC_DEFINE_ADAGRAD(omlc_adagrad_d, double, sqrt)
     OMLC_DEFINE_ADAGRAD(omlc_adagrad_f, float, sqrtf)
 
+    /* The same step on one label column l of the row's features, when few
+       labels move (SALT's repetitions): the column's weights are gathered in
+       blocks of features, stepped in a loop the vectoriser turns into vector
+       square roots and divisions (the per-weight cost of this path), and
+       scattered back; s_l takes the features' changes in their order, as the
+       feature-major loop does, so the results are bit for bit the same. */
+    #define OMLC_DEFINE_ADAGRAD_COL(NAME, WT, XT, SQRT)                              \
+    OMLC_CLONES static void NAME(const int32_t* idx, const XT* x, int64_t nnz,      \
+                                 WT* W, WT* G, int64_t K, int64_t l, WT g, WT eta,  \
+                                 WT delta, double* s_l) {                           \
+        WT wv[64], gq[64], xs[64], ds[64];                                          \
+        double acc = *s_l;                                                          \
+        for (int64_t p0 = 0; p0 < nnz; p0 += 64) {                                  \
+            const int64_t n = nnz - p0 < 64 ? nnz - p0 : 64;                        \
+            for (int64_t i = 0; i < n; i++) {                                       \
+                const int64_t j = (int64_t)idx[p0 + i] * K + l;                     \
+                wv[i] = W[j];                                                       \
+                gq[i] = G[j];                                                       \
+                xs[i] = (WT)x[p0 + i];                                              \
+            }                                                                       \
+            for (int64_t i = 0; i < n; i++) {                                       \
+                WT gx = g * xs[i];                                                  \
+                gq[i] += gx * gx;                                                   \
+                WT step = -eta * gx / (delta + SQRT(gq[i]));                        \
+                wv[i] += step;                                                      \
+                ds[i] = xs[i] * step;                                               \
+            }                                                                       \
+            for (int64_t i = 0; i < n; i++) {                                       \
+                const int64_t j = (int64_t)idx[p0 + i] * K + l;                     \
+                W[j] = wv[i];                                                       \
+                G[j] = gq[i];                                                       \
+                acc += ds[i];                                                       \
+            }                                                                       \
+        }                                                                           \
+        *s_l = acc;                                                                 \
+    }
+
+    /* The stepping loop alone, on a label column already gathered into
+       contiguous blocks (wv, gq) with the row's values xs: what a repetition
+       costs once the column is cached for the row. */
+    #define OMLC_DEFINE_ADAGRAD_BLOCK(NAME, WT, SQRT)                                \
+    OMLC_CLONES static void NAME(const WT* OMLC_RESTRICT xs, int64_t n,             \
+                                 WT* OMLC_RESTRICT wv, WT* OMLC_RESTRICT gq,        \
+                                 WT* OMLC_RESTRICT ds, WT g, WT eta, WT delta,      \
+                                 double* s_l) {                                     \
+        for (int64_t i = 0; i < n; i++) {                                           \
+            WT gx = g * xs[i];                                                      \
+            gq[i] += gx * gx;                                                       \
+            WT step = -eta * gx / (delta + SQRT(gq[i]));                            \
+            wv[i] += step;                                                          \
+            ds[i] = xs[i] * step;                                                   \
+        }                                                                           \
+        double acc = *s_l;                                                          \
+        for (int64_t i = 0; i < n; i++) acc += ds[i];                               \
+        *s_l = acc;                                                                 \
+    }
+
+    OMLC_DEFINE_ADAGRAD_BLOCK(omlc_adagrad_block_d, double, sqrt)
+    OMLC_DEFINE_ADAGRAD_BLOCK(omlc_adagrad_block_f, float, sqrtf)
+    OMLC_DEFINE_ADAGRAD_COL(omlc_adagrad_col_dd, double, double, sqrt)
+    OMLC_DEFINE_ADAGRAD_COL(omlc_adagrad_col_df, double, float, sqrt)
+    OMLC_DEFINE_ADAGRAD_COL(omlc_adagrad_col_fd, float, double, sqrtf)
+    OMLC_DEFINE_ADAGRAD_COL(omlc_adagrad_col_ff, float, float, sqrtf)
+
     /* One of FALT's repetitions over the L label columns (see
        omlc._core.losses.ALTLoss.plain_steps): each hinge is tested against the
        threshold score thr, the active ones move c and s by coef (a select,
@@ -122,6 +186,27 @@ cdef extern from *:
         }                                                                             \\
         *n_rel = n_rel_act;                                                           \\
         return n_act;                                                                 \\
+    }
+
+    /* ALTLoss.coefficients over the L labels (selects, not branches): g_l =
+       -inv_p for a relevant label less than 1 above the threshold score thr,
+       inv_n for an irrelevant one less than 1 below it, else 0. Returns the
+       active hinges, *n_rel the relevant ones among them. */
+    OMLC_CLONES static int64_t omlc_alt_coef(const double* OMLC_RESTRICT s,
+                                             const char* OMLC_RESTRICT rel, int64_t L,
+                                             double thr, double inv_p, double inv_n,
+                                             double* OMLC_RESTRICT g, int64_t* n_rel) {
+        int64_t a = 0, b = 0;
+        for (int64_t l = 0; l < L; l++) {
+            int64_t r = rel[l] != 0;
+            int64_t ap = r & ((s[l] - thr) < 1.0);
+            int64_t bn = (r ^ 1) & ((thr - s[l]) < 1.0);
+            g[l] = ap ? -inv_p : (bn ? inv_n : 0.0);
+            a += ap;
+            b += bn;
+        }
+        *n_rel = a;
+        return a + b;
     }
 
     OMLC_DEFINE_ALT_STEP(omlc_alt_step, double)
@@ -311,6 +396,24 @@ cdef extern from *:
                         int64_t K, double eta, double delta) noexcept nogil
     void omlc_adagrad_f(float x, float* w, float* gsq, const float* g, double* s,
                         int64_t K, float eta, float delta) noexcept nogil
+    void omlc_adagrad_block_d(const double* xs, int64_t n, double* wv, double* gq, double* ds,
+                              double g, double eta, double delta, double* s_l) noexcept nogil
+    void omlc_adagrad_block_f(const float* xs, int64_t n, float* wv, float* gq, float* ds,
+                              float g, float eta, float delta, double* s_l) noexcept nogil
+    void omlc_adagrad_col_dd(const int32_t* idx, const double* x, int64_t nnz, double* W,
+                             double* G, int64_t K, int64_t l, double g, double eta,
+                             double delta, double* s_l) noexcept nogil
+    void omlc_adagrad_col_df(const int32_t* idx, const float* x, int64_t nnz, double* W,
+                             double* G, int64_t K, int64_t l, double g, double eta,
+                             double delta, double* s_l) noexcept nogil
+    void omlc_adagrad_col_fd(const int32_t* idx, const double* x, int64_t nnz, float* W,
+                             float* G, int64_t K, int64_t l, float g, float eta, float delta,
+                             double* s_l) noexcept nogil
+    void omlc_adagrad_col_ff(const int32_t* idx, const float* x, int64_t nnz, float* W,
+                             float* G, int64_t K, int64_t l, float g, float eta, float delta,
+                             double* s_l) noexcept nogil
+    int64_t omlc_alt_coef(const double* s, const char* rel, int64_t L, double thr, double inv_p,
+                          double inv_n, double* g, int64_t* n_rel) noexcept nogil
     int64_t omlc_alt_step(double* s, double* c, const double* coef, const double* sgn,
                           int64_t L, double thr, double q, int64_t* n_rel) noexcept nogil
     int64_t omlc_alt_step_f(float* s, float* c, const float* coef, const float* sgn,

@@ -5,9 +5,11 @@ from libc.math cimport fabs, fmax, sqrt, sqrtf
 from libc.stdint cimport int32_t, int64_t
 
 from omlc._core.rowstream cimport Row, row_value
-from omlc._core.simd cimport (omlc_adagrad_d, omlc_adagrad_f, omlc_axpy_dd, omlc_axpy_df,
-                              omlc_axpy_fd, omlc_axpy_ff, omlc_score_dd, omlc_score_df,
-                              omlc_score_fd, omlc_score_ff)
+from omlc._core.simd cimport (omlc_adagrad_col_dd, omlc_adagrad_col_df, omlc_adagrad_col_fd,
+                              omlc_adagrad_block_d, omlc_adagrad_block_f,
+                              omlc_adagrad_col_ff, omlc_adagrad_d, omlc_adagrad_f, omlc_axpy_dd,
+                              omlc_axpy_df, omlc_axpy_fd, omlc_axpy_ff, omlc_score_dd,
+                              omlc_score_df, omlc_score_fd, omlc_score_ff)
 from omlc._core.workspace cimport Workspace
 
 ctypedef double float64_t
@@ -93,13 +95,103 @@ cdef inline void _adagrad(const Row* r, wfloat* W, wfloat* G, int64_t K, const x
                           const wfloat* g, float64_t* s, const int32_t* act, int64_t n_act,
                           bint dense, wfloat eta, wfloat delta, wfloat b, wfloat* Wb,
                           wfloat* Gb) noexcept nogil:
-    cdef int64_t p, j
-    for p in range(r.x_nnz):
-        j = r.x_indices[p]
-        _adagrad_feature(<wfloat> xd[p], W + j * K, G + j * K, g, s, act, n_act, K, eta,
-                         delta, dense)
-    if Wb != NULL:
-        _adagrad_feature(b, Wb, Gb, g, s, act, n_act, K, eta, delta, dense)
+    cdef int64_t p, j, a, l
+    if dense:
+        for p in range(r.x_nnz):
+            j = r.x_indices[p]
+            _adagrad_feature(<wfloat> xd[p], W + j * K, G + j * K, g, s, act, n_act, K, eta,
+                             delta, True)
+        if Wb != NULL:
+            _adagrad_feature(b, Wb, Gb, g, s, act, n_act, K, eta, delta, True)
+        return
+    # Label-major: each (feature, label) weight and each s_l see the same
+    # operations in the same order as the feature-major loop (the intercept
+    # last), and the square roots and divisions run as vector operations.
+    for a in range(n_act):
+        l = act[a]
+        if wfloat is float64_t:
+            if xfloat is float64_t:
+                omlc_adagrad_col_dd(r.x_indices, xd, r.x_nnz, W, G, K, l, g[l], eta, delta, s + l)
+            else:
+                omlc_adagrad_col_df(r.x_indices, xd, r.x_nnz, W, G, K, l, g[l], eta, delta, s + l)
+        else:
+            if xfloat is float64_t:
+                omlc_adagrad_col_fd(r.x_indices, xd, r.x_nnz, W, G, K, l, g[l], eta, delta, s + l)
+            else:
+                omlc_adagrad_col_ff(r.x_indices, xd, r.x_nnz, W, G, K, l, g[l], eta, delta, s + l)
+        if Wb != NULL:
+            _adagrad_feature(b, Wb, Gb, g, s, act + a, 1, K, eta, delta, False)
+
+
+cdef struct ColumnCache:
+    # A row's label columns of W and G, gathered once for the row's
+    # repetitions (SALT: up to L steps per row, a few labels each, on the same
+    # features) so that each later step is a contiguous vector loop; scattered
+    # back when the row is done. Buffers owned by the optimiser.
+    int64_t cap               # columns it holds
+    int64_t nnz_cap           # longest row it caches (longer: the direct path)
+    int64_t n                 # columns held now
+    char* w                   # (cap, nnz_cap) of W's dtype
+    char* g
+    char* xs                  # the row's values in W's dtype
+    char* ds
+    int32_t* slot             # (K,): label -> its column, or -1
+    int32_t* label            # (cap,): column -> label
+
+
+cdef inline void cache_flush(const Row* r, wfloat* W, wfloat* G, int64_t K,
+                             ColumnCache* cc) noexcept nogil:
+    cdef int64_t k, i, j, l
+    cdef wfloat* cw
+    cdef wfloat* cg
+    for k in range(cc.n):
+        l = cc.label[k]
+        cw = (<wfloat*> cc.w) + k * cc.nnz_cap
+        cg = (<wfloat*> cc.g) + k * cc.nnz_cap
+        for i in range(r.x_nnz):
+            j = r.x_indices[i] * K + l
+            W[j] = cw[i]
+            G[j] = cg[i]
+        cc.slot[l] = -1
+    cc.n = 0
+
+
+cdef inline void _adagrad_cached(const Row* r, wfloat* W, wfloat* G, int64_t K, const xfloat* xd,
+                                 const wfloat* g, float64_t* s, const int32_t* act,
+                                 int64_t n_act, wfloat eta, wfloat delta, wfloat b, wfloat* Wb,
+                                 wfloat* Gb, ColumnCache* cc) noexcept nogil:
+    """The sparse path of ``_adagrad`` on cached columns (the row has at most
+    ``nnz_cap`` nonzeros): bit for bit the same steps."""
+    cdef int64_t a, l, k, i, j
+    cdef wfloat* xs = <wfloat*> cc.xs
+    cdef wfloat* cw
+    cdef wfloat* cg
+    for a in range(n_act):
+        l = act[a]
+        k = cc.slot[l]
+        if k < 0 and cc.n == cc.cap:
+            _adagrad(r, W, G, K, xd, g, s, act + a, 1, False, eta, delta, b, Wb, Gb)
+            continue
+        if k < 0:
+            k = cc.n
+            cc.n += 1
+            cc.slot[l] = <int32_t> k
+            cc.label[k] = <int32_t> l
+            cw = (<wfloat*> cc.w) + k * cc.nnz_cap
+            cg = (<wfloat*> cc.g) + k * cc.nnz_cap
+            for i in range(r.x_nnz):
+                j = r.x_indices[i] * K + l
+                cw[i] = W[j]
+                cg[i] = G[j]
+                xs[i] = <wfloat> xd[i]
+        cw = (<wfloat*> cc.w) + k * cc.nnz_cap
+        cg = (<wfloat*> cc.g) + k * cc.nnz_cap
+        if wfloat is float64_t:
+            omlc_adagrad_block_d(xs, r.x_nnz, cw, cg, <wfloat*> cc.ds, g[l], eta, delta, s + l)
+        else:
+            omlc_adagrad_block_f(xs, r.x_nnz, cw, cg, <wfloat*> cc.ds, g[l], eta, delta, s + l)
+        if Wb != NULL:
+            _adagrad_feature(b, Wb, Gb, g, s, act + a, 1, K, eta, delta, False)
 
 
 cdef inline void linear_scores(const char* W, bint w_f32, int64_t K, const Row* r,
@@ -139,9 +231,10 @@ cdef inline void linear_scores(const char* W, bint w_f32, int64_t K, const Row* 
 
 cdef inline float64_t max_abs(const float64_t* v, int64_t n) noexcept nogil:
     cdef int64_t l
-    cdef float64_t m = 0.0
+    cdef float64_t m = 0.0, a
     for l in range(n):
-        m = fmax(m, fabs(v[l]))
+        a = fabs(v[l])
+        m = a if a > m else m   # fmax's result (NaN is skipped), as a vector max
     return m
 
 
@@ -154,11 +247,11 @@ cdef inline float64_t max_abs_value(const Row* r, float64_t b) noexcept nogil:
 
 
 cdef inline int64_t active(const float64_t* c, int64_t K, int32_t* act) noexcept nogil:
+    """The columns whose c is not 0 (a select per column, not a branch)."""
     cdef int64_t l, n = 0
     for l in range(K):
-        if c[l] != 0.0:
-            act[n] = <int32_t> l
-            n += 1
+        act[n] = <int32_t> l
+        n += c[l] != 0.0
     return n
 
 
@@ -187,3 +280,13 @@ cdef inline int64_t rank_one_into(char* W, char* Wb, bint w_f32, int64_t K, floa
             _axpy(r, <float64_t*> W, K, <const float64_t*> r.x_data, c, ws.act, n_act,
                   dense, b, <float64_t*> Wb)
     return 1
+
+
+cdef inline void _adagrad_step(const Row* r, wfloat* W, wfloat* G, int64_t K, const xfloat* xd,
+                               const wfloat* g, float64_t* s, const int32_t* act,
+                               int64_t n_act, bint dense, bint cached, wfloat eta, wfloat delta,
+                               wfloat b, wfloat* Wb, wfloat* Gb, ColumnCache* cc) noexcept nogil:
+    if cached:
+        _adagrad_cached(r, W, G, K, xd, g, s, act, n_act, eta, delta, b, Wb, Gb, cc)
+    else:
+        _adagrad(r, W, G, K, xd, g, s, act, n_act, dense, eta, delta, b, Wb, Gb)

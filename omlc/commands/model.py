@@ -3,9 +3,9 @@ and write a saved model's label sets for a data source."""
 import os
 import sys
 
-from omlc.commands import UsageError
+from omlc.commands import UsageError, weights
 from omlc.commands.run import _check_learners
-from omlc.datasets.sources import open_source
+from omlc.datasets.sources import open_source, resolve
 
 
 def _persistence():
@@ -42,25 +42,49 @@ def train(args):
     if type(learner).__name__ in unsavable_learners():
         raise UsageError(f"--learner {name}: {unsavable_learners()[type(learner).__name__]}; "
                          f"it cannot be saved to a model file yet")
-    X, Y, _ = open_source(args.data, "train", args.seed)
+    kind, what = resolve(args.data)
+    weights.check(args, kind, what)
+    import warnings
+    with warnings.catch_warnings():
+        if args.weights is not None:
+            warnings.filterwarnings("ignore", message=".*carry instance weights")
+        X, Y, _ = open_source(args.data, "train", args.seed)
     n = X.shape[0]
+    w = weights.load(args, what, n)
+    if w is not None and w.size and not w.any():
+        raise UsageError("--weights: every weight is 0; there is nothing to learn")
+    from omlc.preprocessing import ScaledLearner, choose_scaling, describe_scaling, scaler_for
+    scaling, why = choose_scaling(X, args.scale)
     print(f"training {name} on {n:,} rows, {X.shape[1]:,} features, {Y.shape[1]} labels"
           + (f", {args.passes} passes" if args.passes > 1 else "")
-          + (" (shuffled)" if args.shuffle else ""), file=sys.stderr)
+          + (" (shuffled)" if args.shuffle else "")
+          + f"; scaling: {describe_scaling(scaling, why)}"
+          + (", fitted on these rows, saved with the model" if scaling != "none" else "")
+          + (f"; {weights.describe(w)}" if w is not None else ""), file=sys.stderr)
     from omlc._progress import Progress
     from omlc._validation import check_random_state
+    # As omlc run's train-test protocol: the scaler's statistics are the
+    # training rows' (all of them, before the first step), so every pass and
+    # every later prediction sees the same scaling.
+    scaler = None if scaling == "none" else scaler_for(scaling).fit(X)
     rng = check_random_state(args.seed) if args.shuffle else None
     if args.shuffle and "random_state" in learner.get_params():
         learner.set_params(random_state=args.seed)
-    with Progress(n * args.passes, name, enabled=False if args.quiet else None) as bar:
-        for _ in range(args.passes):
-            order = rng.permutation(n) if rng is not None else None
-            for a in range(0, n, args.block_size):
-                b = min(n, a + args.block_size)
-                Xb, Yb = (X[a:b], Y[a:b]) if order is None else (X[order[a:b]], Y[order[a:b]])
-                learner.partial_fit(Xb, Yb, n_labels=Y.shape[1])
-                bar.update(b - a)
-    save(learner, args.model_out)
+    with warnings.catch_warnings():
+        # the scaling is decided above and said in the header line
+        from omlc.exceptions import UnscaledDataWarning
+        warnings.simplefilter("ignore", UnscaledDataWarning)
+        with Progress(n * args.passes, name, enabled=False if args.quiet else None) as bar:
+            for _ in range(args.passes):
+                order = rng.permutation(n) if rng is not None else None
+                for a in range(0, n, args.block_size):
+                    b = min(n, a + args.block_size)
+                    rows = slice(a, b) if order is None else order[a:b]
+                    Xb = X[rows] if scaler is None else scaler.transform(X[rows])
+                    learner.partial_fit(Xb, Y[rows], n_labels=Y.shape[1],
+                                        sample_weight=None if w is None else w[rows])
+                    bar.update(b - a)
+    save(learner if scaler is None else ScaledLearner(learner, scaler), args.model_out)
     print(f"wrote {args.model_out}", file=sys.stderr)
     return 0
 
@@ -96,7 +120,10 @@ def predict(args):
     elif names is not None and len(names) != L:
         names = None
     n = X.shape[0]
-    print(f"predicting {n:,} rows with {type(model).__name__} from {args.model}", file=sys.stderr)
+    what = type(model).__name__
+    if hasattr(model, "scaler_"):
+        what = f"{type(model.learner).__name__} behind its {type(model.scaler_).__name__}"
+    print(f"predicting {n:,} rows with {what} from {args.model}", file=sys.stderr)
     import numpy as np
 
     from omlc._progress import Progress

@@ -3,7 +3,7 @@ import json
 import os
 import sys
 
-from omlc.commands import DEFAULT_LEARNERS, DEFAULT_RUNS, UsageError
+from omlc.commands import DEFAULT_LEARNERS, DEFAULT_RUNS, UsageError, weights
 from omlc.datasets import sources
 from omlc.preprocessing import choose_scaling, describe_scaling, scaler_for, warn_if_wide
 
@@ -20,6 +20,9 @@ def _check_source(args):
     if kind == "synthetic" and args.test:
         raise UsageError("--test does not apply to a synthetic stream (its train-test split "
                          "is its first 70% / last 30%)")
+    if kind == "rcv1-like" and args.test:
+        raise UsageError("--test does not apply to rcv1-like (its train-test split is its "
+                         "train and test streams)")
     if kind == "file" and args.protocol == "train-test":
         if not args.test:
             raise UsageError("--protocol train-test with a data file needs --test FILE")
@@ -155,12 +158,18 @@ def run(args):
         raise UsageError(f"--seed must be >= 0, got {args.seed}")
     _check_plot(args)
     source = _check_source(args)
+    weights.check(args, *source)
 
     from omlc import evaluate
     from omlc.preprocessing import ScaledLearner
-    stream, train, test = sources.load_for_protocol(source, args.protocol, args.seed,
-                                                    args.test)
+    import warnings
+    with warnings.catch_warnings():
+        if args.weights is not None:
+            warnings.filterwarnings("ignore", message=".*carry instance weights")
+        stream, train, test = sources.load_for_protocol(source, args.protocol, args.seed,
+                                                        args.test)
     first = stream if args.protocol == "prequential" else train
+    w = weights.load(args, source[1], first[0].shape[0])
     scaling, why = choose_scaling(first[0], args.scale)
     warn_if_wide(first[0], scaling)
     progress = False if args.quiet else None
@@ -169,11 +178,12 @@ def run(args):
         n, L = stream[1].shape
         print(f"prequential (test-then-train) over {n:,} rows, {stream[0].shape[1]:,} features, "
               f"{L} labels; scaling: {describe_scaling(scaling, why)}"
-              + (", online" if scaling != "none" else ""), file=sys.stderr)
+              + (", online" if scaling != "none" else "")
+              + (f"; {weights.describe(w)}" if w is not None else ""), file=sys.stderr)
         for name, learner in learners:
             model = learner if scaling == "none" else ScaledLearner(learner, scaler_for(scaling))
             res = evaluate.prequential(model, stream, metrics=metrics, block_size=args.block_size,
-                                       progress=progress, desc=name)
+                                       progress=progress, desc=name, sample_weight=w)
             res.params = learner.get_params()
             results.append(res)
         rows = [(name, r.metrics, {"learn rows/s": f"{r.rows_per_second:,.0f}",
@@ -189,11 +199,13 @@ def run(args):
             test = (scaler.transform(test[0]), test[1])
         print(f"train-then-test: {args.runs} runs, train {train[0].shape[0]:,} rows, "
               f"test {test[0].shape[0]:,} rows; scaling: {describe_scaling(scaling, why)}"
-              + (", fitted on the training set" if scaling != "none" else ""), file=sys.stderr)
+              + (", fitted on the training set" if scaling != "none" else "")
+              + (f"; {weights.describe(w)}" if w is not None else ""), file=sys.stderr)
         for name, learner in learners:
             res = evaluate.train_then_test(learner, train, test, n_runs=args.runs,
                                            random_state=args.seed, metrics=metrics,
-                                           block_size=args.block_size, progress=progress, desc=name)
+                                           block_size=args.block_size, progress=progress, desc=name,
+                                           sample_weight=w)
             results.append(res)
         rows = [(name, {m: (r.mean[m], r.std[m]) for m in metrics},
                  {"train s": f"{sum(r.train_time) / len(r.train_time):.3f}"})
@@ -206,6 +218,8 @@ def run(args):
         for (name, _), r in zip(learners, results):
             entry = {"learner": name, "params": _jsonable(r.params), "data": args.data,
                      "protocol": args.protocol, "scaling": scaling,
+                     "weights": None if args.weights is None else
+                     ("data" if args.weights == weights.FROM_DATA else args.weights),
                      "metric_units": "fraction (0 to 1); coverage in labels"}
             if args.protocol == "prequential":
                 entry.update(n_rows=int(stream[0].shape[0]), n_features=int(stream[0].shape[1]),

@@ -1,7 +1,10 @@
 """Data sources named by one string, as ``omlc run/train/predict --data`` take them.
 
 A source is ``synthetic[:n=..,d=..,L=..,nnz=..,card=..,noise=..,stream=..]`` (a
-seeded generated stream), the name of a registered data set, or a data file.
+seeded generated stream), ``rcv1-like[:stream=..,n=..,labels=..,seed=..]`` (the
+rcv1v2-shaped generator, :func:`omlc.datasets.synthetic.make_rcv1_like`, built
+once into the cache and memory-mapped), the name of a registered data set, or a
+data file.
 :func:`resolve` checks a source without reading it; :func:`load_for_protocol`
 reads it for an evaluation protocol (its stream and its train/test split);
 :func:`open_source` reads one split of it for learning or predicting.
@@ -34,6 +37,49 @@ def synthetic_params(text, option="--data"):
         raise DataSourceError(f"{option} {exc}") from None
 
 
+def is_rcv1_like(text):
+    return text == "rcv1-like" or text.startswith("rcv1-like:")
+
+
+#: ``rcv1-like`` spec keys: the stream's name (its rows; ``train`` and ``test``
+#: are the rcv1v2 split's, any other name another sample of the same world),
+#: its rows, the label set and the world's seed.
+_RCV1_KEYS = ("stream", "n", "labels", "seed")
+
+
+def rcv1_like_params(text, option="--data"):
+    """``{stream, n, labels, seed}`` of an ``rcv1-like[:k=v,...]`` source (None
+    where not given: the split in use decides)."""
+    from omlc.datasets.synthetic import RCV1_LIKE
+    params = dict.fromkeys(_RCV1_KEYS)
+    if ":" in text:
+        for item in filter(str.strip, text.split(":", 1)[1].split(",")):
+            k, _, v = (t.strip() for t in item.partition("="))
+            if k not in _RCV1_KEYS or not v:
+                raise DataSourceError(f"{option} {text}: unknown rcv1-like option {item.strip()!r} "
+                                      f"(use {', '.join(k + '=..' for k in _RCV1_KEYS)})")
+            if k in ("n", "seed"):
+                if not v.isdigit() or (k == "n" and int(v) < 1):
+                    raise DataSourceError(f"{option} {text}: {k} must be a "
+                                          f"{'positive' if k == 'n' else 'non-negative'} "
+                                          f"integer, got {v!r}")
+                v = int(v)
+            elif k == "labels" and v not in RCV1_LIKE["labels"]:
+                raise DataSourceError(f"{option} {text}: labels must be one of "
+                                      f"{', '.join(sorted(RCV1_LIKE['labels']))}, got {v!r}")
+            params[k] = v
+    return params
+
+
+def _rcv1_like(params, split="test", seed=0):
+    """The cached rcv1-like stream of ``params`` (its ``stream``, else ``split``)."""
+    from omlc.datasets.synthetic import RCV1_LIKE, make_rcv1_like
+    stream = params["stream"] or ("train" if split == "train" else "test")
+    n = params["n"] or (RCV1_LIKE["n_train"] if stream == "train" else RCV1_LIKE["n_test"])
+    return make_rcv1_like(n, params["labels"] or "topics",
+                          seed if params["seed"] is None else params["seed"], stream=stream)
+
+
 def looks_like_path(text):
     return os.sep in text or bool(os.altsep and os.altsep in text) or \
         text.lower().endswith(DATA_SUFFIXES) or text.startswith(".")
@@ -55,6 +101,8 @@ def resolve(text, option="--data"):
     present is :func:`check_present`'s question)."""
     if is_synthetic(text):
         return "synthetic", synthetic_params(text, option)
+    if is_rcv1_like(text):
+        return "rcv1-like", rcv1_like_params(text, option)
     if os.path.isfile(text):
         return "file", text
     from omlc.datasets import registry
@@ -103,6 +151,10 @@ def load_for_protocol(source, protocol, seed=0, test=None):
         n_train = int(TRAIN_FRACTION * data.n_samples)
         return ((data.X, data.Y), (data.X[:n_train], data.Y[:n_train]),
                 (data.X[n_train:], data.Y[n_train:]))
+    if kind == "rcv1-like":
+        if protocol != "train-test":
+            return tuple(_rcv1_like(what, "test", seed)), None, None
+        return None, tuple(_rcv1_like(what, "train", seed)), tuple(_rcv1_like(what, "test", seed))
     from omlc import datasets
     if kind == "file":
         data = datasets.load(what)
@@ -153,6 +205,9 @@ def open_source(text, split, seed=0, option="--data", widths=None):
     if kind == "synthetic":
         from omlc.datasets import make_multilabel_stream
         data = make_multilabel_stream(seed=seed, **what)
+        return data.X, data.Y, None
+    if kind == "rcv1-like":
+        data = _rcv1_like(what, split, seed)
         return data.X, data.Y, None
     from omlc import datasets
     if kind == "file":

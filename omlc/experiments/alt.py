@@ -332,10 +332,13 @@ def search_params(algorithm, train, *, mode="cheap", random_state=0, n_folds=Non
             continue
         seen.add(key)
         settings.append((params, learner))
-    X, Y = evaluate._xy(train)
-    tasks = [t for _, learner in settings for t in evaluate._fold_tasks(
-        learner, X, Y, n_folds, random_state, METRICS, 8192, CONVENTIONS)]
-    flat = run_tasks(evaluate._fold_run, tasks, n_jobs=n_jobs, prefer=prefer)
+    # On workers, a cached data set goes by reference (evaluate.fold_tasks).
+    tasks, fn = [], None
+    for _, learner in settings:
+        fn, more = evaluate.fold_tasks(learner, train, n_folds, random_state, METRICS, 8192,
+                                       CONVENTIONS, n_jobs)
+        tasks += more
+    flat = [r[0] for r in run_tasks(fn, tasks, n_jobs=n_jobs, prefer=prefer)]
     best = None
     for i, (params, _) in enumerate(settings):
         folds = flat[i * n_folds:(i + 1) * n_folds]

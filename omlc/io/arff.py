@@ -584,7 +584,7 @@ def _build_matrices(plan, indptr, attr, value, n_labels, missing, dtype, path):
 # ---------------------------------------------------------------- entry point
 
 def load_arff(path, *, xml=None, labels=None, n_labels=None, label_location=None,
-              nominal="onehot", missing=None, dtype=np.float64):
+              nominal="onehot", missing=None, dtype=np.float64, weights=False):
     """Load a Mulan or MEKA multi-label ARFF file.
 
     Parameters
@@ -617,6 +617,11 @@ def load_arff(path, *, xml=None, labels=None, n_labels=None, label_location=None
     dtype : floating dtype of ``X`` (default float64). Integer dtypes are
         refused; with float32/float16 a value the dtype cannot hold is a
         ``DataFormatError`` naming its line.
+    weights : bool
+        Read Weka/MEKA instance weights (``..., {w}`` after a dense row,
+        ``{...}, {w}`` after a sparse row; finite, >= 0; 1 for a row without
+        one) into ``Dataset.sample_weight``. Without it a file that carries
+        weights loads with a warning that they are left out.
 
     Returns
     -------
@@ -687,9 +692,9 @@ def load_arff(path, *, xml=None, labels=None, n_labels=None, label_location=None
                       UserWarning, stacklevel=2)
 
     try:
-        indptr, attr, value = P.tokenize(buf, header.data_offset, header.data_line, plan.kind,
-                                         plan.flags, plan.maps, plan.keep,
-                                         overflow_threshold(dtype))
+        indptr, attr, value, row_weights = P.tokenize(
+            buf, header.data_offset, header.data_line, plan.kind, plan.flags, plan.maps,
+            plan.keep, overflow_threshold(dtype), weights=True)
     except P.ArffTokenError as exc:
         problem, line, token, a = exc.args
         if problem == P.OVERFLOW_PROBLEM:
@@ -699,7 +704,12 @@ def load_arff(path, *, xml=None, labels=None, n_labels=None, label_location=None
         raise DataFormatError(problem, path, line, token) from None
 
     X, Y = _build_matrices(plan, indptr, attr, value, len(label_idx), missing, dtype, path)
+    if not weights and (row_weights != 1.0).any():
+        warnings.warn(f"{path}: {int((row_weights != 1.0).sum()):,} rows carry instance weights "
+                      f"({{w}} after the row); they are left out: load_arff(path, weights=True) "
+                      f"or omlc run/train --weights read them", UserWarning, stacklevel=2)
     return Dataset(
+        sample_weight=row_weights if weights else None,
         X=X, Y=Y,
         feature_names=plan.feature_names,
         label_names=[header.attributes[a].name for a in label_idx],

@@ -92,6 +92,8 @@ class Dataset:
 
     ``X`` is ``n_samples x n_features`` (float64 unless asked otherwise, sorted
     indices, no duplicates); ``Y`` is the ``n_samples x n_labels`` 0/1 indicator.
+    ``sample_weight``: the rows' instance weights where the reader was asked
+    for them (``load_arff(..., weights=True)``), else None.
     Unpacks as ``X, Y = dataset``. ``feature_names``/``label_names`` are lists
     of strings, or a :class:`NumberedNames` where the names are the ids
     (LIBSVM labels).
@@ -104,6 +106,7 @@ class Dataset:
     name: Optional[str] = None
     source: Optional[str] = None
     meta: Dict[str, Any] = field(default_factory=dict)
+    sample_weight: Optional[Any] = None
 
     def __iter__(self):
         yield self.X

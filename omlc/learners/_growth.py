@@ -17,9 +17,18 @@ arrays: one row per feature (+ the intercept's row last), one column per label
   label that was never relevant would have learned in a zero-loss step).
   The compiled kernels read the label count as the row stride, so a new label
   moves every row once: one O(d K) copy per call that adds labels, however
-  many it adds. RankSVM and MMP keep their weights as a scale times a
-  lazily-averaged array, where a fresh column would need the running scale
-  and average sums rebuilt; they refuse new labels in one line for now.
+  many it adds.
+  RankSVM and MMP keep their weights lazily: a global scale times the stored
+  array (ScaledSGD; ANSGD: two arrays and three scalars) and the average as
+  running sums settled row by row (``omlc/_core/averaging.pxd``). A new column
+  is the column of a label that was there from the start and never moved
+  (only the global scalars acted on it): with ``init_scale=0`` every state
+  array's new column is 0; otherwise the stored iterate's column is a fresh
+  draw (ANSGD: in V, with U's column 0) and the running average's column is
+  that draw times the sum of scales each row had settled, so the averaged
+  model's new column is what the average of that unmoved column would be.
+  AdaGrad with ``init_scale > 0`` refuses new labels in one line (its rows'
+  pending shrinks depend on their accumulators, which a new column lacks).
 
 Learners that cannot grow say why in one line (``cannot_grow``). The gap-filling
 choice "a new label column starts from the initial state (not from a model
@@ -70,9 +79,37 @@ def cannot_grow(model):
     return _REASONS.get(type(model).__name__, "it has no growable state")
 
 
+def _label_refusal(model):
+    if type(model).__name__ == "RankSVM" and model.solver == "adagrad" and \
+            float(model.init_scale or 0.0) > 0.0:
+        return ("RankSVM(solver='adagrad') with init_scale > 0 cannot grow labels: its rows' "
+                "pending shrinks depend on accumulators a new column lacks (use init_scale=0)")
+    return None
+
+
 def grows_labels(model):
     """Whether ``model`` can take new labels with :func:`grow`."""
-    return cannot_grow(model) is None and type(model).__name__ not in ("RankSVM", "MMP")
+    return cannot_grow(model) is None and _label_refusal(model) is None
+
+
+def _label_columns(model, n):
+    """The stored iterate's new columns (``W_``) and the running average's
+    (``A_``) for ``n`` new labels of a RankSVM/MMP, or None when both are 0."""
+    scale = float(getattr(model, "init_scale", 0.0) or 0.0)
+    if scale == 0.0 or type(model).__name__ not in ("RankSVM", "MMP"):
+        return None
+    base = check_random_state(model.random_state)
+    rng = np.random.default_rng([int(base.integers(2 ** 63)), model.n_features_in_,
+                                 model.n_labels_, 1])
+    draw = rng.normal(scale=scale, size=(model.W_.shape[0], n)).astype(model.W_.dtype)
+    out = {"W_": draw}
+    if isinstance(getattr(model, "A_", None), np.ndarray):
+        snap = model.snap_
+        # The sum of the iterate's scale (ANSGD: of V's) at each row's last settle.
+        i = 2 if snap.shape[1] == 4 else 0
+        settled = snap[:, i] + snap[:, i + 1]
+        out["A_"] = (settled[:, None] * draw).astype(model.A_.dtype)
+    return out
 
 
 def _size(name, value, current):
@@ -125,14 +162,14 @@ def grow(model, n_features=None, n_labels=None):
     L1 = _size("n_labels", n_labels, L0)
     if d1 == d0 and L1 == L0:
         return model
-    if L1 > L0 and type(model).__name__ in ("RankSVM", "MMP"):
-        raise ValueError(f"{type(model).__name__} cannot grow new labels yet: its weights are a "
-                         "running scale times lazily averaged sums (new features can grow)")
+    if L1 > L0 and _label_refusal(model) is not None:
+        raise ValueError(_label_refusal(model))
     b = 1 if model._intercept else 0
     spec = {k: v for k, v in _spec(model).items() if isinstance(getattr(model, k, None), np.ndarray)}
     for key in spec:
         if getattr(model, key).shape[0] != d0 + b:
             raise RuntimeError(f"{key} has {getattr(model, key).shape[0]} rows, expected {d0 + b}")
+    cols = _label_columns(model, L1 - L0) if L1 > L0 else None
     new = {}
     for key, (by_rows, by_cols) in spec.items():
         arr = getattr(model, key)
@@ -145,6 +182,8 @@ def grow(model, n_features=None, n_labels=None):
             buf = np.zeros((cap, K1), dtype=arr.dtype)
             buf[:d0 + b, :L0] = arr[:, :L0]
             buf[:d0 + b, L1:] = arr[:, L0:]
+            if cols is not None and key in cols:
+                buf[:d0 + b, L0:L1] = cols[key]
             arr = buf[:d0 + b]
         if by_rows and d1 > d0:
             buf = _with_capacity(arr, d1 + b)

@@ -59,13 +59,22 @@ class BaseLearner:
       in scikit-learn's SGD); PA-I/PA-II scale their aggressiveness ``C`` by the
       weight, plain PA (no ``C``) takes its usual step for any positive weight
       (see ``omlc._core.losses``);
-    * the recursive least-squares learners (OS-ELM, ELM-OMLL, the regressors of
-      the label-space learners): the row's squared loss, by a weighted
-      rank-one update;
-    * the other learners (see each class's *Sample weights* note) have no
-      weighted form of their update and learn a row of integer weight k k times
-      in succession; fractional weights are rounded systematically along the
-      stream (row i is learned
+    * OS-ELM and ELM-OMLL (recursive least squares): the row's squared loss
+      (its hidden outputs and targets scaled by sqrt(w)): the model stays the
+      weighted ridge solution;
+    * the boosters (Ada.OLMR, OnlineBMR): the weak learners' importance
+      weights (the Hoeffding trees' statistics) and Ada.OLMR's expert-weight
+      step and Hedge losses, multiplied by the weight;
+    * the kernel learners (KernelFALT, PA-BR with a non-linear kernel): the
+      same weighted step as the linear learners, in the dual (the row's
+      support-vector coefficients);
+    * the label-space learners (DPP, CS-DPP, OnlineBR, O-RAND, O-CS: DPP's online
+      PCA of the label vectors has no weighted form in its paper, and the
+      others' per-row steps are not weighted inside yet) and RankSVM's
+      batch solver ``lbfgs`` keep repetition: a row of integer weight k is
+      learned k times in succession (for the batch solver exactly the
+      k-weighted objective); fractional weights are rounded systematically
+      along the stream (row i is learned
       ``floor(c + w_1 + ... + w_i) - floor(c + w_1 + ... + w_{i-1})`` times,
       ``c`` the fraction carried over from earlier calls in
       ``_sample_weight_carry_``), so the steps taken add up to the weights.
