@@ -51,11 +51,14 @@ cdef inline void gauss_add(double* e, double v, double w) noexcept nogil:
 
 
 cdef class TreeBase:
-    cdef public int n_classes, n_bins, max_depth, max_leaves
-    cdef public double grace, delta, tau, min_frac
-    cdef public int n_nodes, n_leaves
-    cdef public object feat_, thr_, left_, right_, slot_, depth_
-    cdef public object clsw_, seen_, last_, scratch_
+    # Read-only from Python (the state arrays too, between the tree's own
+    # writes): a count, class number or child id changed from outside would
+    # send the compiled walk out of its arrays.
+    cdef readonly int n_classes, n_bins, max_depth, max_leaves
+    cdef readonly double grace, delta, tau, min_frac
+    cdef readonly int n_nodes, n_leaves
+    cdef readonly object feat_, thr_, left_, right_, slot_, depth_
+    cdef readonly object clsw_, seen_, last_, scratch_
     cdef int32_t[::1] feat, left, right, slot, depth
     cdef double[::1] thr, seen, last, scratch
     cdef double[:, ::1] clsw

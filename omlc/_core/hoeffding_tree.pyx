@@ -70,7 +70,25 @@ def _grow(old, int cap, dtype, fill):
 
 
 def _writeable(a):
-    return a if a.flags.writeable else np.array(a)
+    # A private copy: the tree locks its arrays (read-only between its own
+    # writes), which must never touch the caller's, and unlocks only arrays
+    # that own their memory.
+    return np.array(a, copy=True)
+
+
+def _set_writeable(tree, names, flag):
+    """Lock (``flag`` False) or unlock the tree's state arrays. They are
+    public (read them, pickle them) but read-only from Python: a child id or
+    leaf slot written in place would send the compiled walk outside them.
+    The tree writes through its own typed views, bound while unlocked."""
+    for name in names:
+        a = getattr(tree, name)
+        if a is not None:
+            a.flags.writeable = flag
+
+
+_DENSE_ARRAYS = ("feat_", "thr_", "left_", "right_", "slot_", "depth_", "clsw_", "seen_", "last_",
+                 "scratch_", "sub_", "stats_", "active_")
 
 
 def leaf_bytes(n_attrs, n_classes):
@@ -135,10 +153,10 @@ cdef class TreeBase:
         cap = self.max_leaves if 0 < self.max_leaves <= 64 else 1
         self._alloc_nodes(2 * cap)
         self._alloc_leaves(cap)
-        self._reset_leaf(0, None)
         self.feat_[0] = -1
         self.slot_[0] = 0
         self.depth_[0] = 0
+        self._reset_leaf(0, None)
 
     cdef _check_nodes(self, str name, int n_nodes, int n_leaves, arrays):
         """The node arrays of a pickled state (``feat, thr, left, right,
@@ -267,9 +285,9 @@ cdef class HTree(TreeBase):
     ``learn(x, c, w)`` and ``predict_into(x, out)`` take a dense row ``x`` of
     all features (the tree reads ``x[sub]``).
     """
-    cdef public int n_attrs
-    cdef public Py_ssize_t min_len
-    cdef public object sub_, stats_, active_
+    cdef readonly int n_attrs
+    cdef readonly Py_ssize_t min_len
+    cdef readonly object sub_, stats_, active_
     cdef int32_t[::1] active, sub
     cdef double[:, :, :, ::1] stats
 
@@ -334,10 +352,12 @@ cdef class HTree(TreeBase):
          self.stats_, self.seen_, self.last_) = arrs
 
     cdef void _bind(self):
+        _set_writeable(self, _DENSE_ARRAYS, True)
         TreeBase._bind(self)
         self.sub = self.sub_
         self.stats = self.stats_
         self.active = self.active_
+        _set_writeable(self, _DENSE_ARRAYS, False)
 
     cdef _alloc_leaves(self, int cap):
         k, a = self.n_classes, self.n_attrs
@@ -355,6 +375,7 @@ cdef class HTree(TreeBase):
         self.clsw_, self.stats_, self.seen_, self.last_ = clsw, stats, seen, last
 
     cdef _reset_leaf(self, int s, init):
+        _set_writeable(self, _DENSE_ARRAYS, True)
         st = self.stats_[s]
         st[:, :, F_W] = 0.0
         st[:, :, F_MEAN] = 0.0
@@ -368,6 +389,7 @@ cdef class HTree(TreeBase):
         total = float(self.clsw_[s].sum())
         self.seen_[s] = total
         self.last_[s] = total
+        _set_writeable(self, _DENSE_ARRAYS, False)
 
     # --- traversal and prediction ------------------------------------------------
     cdef inline int _leaf_node(self, const double* x) noexcept nogil:
@@ -380,6 +402,8 @@ cdef class HTree(TreeBase):
         self._leaf_distribution(self.slot[self._leaf_node(x)], out)
 
     def _check_row(self, const double[::1] x):
+        if self.clsw_ is None:
+            raise ValueError("HTree is not initialised (made with __new__, not HTree(...))")
         if x.shape[0] < self.min_len:
             raise ValueError(f"row has {x.shape[0]} values; the tree reads feature "
                              f"{self.min_len - 1}")

@@ -62,7 +62,7 @@ def support_block(Loss loss, const float64_t[:, ::1] Kb, float64_t[:, ::1] alpha
     cdef const float64_t* wp = NULL
     cdef Workspace ws
     cdef Target y
-    if Kb.shape[1] < first_slot + nb or alpha.shape[0] < first_slot + nb:
+    if first_slot < 0 or Kb.shape[1] < first_slot + nb or alpha.shape[0] < first_slot + nb:
         raise ValueError("Kb / alpha do not cover the block's slots")
     if alive.shape[0] < first_slot + nb or stamp.shape[0] < first_slot + nb or q.shape[0] < nb:
         raise ValueError("alive / stamp / q are too short")
@@ -82,6 +82,11 @@ def support_block(Loss loss, const float64_t[:, ::1] Kb, float64_t[:, ::1] alpha
     for t in range(y_indices.shape[0]):
         if y_indices[t] < 0 or y_indices[t] >= L:
             raise ValueError("label id out of range")
+    for t in range(nb):
+        # Sorted unique ids per row: the losses count |Y| against L - |Y|.
+        for l in range(y_indptr[t] + 1, y_indptr[t + 1]):
+            if y_indices[l] <= y_indices[l - 1]:
+                raise ValueError("label ids must be sorted and unique within a row")
     if weights is not None:
         wv = weights
         if wv.shape[0] < nb:

@@ -134,6 +134,9 @@ def label_weights_py(int cost, y, yhat):
     """Test hook: eq. 14 for one row (``y``, ``yhat`` boolean vectors)."""
     cdef cnp.ndarray a = np.ascontiguousarray(y, dtype=np.int8)
     cdef cnp.ndarray b = np.ascontiguousarray(yhat, dtype=np.int8)
+    if a.ndim != 1 or b.ndim != 1 or a.shape[0] != b.shape[0]:
+        raise ValueError(f"y and yhat must be 1-d of one length, got shapes {np.shape(y)} and "
+                         f"{np.shape(yhat)}")
     out = np.empty(a.shape[0])
     if a.shape[0]:
         label_weights(cost, <char*> cnp.PyArray_DATA(a), <char*> cnp.PyArray_DATA(b),
@@ -214,6 +217,15 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
             raise ValueError(f"{name} must be C-contiguous of shape {shape}, got {arr.shape}")
         if arr.dtype != (np.int64 if name == "counters" else np.float64):
             raise ValueError(f"{name} has dtype {arr.dtype}")
+    nq, drop, t, nt = (int(v) for v in counters)
+    if not (0 <= nq <= M + 1 and (drop == -1 or 0 <= drop < nq) and t >= 0 and nt >= 0):
+        raise ValueError(f"counters [rows of Q, dropped row, t, folds] out of range for M = {M}: "
+                         f"{[nq, drop, t, nt]}")
+    nt = 0
+    if M < 1 or basis < PBC or basis > NONE or solver < RIDGE or solver > ADAGRAD_SOLVER \
+            or cost < HAMMING or cost > ACCURACY:
+        raise ValueError(f"need M >= 1 and known cost / basis / solver ids, got M={M}, "
+                         f"cost={cost}, basis={basis}, solver={solver}")
     if gradient:
         if opt is None or opt.K != width or opt.n_features != d:
             raise ValueError("a gradient solver needs its optimiser bound to W")

@@ -803,6 +803,17 @@ def format_rows(const int64_t[::1] x_indptr, const int32_t[::1] x_indices,
     cdef int64_t y0 = y_indptr[row_start], y1 = y_indptr[row_end]
     if x0 < 0 or x1 > x_indices.shape[0] or x1 > x_data.shape[0] or y0 < 0 or y1 > y_indices.shape[0]:
         raise ValueError("indptr inconsistent with indices")
+    cdef Py_ssize_t i
+    for i in range(row_start, row_end):
+        # The output bound below counts entries from the end points only.
+        if x_indptr[i + 1] < x_indptr[i] or y_indptr[i + 1] < y_indptr[i]:
+            raise ValueError("indptr is not monotone")
+    for i in range(y0, y1):
+        if y_indices[i] < 0:
+            raise ValueError("negative label id")
+    for i in range(x0, x1):
+        if x_indices[i] < 0:
+            raise ValueError("negative column index")
     # 11 chars per label id + comma; per feature: blank, 11-char index, colon,
     # and at most 25 chars of number; plus a newline per row.
     cdef size_t bound = (y1 - y0) * 12 + (x1 - x0) * 40 + (row_end - row_start) + 16

@@ -28,7 +28,11 @@ from libc.stdint cimport int32_t
 
 from omlc._core.hoeffding_tree cimport G_M2, G_MAX, G_MEAN, G_MIN, G_W
 from omlc._core.hoeffding_tree cimport TreeBase, entropy, gauss_add
-from omlc._core.hoeffding_tree import MAX_WEIGHT, _check_sizes, _writeable, check_weight
+from omlc._core.hoeffding_tree import (MAX_WEIGHT, _check_sizes, _set_writeable, _writeable,
+                                       check_weight)
+
+_SPARSE_ARRAYS = ("feat_", "thr_", "left_", "right_", "slot_", "depth_", "clsw_", "seen_", "last_",
+                  "scratch_", "win_", "ncand_", "cfeat_", "stats_")
 
 cnp.import_array()
 
@@ -74,9 +78,9 @@ cdef class SparseHTree(TreeBase):
     """A Hoeffding tree over sparse rows ``(ids, values)`` (sorted ids) whose
     split candidates are drawn from the non-zeros seen at each leaf (module
     notes above). ``seed`` seeds the candidate draws."""
-    cdef public int n_cand
-    cdef public unsigned long long rng
-    cdef public object win_, ncand_, cfeat_, stats_
+    cdef readonly int n_cand
+    cdef readonly unsigned long long rng
+    cdef readonly object win_, ncand_, cfeat_, stats_
     cdef int32_t[::1] ncand
     cdef double[:, ::1] win
     cdef int32_t[:, ::1] cfeat
@@ -139,11 +143,13 @@ cdef class SparseHTree(TreeBase):
          self.win_, self.seen_, self.last_, self.ncand_, self.cfeat_, self.stats_) = arrs
 
     cdef void _bind(self):
+        _set_writeable(self, _SPARSE_ARRAYS, True)
         TreeBase._bind(self)
         self.win = self.win_
         self.ncand = self.ncand_
         self.cfeat = self.cfeat_
         self.stats = self.stats_
+        _set_writeable(self, _SPARSE_ARRAYS, False)
 
     cdef _alloc_leaves(self, int cap):
         k, F = self.n_classes, self.n_cand
@@ -154,10 +160,11 @@ cdef class SparseHTree(TreeBase):
             n = self.clsw_.shape[0]
             for name, arr in new.items():
                 arr[:n] = getattr(self, name + "_")
-        for name, arr in new.items():
-            setattr(self, name + "_", arr)
+        self.clsw_, self.win_, self.seen_, self.last_ = new["clsw"], new["win"], new["seen"], new["last"]
+        self.ncand_, self.cfeat_, self.stats_ = new["ncand"], new["cfeat"], new["stats"]
 
     cdef _reset_leaf(self, int s, init):
+        _set_writeable(self, _SPARSE_ARRAYS, True)
         self.clsw_[s] = 0.0 if init is None else init
         self.win_[s] = 0.0
         self.ncand_[s] = 0
@@ -165,6 +172,7 @@ cdef class SparseHTree(TreeBase):
         total = float(self.clsw_[s].sum())
         self.seen_[s] = total
         self.last_[s] = total
+        _set_writeable(self, _SPARSE_ARRAYS, False)
 
     cdef inline int _leaf_node(self, const int32_t* idx, const double* val, int nnz) noexcept nogil:
         cdef int n = 0
@@ -360,7 +368,7 @@ cdef class SparseHTree(TreeBase):
 
     def learn(self, const int32_t[::1] idx, const double[::1] val, int c, double w=1.0):
         """Learn the sparse row (sorted ``idx``, ``val``) with class ``c``, weight ``w``."""
-        _check_sparse_row(idx, val)
+        _check_sparse_row(idx, val, self)
         if not (0 <= c < self.n_classes):
             raise ValueError(f"class {c} out of range [0, {self.n_classes})")
         w = check_weight(w)
@@ -369,14 +377,16 @@ cdef class SparseHTree(TreeBase):
                             &val[0] if val.shape[0] else NULL, idx.shape[0], c, w)
 
     def predict_into(self, const int32_t[::1] idx, const double[::1] val, double[::1] out):
-        _check_sparse_row(idx, val)
+        _check_sparse_row(idx, val, self)
         if out.shape[0] != self.n_classes:
             raise ValueError(f"out has {out.shape[0]} entries, expected {self.n_classes}")
         self._predict(&idx[0] if idx.shape[0] else NULL, &val[0] if val.shape[0] else NULL,
                       idx.shape[0], &out[0])
 
 
-def _check_sparse_row(idx, val):
+def _check_sparse_row(idx, val, tree=None):
+    if tree is not None and tree.clsw_ is None:
+        raise ValueError("SparseHTree is not initialised (made with __new__, not SparseHTree(...))")
     if idx.shape[0] != val.shape[0]:
         raise ValueError(f"{idx.shape[0]} ids for {val.shape[0]} values")
     a = np.asarray(idx)
@@ -391,6 +401,8 @@ def _check_sparse_forest(list trees, Py_ssize_t n_rows):
     for obj in trees:
         if not isinstance(obj, SparseHTree):
             raise TypeError("trees must be SparseHTree objects")
+        if (<SparseHTree>obj).clsw_ is None:
+            raise ValueError("SparseHTree is not initialised")
         if k is None:
             k = (<SparseHTree>obj).n_classes
         elif (<SparseHTree>obj).n_classes != k:

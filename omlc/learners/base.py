@@ -35,63 +35,12 @@ def clone(learner, **overrides):
     return type(learner)(**params)
 
 
-class BaseLearner:
-    """Base class of omlc's online multi-label learners.
-
-    Thread safety: every call that reads or changes a model's state
-    (``fit``, ``partial_fit``, ``predict_then_learn``, ``decision_function``,
-    ``predict``) holds the model's lock, so concurrent calls on one model run
-    one after the other and a prediction never sees a half-applied update.
-    Separate models (e.g. :func:`clone` copies) run in parallel: the compiled
-    loops release the GIL.
-
-    Sample weights: ``fit``, ``partial_fit``, ``predict_then_learn`` and
-    ``partial_fit_row`` take ``sample_weight``, one non-negative importance
-    weight per row (as scikit-learn's SGD/PA estimators and Vowpal Wabbit take
-    them). Weight 0 leaves the model exactly as it was (``predict_then_learn``
-    still predicts the row); weight 1 is the plain step. What a weight scales
-    depends on the algorithm:
-
-    * the linear learners (FALT, SALT, PA-BR, RankSVM and MMP with their online
-      solvers): the row's loss, in one step -- the loss gradient is multiplied
-      by the weight before the optimiser sees it (SGD: the step; AdaGrad: the
-      step and the squared-gradient sum; an L2 shrink per row is not scaled, as
-      in scikit-learn's SGD); PA-I/PA-II scale their aggressiveness ``C`` by the
-      weight, plain PA (no ``C``) takes its usual step for any positive weight
-      (see ``omlc._core.losses``);
-    * OS-ELM and ELM-OMLL (recursive least squares): the row's squared loss
-      (its hidden outputs and targets scaled by sqrt(w)): the model stays the
-      weighted ridge solution;
-    * the boosters (Ada.OLMR, OnlineBMR): the weak learners' importance
-      weights (the Hoeffding trees' statistics) and Ada.OLMR's expert-weight
-      step and Hedge losses, multiplied by the weight;
-    * the kernel learners (KernelFALT, PA-BR with a non-linear kernel): the
-      same weighted step as the linear learners, in the dual (the row's
-      support-vector coefficients);
-    * the label-space learners (DPP, CS-DPP, OnlineBR, O-RAND, O-CS: DPP's online
-      PCA of the label vectors has no weighted form in its paper, and the
-      others' per-row steps are not weighted inside yet) and RankSVM's
-      batch solver ``lbfgs`` keep repetition: a row of integer weight k is
-      learned k times in succession (for the batch solver exactly the
-      k-weighted objective); fractional weights are rounded systematically
-      along the stream (row i is learned
-      ``floor(c + w_1 + ... + w_i) - floor(c + w_1 + ... + w_{i-1})`` times,
-      ``c`` the fraction carried over from earlier calls in
-      ``_sample_weight_carry_``), so the steps taken add up to the weights.
-
-    ``n_samples_seen_`` counts the rows learned (weight > 0) -- for the
-    repeating learners, the repetitions.
-    """
-
-    #: Importance weights realised inside the update (see *Sample weights*);
-    #: False: as repeated rows. ``_weights_native`` may refine it per instance.
-    _native_weights = False
-    # The weights of the block being learned (visiting order) while a native
-    # learner's _learn runs; None otherwise.
-    _pending_weights = None
-
-    def _weights_native(self):
-        return self._native_weights
+class Estimator:
+    """What every omlc estimator shares, learners and the stand-alone
+    :class:`omlc.learners.HoeffdingTree` alike: a lock per object (dropped
+    when pickled, a fresh one when unpickled), parameters that live in
+    ``__init__`` (``get_params``/``set_params``/``clone``, scikit-learn's
+    conventions), and ``_check_params``, run before any data is read."""
 
     def __new__(cls, *args, **kwargs):
         self = super().__new__(cls)
@@ -154,6 +103,68 @@ class BaseLearner:
         shown = [f"{k}={v!r}" for k, v in self.get_params().items() if defaults.get(k) is not v
                  and not (isinstance(v, (int, float, str)) and defaults.get(k) == v)]
         return f"{type(self).__name__}({', '.join(shown)})"
+
+    def _check_params(self):
+        """Raise ValueError (or TypeError) for an invalid hyperparameter."""
+
+
+class BaseLearner(Estimator):
+    """Base class of omlc's online multi-label learners.
+
+    Thread safety: every call that reads or changes a model's state
+    (``fit``, ``partial_fit``, ``predict_then_learn``, ``decision_function``,
+    ``predict``) holds the model's lock, so concurrent calls on one model run
+    one after the other and a prediction never sees a half-applied update.
+    Separate models (e.g. :func:`clone` copies) run in parallel: the compiled
+    loops release the GIL.
+
+    Sample weights: ``fit``, ``partial_fit``, ``predict_then_learn`` and
+    ``partial_fit_row`` take ``sample_weight``, one non-negative importance
+    weight per row (as scikit-learn's SGD/PA estimators and Vowpal Wabbit take
+    them). Weight 0 leaves the model exactly as it was (``predict_then_learn``
+    still predicts the row); weight 1 is the plain step. What a weight scales
+    depends on the algorithm:
+
+    * the linear learners (FALT, SALT, PA-BR, RankSVM and MMP with their online
+      solvers): the row's loss, in one step -- the loss gradient is multiplied
+      by the weight before the optimiser sees it (SGD: the step; AdaGrad: the
+      step and the squared-gradient sum; an L2 shrink per row is not scaled, as
+      in scikit-learn's SGD); PA-I/PA-II scale their aggressiveness ``C`` by the
+      weight, plain PA (no ``C``) takes its usual step for any positive weight
+      (see ``omlc._core.losses``);
+    * OS-ELM and ELM-OMLL (recursive least squares): the row's squared loss
+      (its hidden outputs and targets scaled by sqrt(w)): the model stays the
+      weighted ridge solution;
+    * the boosters (Ada.OLMR, OnlineBMR): the weak learners' importance
+      weights (the Hoeffding trees' statistics) and Ada.OLMR's expert-weight
+      step and Hedge losses, multiplied by the weight;
+    * the kernel learners (KernelFALT, PA-BR with a non-linear kernel): the
+      same weighted step as the linear learners, in the dual (the row's
+      support-vector coefficients);
+    * the label-space learners (DPP, CS-DPP, OnlineBR, O-RAND, O-CS: DPP's online
+      PCA of the label vectors has no weighted form in its paper, and the
+      others' per-row steps are not weighted inside yet) and RankSVM's
+      batch solver ``lbfgs`` keep repetition: a row of integer weight k is
+      learned k times in succession (for the batch solver exactly the
+      k-weighted objective); fractional weights are rounded systematically
+      along the stream (row i is learned
+      ``floor(c + w_1 + ... + w_i) - floor(c + w_1 + ... + w_{i-1})`` times,
+      ``c`` the fraction carried over from earlier calls in
+      ``_sample_weight_carry_``), so the steps taken add up to the weights.
+
+    ``n_samples_seen_`` counts the rows learned (weight > 0) -- for the
+    repeating learners, the repetitions.
+    """
+
+    #: Importance weights realised inside the update (see *Sample weights*);
+    #: False: as repeated rows. ``_weights_native`` may refine it per instance.
+    _native_weights = False
+    # The weights of the block being learned (visiting order) while a native
+    # learner's _learn runs; None otherwise.
+    _pending_weights = None
+
+    def _weights_native(self):
+        return self._native_weights
 
     # --- state ----------------------------------------------------------
     def _reset(self):
