@@ -401,7 +401,7 @@ def test_sizes_that_cannot_fit_are_refused_up_front_with_the_figure(monkeypatch)
 
 
 def test_a_slow_code_dimension_warns_with_its_cost(monkeypatch):
-    """The capped MSG step is O(code_dim^2 K) a row: a configuration above
+    """A row costs O(code_dim K + code_dim^3): a configuration above
     SLOW_ROW_FLOPS says so before it starts."""
     X = sp.random(3, 20, density=0.3, format="csr", random_state=0)
     Y = sp.csr_matrix(np.eye(3, 60, dtype=np.int32))
