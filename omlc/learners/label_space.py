@@ -83,6 +83,7 @@ before that row (the rows before it learned). Scale the features or raise
 re-worded with the row's position.
 """
 import math
+import warnings
 
 import numpy as np
 from omlc._core import label_space as _lsk
@@ -90,7 +91,7 @@ from omlc._core.linear import NonFiniteError, learn
 from omlc._core.losses import SquaredLoss
 from omlc._core.optimizers import SGD, AdaGrad
 from omlc._core.rowstream import RowStream
-from omlc._validation import check_random_state, csr_arrays
+from omlc._validation import check_fits, check_random_state, csr_arrays
 from omlc.learners._label_costs import (COSTS, cost_from_counts, example_costs, label_weights,
                                         label_weights_bruteforce)
 from omlc.learners._online_pca import CappedMSG
@@ -120,18 +121,43 @@ _ERRORS = {
     + " The model's weights may be inconsistent: refit it."}
 
 
+#: Above this many floating-point operations per learned row, a DPP / CS-DPP
+#: configuration warns with its estimate (about 0.1 s a row on one core).
+SLOW_ROW_FLOPS = 1e8
+
+
+def _check_dpp_size(name, M, K):
+    """Refuse, with the figure, a basis that cannot fit in memory, and warn
+    when a row will take long: the online PCA rotates its M + 1 basis rows
+    of length K on every row (eq. 10's capped MSG step, O(M^2 K)), and
+    decoding, projection and target take a few M x K passes more."""
+    P_rows = M if M < K else K                   # M >= K: P = I (K x K)
+    # basis Q, P and its next value, the compiled loop's scratch (~3 M K)
+    check_fits(8 * K * ((M + 1) * 3 + 3 * P_rows + 16),
+               f"{name}: the label-space state (code_dim {M:,} x {K:,} labels)")
+    flops = (M + 2) ** 2 * K + 8 * P_rows * K
+    if flops > SLOW_ROW_FLOPS:
+        warnings.warn(f"{name}: code_dim {M:,} with {K:,} labels costs about {flops:.2g} "
+                      f"floating-point operations per learned row (O(code_dim^2 x labels), "
+                      f"~{flops / 1e9:.2g} s a row at 1 GFLOP/s); a smaller code_dim is "
+                      f"much faster", UserWarning, stacklevel=5)
+
+
 # ----------------------------------------------------------------------------- regression
 class _Regressor:
     """x -> R^width by online ridge (RLS, exact), SGD (step eta/sqrt(t)) or
     AdaGrad on the compiled linear core with the squared loss."""
 
-    def __init__(self, d, width, solver, lam, eta, intercept):
+    def __init__(self, d, width, solver, lam, eta, intercept, owner="the model"):
         self.d = d
         self.width = width
         self.solver = solver
         self.intercept = bool(intercept)
         self.eta = eta
         rows = d + (1 if intercept else 0)
+        check_fits(8 * rows * (width * (2 if solver == "adagrad" else 1)
+                               + (rows if solver == "ridge" else 0)),
+                   f"{owner}: the {solver} regressor ({rows:,} features x {width:,} outputs)")
         self.W = np.zeros((rows, width))
         self.t = 0
         if solver == "ridge":
@@ -256,7 +282,8 @@ class _OnlineLSR(BaseLearner):
     def _make_regressor(self, d, width):
         solver = self._solver_for(d)
         eta = self.eta if self.eta is not None else (1.0 if solver == "sgd" else 0.1)
-        return _Regressor(d, width, solver, float(self.lam), eta, self.fit_intercept)
+        return _Regressor(d, width, solver, float(self.lam), eta, self.fit_intercept,
+                          type(self).__name__)
 
     @property
     def solver_(self):
@@ -419,6 +446,7 @@ class CSDPP(_OnlineLSR):
         self.rng_ = check_random_state(self.random_state).spawn(1)[0]
         self.full_rank_ = M >= K
         Mw = min(M, K)
+        _check_dpp_size(type(self).__name__, Mw, K)
         # Fixed-size state (the compiled loop updates it in place): the basis
         # Qb_[:nq] with sigma sb_[:nq]; counters [nq, dropped row, t, folds].
         self.Qb_ = np.zeros((Mw + 1, K))
@@ -667,6 +695,8 @@ class OnlineRandomProjection(_OnlineLSR):
         M = _resolve_dim(self.code_dim, n_labels)
         self.code_dim_ = M
         rng = check_random_state(self.random_state).spawn(1)[0]
+        check_fits(8 * 3 * M * n_labels, f"{type(self).__name__}: the code matrices ({M:,} x "
+                                        f"{n_labels:,} labels)")
         self.encoder_ = rng.normal(size=(M, n_labels)) / math.sqrt(M)
         self.decoder_ = np.linalg.pinv(self.encoder_)          # K x M
         self.reg_ = self._make_regressor(n_features, M)
