@@ -53,6 +53,8 @@ def test_a_class_column_with_classes_is_one_label_per_row():
         np.testing.assert_array_equal(m.W_, ref.W_)
     one = omlc.FALT().partial_fit(X, (y == 1).astype(int).reshape(-1, 1))
     assert one.n_labels_ == 1
+    row = omlc.FALT().partial_fit(X[:1], np.array([0, 1, 1]), classes=np.arange(3))
+    assert row.n_labels_ == 3 and row.n_samples_seen_ == 1      # one row's indicator
     with pytest.raises(ValueError) as info:
         omlc.FALT().partial_fit(X, y + 1, classes=np.arange(3))   # class 3 is no column
     assert "\n" not in str(info.value)
