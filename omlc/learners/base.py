@@ -141,10 +141,12 @@ class BaseLearner(Estimator):
     * the kernel learners (KernelFALT, PA-BR with a non-linear kernel): the
       same weighted step as the linear learners, in the dual (the row's
       support-vector coefficients);
-    * the label-space learners (DPP, CS-DPP, OnlineBR, O-RAND, O-CS: DPP's online
-      PCA of the label vectors has no weighted form in its paper, and the
-      others' per-row steps are not weighted inside yet) and RankSVM's
-      batch solver ``lbfgs`` keep repetition: a row of integer weight k is
+    * OnlineBR, O-RAND, O-CS: their regression step (ridge: the weighted
+      least-squares solution by a sqrt(w)-scaled rank-one update; SGD and
+      AdaGrad: the gradient scaled);
+    * DPP and CS-DPP (their online PCA of the label vectors has no weighted
+      form in the paper) and RankSVM's batch solver ``lbfgs`` keep
+      repetition: a row of integer weight k is
       learned k times in succession (for the batch solver exactly the
       k-weighted objective); fractional weights are rounded systematically
       along the stream (row i is learned
@@ -190,6 +192,8 @@ class BaseLearner(Estimator):
             check_feature_names(self, X, reset=False)
         names_from = X
         X = check_X(X, None if first else self.n_features_in_, owner=type(self).__name__)
+        if classes is not None:
+            Y = _class_column(Y, n_labels, X.shape[0])
         if Y is None:
             # (the second half is scikit-learn's wording, which its checks expect)
             raise ValueError(f"Y (the label sets) is required to learn: {type(self).__name__} "
@@ -252,8 +256,7 @@ class BaseLearner(Estimator):
         try:
             return self._learn_weighted(X, Y, order, w, out)
         except NonFiniteError as exc:
-            if getattr(exc, "n_learned", None) is not None:
-                self.n_samples_seen_ += int(exc.n_learned)
+            self.n_samples_seen_ += _steps_before(exc)
             raise
 
     def predict_then_learn(self, X, Y, *, n_labels=None, classes=None, sample_weight=None):
@@ -322,10 +325,14 @@ class BaseLearner(Estimator):
             self._learn(X, Y, order, out)
             return n
         if self._weights_native():
-            self._pending_weights = np.ascontiguousarray(
+            self._pending_weights = wv = np.ascontiguousarray(
                 w if order is None else w[np.asarray(order)], dtype=np.float64)
             try:
                 self._learn(X, Y, order, out)
+            except NonFiniteError as exc:
+                # The rows passed include weight-0 ones, which take no step.
+                exc.n_learned = int(np.count_nonzero(wv[:_steps_before(exc)]))
+                raise
             finally:
                 del self._pending_weights
             return int(np.count_nonzero(w))
@@ -347,7 +354,15 @@ class BaseLearner(Estimator):
                 continue
             idx = np.repeat(np.arange(a, b), c)
             tmp = np.empty((idx.size, out.shape[1]), dtype=np.float64)
-            self._learn(X[idx], Y[idx], None, tmp)
+            try:
+                self._learn(X[idx], Y[idx], None, tmp)
+            except NonFiniteError as exc:
+                # The steps of this call's earlier runs were taken too; the
+                # row is the caller's, not the repeated block's.
+                exc.n_learned = learned + _steps_before(exc)
+                if isinstance(exc.row, (int, np.integer)) and 0 <= exc.row < idx.size:
+                    exc.row = int(idx[exc.row])
+                raise
             out[a:b] = tmp[np.concatenate(([0], np.cumsum(c)[:-1]))]
             learned += idx.size
         return learned
@@ -384,9 +399,15 @@ class BaseLearner(Estimator):
                     pending = True
                 else:
                     reps = int(self._repeat_counts(w)[0])
+            done = 0
             try:
                 for _ in range(reps):
                     self._learn_row(xp, xi, xv, yp, yi, None)
+                    done += 1
+            except NonFiniteError as exc:
+                # Repeats taken before the failing one count (as in partial_fit).
+                self.n_samples_seen_ += done + _steps_before(exc)
+                raise
             finally:
                 if pending:
                     del self._pending_weights
@@ -611,12 +632,42 @@ def _warn_if_unscaled(learner, X):
                       UnscaledDataWarning, stacklevel=4)
 
 
+def _steps_before(exc):
+    """Row steps a block took before its NonFiniteError: ``n_learned`` when
+    the raiser counted them, else the failing row's position (the rows
+    before it were learned, the failing one not)."""
+    n = getattr(exc, "n_learned", None)
+    if n is None:
+        n = exc.row if isinstance(getattr(exc, "row", None), (int, np.integer)) else 0
+    return int(n)
+
+
 def _target(Y, y):
     if y is not None:
         if Y is not None:
             raise TypeError("give the label sets once, as Y or as y")
         return y
     return Y
+
+
+def _class_column(Y, n_classes, n_rows):
+    """With ``classes`` of more than one label given, a single integer column
+    ``y`` of one entry per row (1-D, or 2-D with one column: scikit-learn's
+    class column) cannot be a label indicator of that many columns: row i's
+    one label is column ``y[i]`` (label lists ``[[y0], [y1], ...]``). A 1-D
+    ``y`` of ``n_classes`` entries for one row stays that row's indicator;
+    anything else is returned as it came."""
+    if Y is None or n_classes is None or n_classes < 2 or sp.issparse(Y) or \
+            isinstance(Y, (list, tuple)) and len(Y) and isinstance(Y[0], (list, tuple)):
+        return Y
+    try:
+        a = np.asarray(Y)
+    except (ValueError, TypeError):
+        return Y
+    if a.dtype.kind not in "iu" or not (a.ndim == 1 or a.ndim == 2 and a.shape[1] == 1) \
+            or a.shape[0] != n_rows:
+        return Y
+    return [[int(v)] for v in a.ravel()]
 
 
 def _labels_from(n_labels, classes):

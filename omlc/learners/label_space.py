@@ -42,9 +42,12 @@ callable cost runs the same loop in Python. Under SGD/AdaGrad, PBT keeps its
 basis change ``W <- W P_t P_{t+1}^T`` as a lazy M x M factor F (effective
 weights ``W F``, the step taken in W's coordinates, F folded into W when it
 drifts from orthogonal, e.g. when the dropped row changes), so a row costs
-O(nnz M + K M^2), not O(d M^2); AdaGrad's accumulators stay with W's
+O(nnz M + K M + M^3), not O(d M^2); AdaGrad's accumulators stay with W's
 coordinates (not rotated by the basis change) — an approximation of this
-implementation. The exact ridge applies the transform directly. O-BR,
+implementation. The exact ridge applies the transform directly. The online
+PCA's basis is kept as ``Q = R B`` (the rotation on a small factor) and its
+eigenproblem solved as a secular equation, so its step is O(M K + M^3),
+not O(M^2 K); Q is written out at the end of each block. O-BR,
 O-RAND and O-CS under AdaGrad learn a chunk of rows per call of the linear
 core (their targets do not depend on the predictions).
 
@@ -83,6 +86,7 @@ before that row (the rows before it learned). Scale the features or raise
 re-worded with the row's position.
 """
 import math
+import warnings
 
 import numpy as np
 from omlc._core import label_space as _lsk
@@ -90,7 +94,7 @@ from omlc._core.linear import NonFiniteError, learn
 from omlc._core.losses import SquaredLoss
 from omlc._core.optimizers import SGD, AdaGrad
 from omlc._core.rowstream import RowStream
-from omlc._validation import check_random_state, csr_arrays
+from omlc._validation import check_fits, check_random_state, csr_arrays
 from omlc.learners._label_costs import (COSTS, cost_from_counts, example_costs, label_weights,
                                         label_weights_bruteforce)
 from omlc.learners._online_pca import CappedMSG
@@ -120,18 +124,44 @@ _ERRORS = {
     + " The model's weights may be inconsistent: refit it."}
 
 
+#: Above this many floating-point operations per learned row, a DPP / CS-DPP
+#: configuration warns with its estimate (about 0.1 s a row on one core).
+SLOW_ROW_FLOPS = 1e8
+
+
+def _check_dpp_size(name, M, K):
+    """Refuse, with the figure, a basis that cannot fit in memory, and warn
+    when a row will take long: the online PCA's step touches its M + 2 basis
+    rows of length K a few times (the rotation itself lands on a small
+    (M + 2)^2 factor, O(M^3)), and decoding, projection and target take a
+    few P x K passes more (P = I, K x K, at full rank)."""
+    P_rows = M if M < K else K                   # M >= K: P = I (K x K)
+    # basis Q, P and its next value, the compiled loop's scratch (~3 M K)
+    check_fits(8 * K * ((M + 1) * 3 + 3 * P_rows + 16),
+               f"{name}: the label-space state (code_dim {M:,} x {K:,} labels)")
+    flops = 6 * (M + 2) * K + 2 * (M + 2) ** 3 + 8 * P_rows * K
+    if flops > SLOW_ROW_FLOPS:
+        warnings.warn(f"{name}: code_dim {M:,} with {K:,} labels costs about {flops:.2g} "
+                      f"floating-point operations per learned row (O(code_dim x labels + "
+                      f"code_dim^3), ~{flops / 1e9:.2g} s a row at 1 GFLOP/s); a smaller "
+                      f"code_dim is much faster", UserWarning, stacklevel=5)
+
+
 # ----------------------------------------------------------------------------- regression
 class _Regressor:
     """x -> R^width by online ridge (RLS, exact), SGD (step eta/sqrt(t)) or
     AdaGrad on the compiled linear core with the squared loss."""
 
-    def __init__(self, d, width, solver, lam, eta, intercept):
+    def __init__(self, d, width, solver, lam, eta, intercept, owner="the model"):
         self.d = d
         self.width = width
         self.solver = solver
         self.intercept = bool(intercept)
         self.eta = eta
         rows = d + (1 if intercept else 0)
+        check_fits(8 * rows * (width * (2 if solver == "adagrad" else 1)
+                               + (rows if solver == "ridge" else 0)),
+                   f"{owner}: the {solver} regressor ({rows:,} features x {width:,} outputs)")
         self.W = np.zeros((rows, width))
         self.t = 0
         if solver == "ridge":
@@ -155,15 +185,23 @@ class _Regressor:
     def transform(self, Rm):
         self.W = np.ascontiguousarray(self.W @ Rm)
 
-    def step(self, idx, vals, target, pred):
+    def step(self, idx, vals, target, pred, weight=1.0):
+        """One row of importance ``weight``: ridge as the row (intercept
+        included) and its residual scaled by sqrt(weight) -- the weighted
+        least-squares solution --; SGD/AdaGrad with the gradient scaled."""
         if not (np.isfinite(pred).all() and np.isfinite(target).all()):
             raise FloatingPointError("non-finite scores (NaN or inf)")
         if self.solver == "ridge":
             if self.intercept:
                 idx = np.append(idx, self.d)
                 vals = np.append(vals, 1.0)
-            g = rls_gain_sparse(self.Ainv, idx, np.asarray(vals, np.float64))
-            rls_apply(self.W, g, pred - target)
+            vals = np.asarray(vals, np.float64)
+            residual = pred - target
+            if weight != 1.0:
+                root = math.sqrt(weight)
+                vals, residual = vals * root, residual * root
+            g = rls_gain_sparse(self.Ainv, idx, vals)
+            rls_apply(self.W, g, residual)
             self.t += 1
             return
         self.t += 1
@@ -174,7 +212,8 @@ class _Regressor:
             opt = AdaGrad(self.W, self.G, self.d, b, self.eta, 1e-8)
         stream = RowStream(np.array([0, len(idx)], np.int64), idx, vals, self.d,
                            self._noy[0], self._noy[1], self.width)
-        learn(opt, SquaredLoss(), stream, 1, targets=np.ascontiguousarray(target[None, :]))
+        learn(opt, SquaredLoss(), stream, 1, targets=np.ascontiguousarray(target[None, :]),
+              weights=None if weight == 1.0 else np.array([float(weight)]))
 
 
 #: ``code_dim="auto"`` is M = min(K, max(AUTO_CODE_FLOOR, round(0.1 K))):
@@ -217,7 +256,14 @@ def _check_dim(code_dim):
 
 
 class _OnlineLSR(BaseLearner):
-    """Shared: parameter checks, solver choice, the per-row loop."""
+    """Shared: parameter checks, solver choice, the per-row loop.
+
+    Sample weights: OnlineBR, O-RAND and O-CS weigh each row's regression
+    step (``_Regressor.step``: the weighted ridge solution, or the gradient
+    scaled); a row of weight 0 is only predicted. DPP and CS-DPP repeat rows
+    (see BaseLearner): their online PCA of the label vectors has no weighted
+    form in the paper.
+    """
 
     # A label space (or a ranking over labels) needs a label: Y with no
     # columns is refused by BaseLearner with a clear error.
@@ -240,7 +286,8 @@ class _OnlineLSR(BaseLearner):
     def _make_regressor(self, d, width):
         solver = self._solver_for(d)
         eta = self.eta if self.eta is not None else (1.0 if solver == "sgd" else 0.1)
-        return _Regressor(d, width, solver, float(self.lam), eta, self.fit_intercept)
+        return _Regressor(d, width, solver, float(self.lam), eta, self.fit_intercept,
+                          type(self).__name__)
 
     @property
     def solver_(self):
@@ -263,9 +310,11 @@ class _OnlineLSR(BaseLearner):
         # the core reads the targets, not the labels: a stream with no label
         # and as many label columns as W
         noy = (np.zeros(n + 1, np.int64), np.zeros(0, np.int32))
+        weights = self._pending_weights
         for a in range(0, n, self.CHUNK):
             b = min(n, a + self.CHUNK)
             rows = np.arange(a, b) if order is None else np.asarray(order[a:b])
+            wc = None if weights is None else weights[a:b]
             Yc = np.zeros((b - a, self.n_labels_), bool)
             for i, k in enumerate(rows):
                 Yc[i, yi[yp[k]:yp[k + 1]]] = True
@@ -274,7 +323,7 @@ class _OnlineLSR(BaseLearner):
             try:
                 stream = RowStream(xp, xi, xv, X.shape[1], noy[0], noy[1], reg.width,
                                    order=rows.astype(np.int64))
-                learn(opt, SquaredLoss(), stream, 1, R, targets=T)
+                learn(opt, SquaredLoss(), stream, 1, R, targets=T, weights=wc)
             except NonFiniteError as exc:
                 pos = a + exc.row
                 k = int(rows[exc.row])
@@ -283,8 +332,9 @@ class _OnlineLSR(BaseLearner):
                     f"{k} of the data): the features are too large for this model's step; scale "
                     "them (e.g. omlc.preprocessing.MaxAbsScaler) or lower eta.", pos) from None
             finally:
-                reg.t += b - a          # approximate on error; AdaGrad does not read t
-            D = self._decode_chunk(R, Yc)        # R is None when nothing is written
+                # approximate on error; AdaGrad does not read t
+                reg.t += b - a if wc is None else int(np.count_nonzero(wc))
+            D = self._decode_chunk(R, Yc if wc is None else Yc[wc > 0], wc)  # R: None if unwritten
             if out is not None:
                 out[a:b] = D
 
@@ -295,13 +345,22 @@ class _OnlineLSR(BaseLearner):
         yp, yi = Y.indptr, Y.indices
         K = self.n_labels_
         rows = order if order is not None else range(X.shape[0])
+        weights = self._pending_weights
         for pos, k in enumerate(rows):
+            if weights is not None and weights[pos] == 0.0:
+                if out is not None:
+                    out[pos] = self._decision(X[k:k + 1])[0]
+                continue
             a, b = xp[k], xp[k + 1]
             idx, vals = xi[a:b], np.asarray(xv[a:b], np.float64)
             y = np.zeros(K, bool)
             y[yi[yp[k]:yp[k + 1]]] = True
             try:
-                self._row(idx, vals, y, out[pos] if out is not None else None)
+                if weights is None:
+                    self._row(idx, vals, y, out[pos] if out is not None else None)
+                else:
+                    self._row(idx, vals, y, out[pos] if out is not None else None,
+                              weight=float(weights[pos]))
             except (FloatingPointError, NonFiniteError) as exc:
                 what = ("non-finite scores or weights (NaN or inf)"
                         if isinstance(exc, NonFiniteError) else str(exc))
@@ -391,6 +450,7 @@ class CSDPP(_OnlineLSR):
         self.rng_ = check_random_state(self.random_state).spawn(1)[0]
         self.full_rank_ = M >= K
         Mw = min(M, K)
+        _check_dpp_size(type(self).__name__, Mw, K)
         # Fixed-size state (the compiled loop updates it in place): the basis
         # Qb_[:nq] with sigma sb_[:nq]; counters [nq, dropped row, t, folds].
         self.Qb_ = np.zeros((Mw + 1, K))
@@ -589,16 +649,18 @@ class OnlineBR(_OnlineLSR):
     def _init_state(self, n_features, n_labels):
         self.reg_ = self._make_regressor(n_features, n_labels)
 
-    def _row(self, idx, vals, y, out):
+    _native_weights = True
+
+    def _row(self, idx, vals, y, out, weight=1.0):
         r = self.reg_.scores_row(idx, vals)
         if out is not None:
             out[:] = r
-        self.reg_.step(idx, vals, np.where(y, 1.0, -1.0), r)
+        self.reg_.step(idx, vals, np.where(y, 1.0, -1.0), r, weight)
 
     def _targets(self, Yc):
         return np.where(Yc, 1.0, -1.0)
 
-    def _decode_chunk(self, R, Yc):
+    def _decode_chunk(self, R, Yc, w=None):
         return R
 
     def _decision(self, X):
@@ -637,6 +699,8 @@ class OnlineRandomProjection(_OnlineLSR):
         M = _resolve_dim(self.code_dim, n_labels)
         self.code_dim_ = M
         rng = check_random_state(self.random_state).spawn(1)[0]
+        check_fits(8 * 3 * M * n_labels, f"{type(self).__name__}: the code matrices ({M:,} x "
+                                        f"{n_labels:,} labels)")
         self.encoder_ = rng.normal(size=(M, n_labels)) / math.sqrt(M)
         self.decoder_ = np.linalg.pinv(self.encoder_)          # K x M
         self.reg_ = self._make_regressor(n_features, M)
@@ -644,11 +708,13 @@ class OnlineRandomProjection(_OnlineLSR):
     def _target(self, y):
         return self.encoder_ @ np.where(y, 1.0, -1.0)
 
-    def _row(self, idx, vals, y, out):
+    _native_weights = True
+
+    def _row(self, idx, vals, y, out, weight=1.0):
         r = self.reg_.scores_row(idx, vals)
         if out is not None:
             out[:] = self._decode(r[None, :])[0]
-        self.reg_.step(idx, vals, self._target(y), r)
+        self.reg_.step(idx, vals, self._target(y), r, weight)
 
     def _decode(self, R):
         return R @ self.decoder_.T
@@ -656,7 +722,7 @@ class OnlineRandomProjection(_OnlineLSR):
     def _targets(self, Yc):
         return np.where(Yc, 1.0, -1.0) @ self.encoder_.T
 
-    def _decode_chunk(self, R, Yc):
+    def _decode_chunk(self, R, Yc, w=None):
         return None if R is None else self._decode(R)
 
     def _decision(self, X):
@@ -736,14 +802,21 @@ class OnlineCS(OnlineRandomProjection):
     def _targets(self, Yc):
         return Yc.astype(np.float64) @ self.encoder_.T
 
-    def _decode_chunk(self, R, Yc):
-        # each row decodes at the cardinality seen before it, as in _row
+    def _decode_chunk(self, R, Yc, w=None):
+        # each row decodes at the cardinality seen before it, as in _row; Yc
+        # holds the learned rows' label sets (w: the chunk's weights, 0 for a
+        # row only predicted)
+        n = len(Yc) if w is None else len(w)
+        learned = np.ones(n, bool) if w is None else w > 0
         out = None if R is None else np.empty((R.shape[0], self.n_labels_))
-        for i, y in enumerate(Yc):
+        j = 0
+        for i in range(n):
             if out is not None:
                 out[i] = self._decode(R[i][None, :])[0]
-            self.n_relevant_ += int(y.sum())
-            self.n_coded_ += 1
+            if learned[i]:
+                self.n_relevant_ += int(Yc[j].sum())
+                self.n_coded_ += 1
+                j += 1
         return out
 
     def _sparsity(self):
