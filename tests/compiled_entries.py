@@ -355,6 +355,18 @@ def _label_weights():
                      "yhat": "ok:dtype_i32,dtype_i64,dtype_f32,dtype_f64,strided"}
 
 
+@spec("label_space.secular_eigh_py")
+def _secular_eigh():
+    a = {"d": np.array([0.2, 1.0, 1.0, 0.0]), "z": np.array([0.5, -0.1, 0.3, 0.7])}
+
+    def call(a):
+        from omlc._core.label_space import secular_eigh_py
+        secular_eigh_py(a["d"], a["z"], 0.3)
+    # It works on contiguous float64 copies of its inputs.
+    return a, call, {"d": "ok:dtype_i32,dtype_i64,dtype_f32,strided",
+                     "z": "ok:dtype_i32,dtype_i64,dtype_f32,strided"}
+
+
 def _trees(sparse, n=2):
     from omlc._core.hoeffding_tree import HTree
     from omlc._core.sparse_hoeffding_tree import SparseHTree
@@ -442,12 +454,12 @@ def _libsvm_feed():
     return a, call, {"buf": "ok:short,long,empty"}
 
 
-@spec("libsvm_parser.format_rows")
+@spec("libsvm_format.format_rows")
 def _format_rows():
     a, n, d, L = _problem()
 
     def call(a):
-        from omlc._core.libsvm_parser import format_rows
+        from omlc._core.libsvm_format import format_rows
         return format_rows(a["xp"], a["xi"], a["xv"], a["yp"], a["yi"], 0, n, 1, 0)
     # Text of whatever ids it is given (the writer checks the matrix first);
     # a block may use the first entries of longer arrays.

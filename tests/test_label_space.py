@@ -349,8 +349,9 @@ def test_large_feature_raises_naming_the_row(make):
         m.predict_then_learn(sp.csr_matrix(X[20:]), Y[20:])
     assert exc.value.row == 5
     m2 = make().partial_fit(sp.csr_matrix(X[:25]), Y[:25])       # the rows before it were learned
-    np.testing.assert_array_equal(m.decision_function(sp.csr_matrix(X[:5])),
-                                  m2.decision_function(sp.csr_matrix(X[:5])))
+    # (to rounding: DPP's lazy basis Q = R B is folded at the end of a block)
+    np.testing.assert_allclose(m.decision_function(sp.csr_matrix(X[:5])),
+                               m2.decision_function(sp.csr_matrix(X[:5])), rtol=0, atol=1e-12)
     assert not np.array_equal(before, m2.decision_function(sp.csr_matrix(X[:5])))
 
 
@@ -400,7 +401,7 @@ def test_sizes_that_cannot_fit_are_refused_up_front_with_the_figure(monkeypatch)
 
 
 def test_a_slow_code_dimension_warns_with_its_cost(monkeypatch):
-    """The capped MSG step is O(code_dim^2 K) a row: a configuration above
+    """A row costs O(code_dim K + code_dim^3): a configuration above
     SLOW_ROW_FLOPS says so before it starts."""
     X = sp.random(3, 20, density=0.3, format="csr", random_state=0)
     Y = sp.csr_matrix(np.eye(3, 60, dtype=np.int32))

@@ -42,9 +42,12 @@ callable cost runs the same loop in Python. Under SGD/AdaGrad, PBT keeps its
 basis change ``W <- W P_t P_{t+1}^T`` as a lazy M x M factor F (effective
 weights ``W F``, the step taken in W's coordinates, F folded into W when it
 drifts from orthogonal, e.g. when the dropped row changes), so a row costs
-O(nnz M + K M^2), not O(d M^2); AdaGrad's accumulators stay with W's
+O(nnz M + K M + M^3), not O(d M^2); AdaGrad's accumulators stay with W's
 coordinates (not rotated by the basis change) — an approximation of this
-implementation. The exact ridge applies the transform directly. O-BR,
+implementation. The exact ridge applies the transform directly. The online
+PCA's basis is kept as ``Q = R B`` (the rotation on a small factor) and its
+eigenproblem solved as a secular equation, so its step is O(M K + M^3),
+not O(M^2 K); Q is written out at the end of each block. O-BR,
 O-RAND and O-CS under AdaGrad learn a chunk of rows per call of the linear
 core (their targets do not depend on the predictions).
 
@@ -139,19 +142,20 @@ SLOW_ROW_FLOPS = 1e8
 
 def _check_dpp_size(name, M, K):
     """Refuse, with the figure, a basis that cannot fit in memory, and warn
-    when a row will take long: the online PCA rotates its M + 1 basis rows
-    of length K on every row (eq. 10's capped MSG step, O(M^2 K)), and
-    decoding, projection and target take a few M x K passes more."""
+    when a row will take long: the online PCA's step touches its M + 2 basis
+    rows of length K a few times (the rotation itself lands on a small
+    (M + 2)^2 factor, O(M^3)), and decoding, projection and target take a
+    few P x K passes more (P = I, K x K, at full rank)."""
     P_rows = M if M < K else K                   # M >= K: P = I (K x K)
     # basis Q, P and its next value, the compiled loop's scratch (~3 M K)
     check_fits(8 * K * ((M + 1) * 3 + 3 * P_rows + 16),
                f"{name}: the label-space state (code_dim {M:,} x {K:,} labels)")
-    flops = (M + 2) ** 2 * K + 8 * P_rows * K
+    flops = 6 * (M + 2) * K + 2 * (M + 2) ** 3 + 8 * P_rows * K
     if flops > SLOW_ROW_FLOPS:
         warnings.warn(f"{name}: code_dim {M:,} with {K:,} labels costs about {flops:.2g} "
-                      f"floating-point operations per learned row (O(code_dim^2 x labels), "
-                      f"~{flops / 1e9:.2g} s a row at 1 GFLOP/s); a smaller code_dim is "
-                      f"much faster", UserWarning, stacklevel=5)
+                      f"floating-point operations per learned row (O(code_dim x labels + "
+                      f"code_dim^3), ~{flops / 1e9:.2g} s a row at 1 GFLOP/s); a smaller "
+                      f"code_dim is much faster", UserWarning, stacklevel=5)
 
 
 # ----------------------------------------------------------------------------- regression
