@@ -250,3 +250,20 @@ def check_csr(const int64_t[::1] indptr, const int32_t[::1] indices, data,
             code = _check_entries(&indptr[0], n, &indices[0] if nnz else NULL, nnz, p64,
                                   n_cols, &bad_row, &bad_pos)
     return code, bad_row, bad_pos
+
+
+def all_finite(D):
+    """Whether every value of the float64 array ``D`` is finite: one pass,
+    ~0.1 us for a row of scores (NumPy's isfinite().all() costs ~1 us a call,
+    which is a tenth of a single-row decision of the label-space learners).
+    Other dtypes or layouts go through NumPy."""
+    cdef const float64_t[::1] v
+    cdef Py_ssize_t i, n
+    cdef float64_t z = 0.0
+    if not (isinstance(D, np.ndarray) and D.dtype == np.float64 and D.flags.c_contiguous):
+        return bool(np.isfinite(D).all())
+    v = D.reshape(-1)
+    n = v.shape[0]
+    for i in range(n):
+        z += 0.0 * v[i]
+    return z == 0.0
