@@ -192,6 +192,8 @@ class BaseLearner(Estimator):
             check_feature_names(self, X, reset=False)
         names_from = X
         X = check_X(X, None if first else self.n_features_in_, owner=type(self).__name__)
+        if classes is not None:
+            Y = _class_column(Y, n_labels, X.shape[0])
         if Y is None:
             # (the second half is scikit-learn's wording, which its checks expect)
             raise ValueError(f"Y (the label sets) is required to learn: {type(self).__name__} "
@@ -646,6 +648,26 @@ def _target(Y, y):
             raise TypeError("give the label sets once, as Y or as y")
         return y
     return Y
+
+
+def _class_column(Y, n_classes, n_rows):
+    """With ``classes`` of more than one label given, a single integer column
+    ``y`` of one entry per row (1-D, or 2-D with one column: scikit-learn's
+    class column) cannot be a label indicator of that many columns: row i's
+    one label is column ``y[i]`` (label lists ``[[y0], [y1], ...]``). A 1-D
+    ``y`` of ``n_classes`` entries for one row stays that row's indicator;
+    anything else is returned as it came."""
+    if Y is None or n_classes is None or n_classes < 2 or sp.issparse(Y) or \
+            isinstance(Y, (list, tuple)) and len(Y) and isinstance(Y[0], (list, tuple)):
+        return Y
+    try:
+        a = np.asarray(Y)
+    except (ValueError, TypeError):
+        return Y
+    if a.dtype.kind not in "iu" or not (a.ndim == 1 or a.ndim == 2 and a.shape[1] == 1) \
+            or a.shape[0] != n_rows:
+        return Y
+    return [[int(v)] for v in a.ravel()]
 
 
 def _labels_from(n_labels, classes):
