@@ -303,8 +303,10 @@ class _OnlineLSR(BaseLearner):
 
     def _make_regressor(self, d, width):
         solver = self._solver_for(d)
-        eta = self.eta if self.eta is not None else (
-            1.0 if solver == "sgd" else ADAGRAD_ETA * self._adagrad_scale())
+        eta = self.eta
+        if eta is None:         # (ridge has no step; it keeps the old 0.1)
+            eta = {"sgd": 1.0, "adagrad": ADAGRAD_ETA * self._adagrad_scale()}.get(solver,
+                                                                                  ADAGRAD_ETA)
         return _Regressor(d, width, solver, float(self.lam), eta, self.fit_intercept,
                           type(self).__name__)
 
