@@ -28,7 +28,7 @@ def _mode_changed():
     # Cython and setuptools only compare timestamps, so switching between debug
     # and release directives must force a full rebuild or stale objects survive.
     mode = ("debug" if DEBUG else "release") + (f"+{SANITIZE}" if SANITIZE else "") + \
-        ("+native" if NATIVE else "")
+        ("+native" if NATIVE else "") + "+no-auto-pickle"   # a directive changed: rebuild
     try:
         with open(MODE_FILE) as fh:
             previous = fh.read().strip()
@@ -96,6 +96,10 @@ directives = {
     "nonecheck": False,
     "cdivision": not DEBUG,
     "embedsignature": True,
+    # No pickling made up by Cython: it would copy raw pointers (an optimiser
+    # pickled its weight pointer as bytes and crashed). Classes that pickle
+    # define __reduce__.
+    "auto_pickle": False,
 }
 
 compile_args = []

@@ -37,7 +37,7 @@ _EXPORTS = {
     "clone": "omlc.learners.base",
 }
 _SUBMODULES = {"datasets", "learners", "metrics", "evaluate", "io", "plot", "preprocessing",
-               "reproduce", "cli"}
+               "experiments", "cli"}
 
 __all__ = sorted(_EXPORTS) + sorted(_SUBMODULES)
 

@@ -101,7 +101,8 @@ def _nested_classes():
 
 
 def _tree_classes():
-    from omlc._core.hoeffding_tree import HTree, SparseHTree
+    from omlc._core.hoeffding_tree import HTree
+    from omlc._core.sparse_hoeffding_tree import SparseHTree
     return {"HTree": HTree, "SparseHTree": SparseHTree}
 
 

@@ -264,9 +264,25 @@ class RiverMultiLabel(_Base):
         return max(1, len(self.label_names_)) if self._grows else self.max_labels
 
     def learn_one(self, x, y):
+        m = self.model_
+        if type(x) is dict and type(y) is dict and self.features == "hash" and m.is_fitted:
+            # The compiled path: hash_row's arrays are canonical (sorted unique
+            # ids in range, finite values) and label_ids' sorted known ids, so
+            # the row goes to the learner's one-row step without the checks of
+            # partial_fit_row; anything else (new labels, strings, NaN) falls
+            # through to the checked path below.
+            row = hash_row(x, self.n_features)
+            lab = label_ids(y, self.label_ids_) if row is not None else None
+            if lab is not None and m.n_labels_ >= len(self.label_names_) \
+                    and m.n_features_in_ == self.n_features:
+                with m._lock:
+                    m._check_params()
+                    m._learn_row(np.array((0, row[0].shape[0]), np.int64), row[0], row[1],
+                                 np.array((0, lab.shape[0]), np.int64), lab, None)
+                    m.n_samples_seen_ += 1
+                return
         idx, val = self._arrays(x)
         lab = self._label_array(y)
-        m = self.model_
         if m.is_fitted:
             if m.n_labels_ < len(self.label_names_):
                 m.grow(n_labels=len(self.label_names_))

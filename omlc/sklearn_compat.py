@@ -62,10 +62,6 @@ NOT_APPLICABLE = {
     "check_fit2d_1feature": "same 0/1/2-valued target as check_estimators_dtypes",
     "check_classifier_data_not_an_array": "same 0/1/2-valued target (X as an array-like is "
                                           "accepted)",
-    "check_estimators_partial_fit_n_features": "calls partial_fit(X, y, classes=...), the "
-                                               "single-output classifier protocol",
-    "check_n_features_in_after_fitting": "its partial_fit half passes classes=... (the "
-                                         "feature-count messages of fit/predict/score match)",
     # CSR output and omlc's label-list input
     "check_classifiers_multilabel_output_format_predict": "expects a dense ndarray from "
                                                            "predict; omlc returns CSR (sparse "

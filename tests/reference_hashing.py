@@ -14,8 +14,14 @@ def hash_row(x, n_features):
         idx.append(h % n_features)
         val.append(-float(v) if h & (1 << 31) else float(v))
     order = sorted(range(len(idx)), key=lambda i: idx[i])  # stable
-    return (np.array([idx[i] for i in order], dtype=np.int32),
-            np.array([val[i] for i in order], dtype=np.float64))
+    out_i, out_v = [], []
+    for i in order:                                          # collisions summed in dict order
+        if out_i and out_i[-1] == idx[i]:
+            out_v[-1] += val[i]
+        else:
+            out_i.append(idx[i])
+            out_v.append(val[i])
+    return np.array(out_i, dtype=np.int32), np.array(out_v, dtype=np.float64)
 
 
 def label_ids(y, ids):

@@ -17,10 +17,12 @@ def gram(A, B, kernel, gamma, degree, coef0):
 
 
 def reference(mode, X, Y, order, kernel="rbf", gamma=0.5, degree=2, coef0=1.0, eta=1.0, M=1,
-              variant="pa1", C=1.0, budget=None, policy="oldest"):
+              variant="pa1", C=1.0, budget=None, policy="oldest", weights=None):
     """Per-row loop over an explicit Gram matrix. Repetitions are done literally:
     after each step the row's own coefficient vector c is part of the model, so
     the row's scores are recomputed as sum_k alpha_k K(x_k, x) + c K(x, x).
+    ``weights`` (per row of X): weight 0 rows are only scored; weight w
+    multiplies ALT's gradient and PA's C.
 
     Returns (prequential decisions in stream order, support indices, alphas)."""
     Xd = X.toarray()
@@ -35,7 +37,8 @@ def reference(mode, X, Y, order, kernel="rbf", gamma=0.5, degree=2, coef0=1.0, e
                    np.zeros(L + 1 if mode == "alt" else L))
         pre[pos] = base[:L] - base[L] if mode == "alt" else base
         q = Kfull[i, i]
-        if q == 0:
+        w = 1.0 if weights is None else float(weights[i])
+        if q == 0 or w == 0:
             continue
         rel = Yd[i]
         if mode == "alt":
@@ -54,16 +57,16 @@ def reference(mode, X, Y, order, kernel="rbf", gamma=0.5, degree=2, coef0=1.0, e
                     g[:L][~rel & active] = 1.0 / N
                 A, B = (rel & active).sum(), (~rel & active).sum()
                 g[L] = (A / P if P else 0.0) - (B / N if N else 0.0)
-                c -= eta * g
+                c -= eta * w * g
         else:
             y = np.where(rel, 1.0, -1.0)
             loss = np.maximum(0.0, 1 - y * base)
             if variant == "pa":
                 tau = loss / q
             elif variant == "pa1":
-                tau = np.minimum(C, loss / q)
+                tau = np.minimum(C * w, loss / q)
             else:
-                tau = loss / (q + 0.5 / C)
+                tau = loss / (q + 0.5 / (C * w))
             c = tau * y
         if not np.any(c != 0):
             continue

@@ -1,6 +1,6 @@
 """Slow, obvious NumPy twin of omlc/_core/label_space.pyx: the DPP / CS-DPP
 per-row loop written row by row on dense arrays, step for step as the kernel
-(cyclic Jacobi for the (M+2) x (M+2) eigenproblem, the breakpoint trace
+(the secular equation for the diagonal-plus-rank-one eigenproblem, the breakpoint trace
 projection, one uniform draw, the lazy PBT factor F under gradient solvers)."""
 import math
 
@@ -9,41 +9,94 @@ import numpy as np
 from omlc.learners.label_space import label_weights
 
 FOLD_TOL = 0.25
-JACOBI_MAX = 16
+SECULAR_ITERS = 100
+EPS = 2.220446049250313e-16
 PRECISION_FLOOR = 1e-12
 REORTH_EVERY = 1000
 
 
-def jacobi_eigh(S):
-    S = S.copy()
-    n = S.shape[0]
-    V = np.eye(n)
-    for _ in range(60):
-        off = sum(S[p, q] ** 2 for p in range(n) for q in range(p + 1, n))
-        scale = sum(S[p, p] ** 2 for p in range(n))
-        if off <= 1e-32 * scale or off == 0.0:
-            break
-        for p in range(n - 1):
-            for q in range(p + 1, n):
-                apq = S[p, q]
-                if apq == 0.0:
-                    continue
-                app, aqq = S[p, p], S[q, q]
-                if abs(apq) < 1e-18 * (abs(app) + abs(aqq)):
-                    S[p, q] = S[q, p] = 0.0
-                    continue
-                theta = (aqq - app) / (2.0 * apq)
-                t = (1.0 if theta >= 0 else -1.0) / (abs(theta) + math.sqrt(theta * theta + 1.0))
-                c = 1.0 / math.sqrt(t * t + 1.0)
-                s = t * c
-                a1, a2 = S[:, p].copy(), S[:, q].copy()
-                S[:, p], S[:, q] = c * a1 - s * a2, s * a1 + c * a2
-                a1, a2 = S[p, :].copy(), S[q, :].copy()
-                S[p, :], S[q, :] = c * a1 - s * a2, s * a1 + c * a2
-                S[p, q] = S[q, p] = 0.0
-                a1, a2 = V[:, p].copy(), V[:, q].copy()
-                V[:, p], V[:, q] = c * a1 - s * a2, s * a1 + c * a2
-    return np.diag(S).copy(), V
+def secular_eigh(d, z, rho):
+    """The eigenpairs of diag(d) + rho z z^T as the kernel finds them:
+    deflation (tiny z, equal d by a Givens rotation), each secular root as
+    its offset from the nearer pole by safeguarded Newton, eigenvectors from
+    the z the roots make exact (Gu & Eisenstat)."""
+    d = np.asarray(d, np.float64)
+    z = np.asarray(z, np.float64)
+    n = len(d)
+    V = np.zeros((n, n))
+    zn2 = 0.0
+    for i in range(n):
+        zn2 += z[i] * z[i]
+    rhop = rho * zn2
+    if not rhop > 0.0:
+        return d.copy(), np.eye(n)
+    perm = sorted(range(n), key=lambda i: (d[i], i))
+    nrm = math.sqrt(zn2)
+    ds = d[perm].copy()
+    zs = z[perm] / nrm
+    tol = 8.0 * EPS * max(float(np.abs(ds).max()), rhop)
+    idx, giv, last = [], [], -1
+    for i in range(n):
+        if rhop * abs(zs[i]) <= tol:
+            zs[i] = 0.0
+            continue
+        if last >= 0 and ds[i] - ds[last] <= tol:
+            tau = math.sqrt(zs[last] ** 2 + zs[i] ** 2)
+            giv.append((last, i, zs[i] / tau, zs[last] / tau))
+            zs[i], zs[last] = tau, 0.0
+            idx.pop()
+        idx.append(i)
+        last = i
+    k = len(idx)
+    lam = np.zeros(n)
+    org, mu = [0] * k, [0.0] * k
+    for a, i in enumerate(idx):
+        if a < k - 1:
+            m = 0.5 * (ds[idx[a + 1]] - ds[i])
+            g = 1.0 + sum(rhop * zs[j] * zs[j] / ((ds[j] - ds[i]) - m) for j in idx)
+            org[a], lo, hi = (i, 0.0, m) if g >= 0.0 else (idx[a + 1], -m, 0.0)
+        else:
+            org[a], lo, hi = i, 0.0, rhop
+        o = org[a]
+        y = 0.5 * (lo + hi)
+        for _ in range(SECULAR_ITERS):
+            w = np.array([1.0 / ((ds[j] - ds[o]) - y) for j in idx])
+            c = np.array([rhop * zs[j] * zs[j] for j in idx]) * w
+            g = 1.0 + sum(c)
+            gd = sum(c * w)
+            if g == 0.0:
+                break
+            lo, hi = (y, hi) if g < 0.0 else (lo, y)
+            m = y - y * g / (g + y * gd)
+            if not lo < m < hi:
+                m = 0.5 * (lo + hi)
+                if not lo < m < hi:
+                    break
+            if abs(m - y) <= 2.0 * EPS * abs(m):
+                y = m
+                break
+            y = m
+        mu[a] = y
+        lam[i] = ds[o] + y
+    zhat = np.zeros(k)
+    for a, i in enumerate(idx):
+        w = -((ds[i] - ds[org[a]]) - mu[a]) / rhop
+        for b, j in enumerate(idx):
+            if b != a:
+                w *= -((ds[i] - ds[org[b]]) - mu[b]) / (ds[j] - ds[i])
+        zhat[a] = math.copysign(math.sqrt(abs(w)), 1.0 if zs[i] >= 0.0 else -1.0)
+    for a, cx in enumerate(idx):
+        col = np.array([zhat[b] / ((ds[j] - ds[org[a]]) - mu[a]) for b, j in enumerate(idx)])
+        V[idx, cx] = col / np.linalg.norm(col)
+    for i in range(n):
+        if zs[i] == 0.0:
+            lam[i] = ds[i]
+            V[i, i] = 1.0
+    for p, q, c, s in reversed(giv):
+        V[p], V[q] = c * V[p] + s * V[q], -s * V[p] + c * V[q]
+    out = np.zeros((n, n))
+    out[perm] = V
+    return lam, out
 
 
 def project_trace(lam, M):
@@ -68,12 +121,10 @@ def msg_step(Q, sigma, eta, v, M):
     if rho > 1e-12 * max(1.0, float(np.linalg.norm(v))):
         Qt = np.vstack([Q, r / rho])
         ar = np.append(a, rho)
-        S = eta * np.outer(ar, ar)
-        S[:len(sigma), :len(sigma)] += np.diag(sigma)
+        dg = np.append(sigma, 0.0)
     else:
-        Qt = Q
-        S = eta * np.outer(a, a) + np.diag(sigma)
-    lam, V = jacobi_eigh(S) if S.shape[0] <= JACOBI_MAX else np.linalg.eigh(S)
+        Qt, ar, dg = Q, a, sigma
+    lam, V = secular_eigh(dg, ar, eta)
     order = sorted(range(len(lam)), key=lambda i: (-lam[i], i))
     n = min(len(lam), M + 1)
     keep = order[:n]

@@ -13,7 +13,7 @@ from omlc.exceptions import DataFormatError
 from omlc.io.arff import find_mulan_xml, load_arff, read_mulan_xml
 
 # These tests drive compiled code: CI reruns them against the bounds-checked build.
-pytestmark = pytest.mark.kernel
+pytestmark = pytest.mark.compiled
 
 # Transcribed from /work/shared/datasets/SOURCES.md: file, XML, instances,
 # features, labels, cardinality (3 decimals), distinct label sets, rows without

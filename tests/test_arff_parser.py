@@ -15,7 +15,7 @@ from omlc.io.arff import load_arff
 
 from test_arff import assert_canonical, dense  # noqa: E402
 
-pytestmark = pytest.mark.kernel
+pytestmark = pytest.mark.compiled
 
 
 # ------------------------------------------------------------------ properties

@@ -235,3 +235,27 @@ def test_n_samples_seen_counts_the_rows_learned_before_a_non_finite_row():
     Xk = np.full((5, 3), 1e3)
     with pytest.raises(NonFiniteError, match="row 0: kernel values are not finite"):
         k.partial_fit(Xk, Y[:5])
+
+
+@pytest.mark.parametrize("name", ["OnlineBR", "DPP", "FALT"])
+def test_n_samples_seen_counts_every_run_of_a_weighted_prequential_call(name):
+    """Weighted predict_then_learn of a learner without native weights learns
+    runs of repeated rows; a NonFiniteError in a later run still counts the
+    steps of the earlier runs, and names the caller's row."""
+    import warnings
+
+    import omlc
+    from omlc._core.linear import NonFiniteError
+    X = np.array([[1.0, 0.5], [0.3, 1.0], [0.2, 0.1], [1e300, 1e300], [1.0, 1.0]])
+    Y = np.array([[1, 0], [0, 1], [1, 1], [1, 0], [0, 1]])
+    m = getattr(omlc, name)().partial_fit(X[:1], Y[:1])
+    with warnings.catch_warnings(), pytest.raises(NonFiniteError) as info:
+        warnings.simplefilter("ignore")
+        m.predict_then_learn(X[1:], Y[1:], sample_weight=[2.0, 0.0, 1.0, 1.0])
+    # Repeats: row 0 twice, row 1 not at all (weight 0), row 2 refused: 2
+    # steps. A natively weighted learner takes row 0 once, at weight 2, no
+    # step for row 1, and row 2's if its scores went bad only after it.
+    steps = {1, 2} if m._weights_native() else {2}
+    assert m.n_samples_seen_ - 1 == info.value.n_learned
+    assert info.value.n_learned in steps
+    assert info.value.row == 2

@@ -147,3 +147,11 @@ def test_elm_on_yeast():
     for model in (omlc.OSMLELM(n_hidden=100), omlc.ELMOMLL(n_hidden=100, C=1.0)):
         model.fit(tr.X, tr.Y, shuffle=True)
         assert micro_f1(te.Y, model.predict(te.X)) > frequent_labels_f1(tr.Y, te.Y) + 0.05
+
+
+def test_a_hidden_layer_that_cannot_fit_is_refused_up_front(monkeypatch):
+    monkeypatch.setattr("omlc._validation.memory_limit", lambda: 10**6)
+    m = omlc.OSMLELM(n_hidden=2000)
+    with pytest.raises(MemoryError, match="hidden layer .* would need"):
+        m.partial_fit(np.ones((3, 10)), np.eye(3, 2, dtype=int))
+    assert not m.is_fitted

@@ -30,6 +30,15 @@ def test_hash_row_matches_the_twin(n_features, seed):
         np.testing.assert_array_equal(got[0], want[0])
         np.testing.assert_array_equal(got[1], want[1])
         assert got[0].dtype == np.int32 and got[1].dtype == np.float64
+        assert np.all(np.diff(got[0]) > 0)             # collisions summed: unique ids
+        # What the row check makes of the unsummed ids: the same arrays, bit for bit.
+        raw_i = [zlib.crc32(k.encode()) for k in x]
+        raw_v = [(-float(v) if h & (1 << 31) else float(v)) for h, v in zip(raw_i, x.values())]
+        from omlc._validation import check_row
+        _, ci, cv = check_row(np.array([h % n_features for h in raw_i], dtype=np.int64),
+                              np.array(raw_v, dtype=np.float64), n_features)
+        np.testing.assert_array_equal(got[0], ci)
+        np.testing.assert_array_equal(got[1], cv)
 
 
 def test_hash_row_hands_odd_rows_back():

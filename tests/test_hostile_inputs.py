@@ -62,6 +62,34 @@ def test_tampered_support_sets_never_reach_compiled_code(tmp_path):
     _run_family(tmp_path, "kernel_state", 60)
 
 
+def test_every_compiled_entry_has_a_wrong_buffer_case():
+    """The _core modules are walked, so a new kernel function or class needs
+    a valid call in tests/compiled_entries.py (or a reason it takes no array)."""
+    import compiled_entries as C
+    names = C.entries()
+    missing = [n for n in names if n not in C.SPECS and n not in C.NO_BUFFERS]
+    assert not missing, f"add a spec to tests/compiled_entries.py for {missing}"
+    stale = [n for n in [*C.SPECS, *C.NO_BUFFERS] if n not in names]
+    assert not stale, f"no such compiled entry: {stale}"
+
+
+def test_no_compiled_entry_accepts_a_wrong_buffer(tmp_path):
+    """Every public function, class and method of every omlc._core module,
+    each of its arrays made one short or long, empty, of another dtype,
+    strided, with an id out of range or an indptr outside its data, and every
+    compiled object made with __new__, copied, pickled, or with a public
+    attribute assigned or written in place: a clean exception, never a
+    signal (a subprocess, so a signal fails this test with the case)."""
+    last = tmp_path / "last.txt"
+    res = subprocess.run([sys.executable, str(HERE / "compiled_entries.py"), "--last", str(last)],
+                         capture_output=True, text=True, timeout=300)
+    if res.returncode < 0:
+        pytest.fail(f"the interpreter died of {signal.Signals(-res.returncode).name} on:\n"
+                    f"{last.read_text()[:2000]}")
+    assert res.returncode == 0, f"{res.stdout[-3000:]}\n{res.stderr[-3000:]}"
+    assert "0 accepted, no crash" in res.stdout
+
+
 @pytest.mark.slow
 def test_no_compiled_entry_reachable_from_a_public_attribute_accepts_a_wrong_length_buffer(tmp_path):
     last = tmp_path / "last.txt"

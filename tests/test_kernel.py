@@ -12,7 +12,7 @@ from omlc._validation import check_Y
 from omlc.learners.kernel import KernelPassiveAggressiveBR, pairwise_kernel
 
 # These tests drive compiled code: CI reruns them against the bounds-checked build.
-pytestmark = pytest.mark.kernel
+pytestmark = pytest.mark.compiled
 
 from reference_kernels import reference  # noqa: E402
 from test_kernels import edge_problem  # noqa: E402

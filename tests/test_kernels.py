@@ -11,7 +11,7 @@ from omlc.learners.kernel import KernelPassiveAggressiveBR
 from reference_kernels import ref_decision, reference
 
 # These tests drive compiled code: CI reruns them against the bounds-checked build.
-pytestmark = pytest.mark.kernel
+pytestmark = pytest.mark.compiled
 
 
 def edge_problem(seed, n=70, d=12, L=6, scale=1.0):
@@ -123,3 +123,30 @@ def test_compiled_entries_refuse_inconsistent_buffers():
             support_block(ALTLoss(), args["Kb"], args["alpha"], args["alive"], args["stamp"],
                           args["q"], np.array(yp, dtype=np.int64), np.array([0, 1], np.int32),
                           0, 0, 1.0, 1, -1, 0, 0)
+
+
+@pytest.mark.parametrize("kernel,extra", KERNELS)
+@pytest.mark.parametrize("mode, make", [
+    ("alt", lambda kw: omlc.KernelFALT(**kw, eta=0.6, M=3)),
+    ("pa", lambda kw: KernelPassiveAggressiveBR(variant="pa2", C=0.3, **kw)),
+])
+def test_weighted_rows_match_the_reference(kernel, extra, mode, make):
+    X, Y = edge_problem(3)
+    kw = kern_kwargs(kernel, extra)
+    w = np.random.default_rng(3).choice([0.0, 0.4, 1.0, 2.5], size=X.shape[0])
+    model = make(kw)
+    pre = model.predict_then_learn(X, Y, sample_weight=w)
+    pre_ref, sv, alphas = reference(mode, X, Y, None, eta=0.6, M=3, variant="pa2", C=0.3,
+                                    weights=w, **kw)
+    np.testing.assert_allclose(pre, pre_ref, rtol=0, atol=1e-10)
+    assert model.n_support_ == len(sv) and not set(sv) & set(np.flatnonzero(w == 0))
+    np.testing.assert_allclose(model.dual_coef_, np.array(alphas), rtol=0, atol=1e-10)
+
+
+def test_weighted_linear_kernel_is_the_weighted_primal_learner():
+    X, Y = edge_problem(4)
+    w = np.random.default_rng(4).choice([0.0, 0.5, 1.0, 3.0], size=X.shape[0])
+    dual = omlc.KernelFALT(kernel="linear", eta=0.5, M=2).fit(X, Y, sample_weight=w)
+    primal = omlc.FALT(eta=0.5, M=2).fit(X, Y, sample_weight=w)
+    np.testing.assert_allclose(dual.decision_function(X), primal.decision_function(X),
+                               rtol=0, atol=1e-10)

@@ -102,9 +102,44 @@ def test_bad_state_is_refused():
                       m.reg_.Ainv, m.F_, m.Qb_[:2], m.sb_, m.proj_, m.cnt_)
 
 
-def test_large_code_goes_to_lapack_and_still_matches():
-    """Above JACOBI_MAX (M + 2 > 16) the eigenproblem is numpy's eigh, in the
-    kernel and the twin alike."""
+def test_large_code_still_matches():
+    """M + 2 = 22: the secular solver has no size limit; twin and the Python
+    loop (numpy's eigh) agree with the kernel."""
     m, D, R, st = run_both("f1", "pbc", "ridge", 20, K=30, n=25, seed=5)
-    assert m.code_dim_ + 2 > ref.JACOBI_MAX
     np.testing.assert_allclose(D, R, atol=1e-10)
+    X, Y = problem(n=25, K=30, seed=5)
+
+    def f1(y, yhat):
+        return float(ls.example_costs("f1", y, yhat)[0])
+    py = omlc.CSDPP(cost=f1, code_dim=20, basis="pbc", random_state=5).predict_then_learn(X, Y)
+    np.testing.assert_allclose(D, py, atol=1e-9)
+
+
+@pytest.mark.parametrize("case", ["plain", "capped", "repeated", "zero_z", "tiny_rho", "one"])
+def test_secular_eigh_against_lapack_and_twin(case):
+    """diag(d) + rho z z^T: eigenpairs to rounding, orthonormal vectors, and
+    the twin's; with clusters of equal d (capped sigma = 1), z entries at
+    zero (deflation), a step at rounding level and n = 1."""
+    rng = np.random.default_rng(7)
+    for _ in range(30):
+        n = 1 if case == "one" else int(rng.integers(2, 14))
+        d = rng.random(n)
+        z = rng.normal(size=n)
+        rho = 10 ** rng.uniform(-4, 0.3)
+        if case == "capped":
+            d[: max(1, n // 2)] = 1.0
+        elif case == "repeated":
+            d = np.round(d * 3) / 3
+        elif case == "zero_z":
+            z[rng.random(n) < 0.5] = 0.0
+        elif case == "tiny_rho":
+            rho = 1e-17
+        lam, V = lsk.secular_eigh_py(d, z, rho)
+        S = np.diag(d) + rho * np.outer(z, z)
+        scale = max(1.0, np.abs(S).max())
+        assert np.abs(S @ V - V * lam).max() <= 1e-13 * scale
+        assert np.abs(V.T @ V - np.eye(n)).max() <= 1e-13
+        np.testing.assert_allclose(np.sort(lam), np.linalg.eigvalsh(S), atol=1e-13 * scale)
+        lr, Vr = ref.secular_eigh(d, z, rho)
+        np.testing.assert_allclose(lam, lr, atol=1e-12)
+        np.testing.assert_allclose(V, Vr, atol=1e-12)

@@ -22,7 +22,7 @@ from omlc.io.libsvm import dump_libsvm, load_libsvm
 from reference_libsvm_parser import RefError, ref_parse  # noqa: E402
 
 # These tests drive compiled code: CI reruns them against the bounds-checked build.
-pytestmark = pytest.mark.kernel
+pytestmark = pytest.mark.compiled
 
 INT32_MAX = 2**31 - 1
 

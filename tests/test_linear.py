@@ -12,7 +12,7 @@ from omlc._core.rowstream import RowStream
 from omlc._validation import check_Y, csr_arrays
 from omlc.learners.passive_aggressive import _VARIANTS
 
-pytestmark = pytest.mark.kernel
+pytestmark = pytest.mark.compiled
 
 
 def make_problem(seed, n=60, d=25, L=7):

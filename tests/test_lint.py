@@ -27,3 +27,12 @@ def test_cython_lint_finds_nothing():
                        timeout=120)
     assert r.returncode == 0, ("cython-lint omlc/_core (fix these, or see pyproject.toml):\n"
                                + r.stdout + r.stderr)
+
+
+def test_kernel_is_not_a_test_marker():
+    # "kernel" means kernel methods (omlc.learners.kernel, _core/kernels.pyx);
+    # tests of compiled code are marked "compiled" (CI reruns them under
+    # AddressSanitizer with -m compiled: a test marked otherwise would miss it).
+    marker = "pytest.mark." + "kernel"
+    users = sorted(p.name for p in (ROOT / "tests").glob("*.py") if marker in p.read_text())
+    assert users == [], f"use pytest.mark.compiled, not {marker}, in {users}"

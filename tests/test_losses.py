@@ -5,7 +5,7 @@ import pytest
 import reference_losses as ref
 from omlc._core import losses
 
-pytestmark = pytest.mark.kernel
+pytestmark = pytest.mark.compiled
 
 
 def cases(L, seed):

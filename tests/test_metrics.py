@@ -11,7 +11,7 @@ from hypothesis.extra.numpy import arrays
 import omlc.metrics as M
 
 # These tests drive compiled code: CI reruns them against the bounds-checked build.
-pytestmark = pytest.mark.kernel
+pytestmark = pytest.mark.compiled
 
 skm = pytest.importorskip("sklearn.metrics")
 

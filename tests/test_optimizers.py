@@ -15,7 +15,7 @@ from omlc._core.optimizers import SGD, AdaGrad, ScaledSGD
 from omlc._core.rowstream import RowStream
 from omlc._validation import check_Y, csr_arrays
 
-pytestmark = pytest.mark.kernel
+pytestmark = pytest.mark.compiled
 
 L = 6
 

@@ -10,7 +10,7 @@ from omlc._core.ranking_metrics import ranking_stats, set_counts
 from omlc._validation import check_Y, csr_arrays
 from test_metrics import CASES
 
-pytestmark = pytest.mark.kernel
+pytestmark = pytest.mark.compiled
 
 
 @pytest.mark.parametrize("seed,L,card", [(0, 5, 1.5), (1, 30, 12), (2, 40, 30), (3, 1, 0.5),

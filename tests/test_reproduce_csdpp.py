@@ -149,3 +149,19 @@ def test_through_the_runner_side_by_side(tmp_path, capsys):
     assert got["std"] == pytest.approx(serial["std"], abs=1e-12)
     assert "Tables 15-17 shape, M = 25% of K" in out.read_text()
     assert "CS-DPP better than O-RAND" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_committed_rows_are_what_the_code_gives_today():
+    # datasets/results/csdpp.md is assembled from these rows: a change that
+    # moves them must regenerate the report.
+    shared_file("emotions/emotions.arff")
+    from pathlib import Path
+
+    from omlc.experiments.store import load_rows
+    path = Path(__file__).resolve().parent.parent / "datasets" / "results" / "csdpp.rows.jsonl"
+    rows = load_rows(path, csdpp.SETTINGS, csdpp._key)
+    for key in [("emotions", "DPP:pbt", 0.1, 0.0), ("emotions", "DPP:pbc/f1", 0.25, 0.0)]:
+        now = csdpp.run_unit(*key, rows[key]["orders"])
+        assert now["mean"] == pytest.approx(rows[key]["mean"], abs=1e-12), key
+        assert now["std"] == pytest.approx(rows[key]["std"], abs=1e-12), key

@@ -122,3 +122,32 @@ def test_strings_are_categories_and_label_values_must_be_flags():
     assert len(a.label_names_) == n
     a.learn_one({"t": 1.0}, {"x": 1, "y": 0.0, "z": np.bool_(True)})
     assert a.label_names_[:3] == ["x", "y", "z"]
+
+
+@pytest.mark.parametrize("learner", [omlc.FALT(eta=0.5), omlc.PassiveAggressiveBR(), omlc.MMP(),
+                                     omlc.OnlineBR()])
+def test_compiled_row_path_equals_the_checked_path(learner, monkeypatch):
+    """learn_one's compiled path (hash_row -> label_ids -> one-row step, no
+    re-check) learns exactly what the checked path (partial_fit_row) learns,
+    with hash collisions (n_features=16), new labels and odd rows mixed in."""
+    import omlc.river as bridge
+    rows = toy_stream(150, seed=3)
+    rows[40] = ({"w1": 1.0, "colour": "red"}, {"b": True})          # a string: checked path
+    rows[70] = ({"w2": 1.0}, {"a": False, "e": True})               # a new label
+    fast = RiverMultiLabel(clone(learner), n_features=16, max_labels=6)
+    for x, y in rows:
+        fast.learn_one(x, y)
+    monkeypatch.setattr(bridge, "hash_row", lambda x, n: None)      # every row checked
+    slow = RiverMultiLabel(clone(learner), n_features=16, max_labels=6)
+    for x, y in rows:
+        slow.learn_one(x, y)
+    assert slow.model_.n_samples_seen_ == fast.model_.n_samples_seen_ == 150
+    probe = {"w0": 1.0, "noise3": 0.5}
+    assert fast.decision_one(probe) == slow.decision_one(probe)
+    for k, v in vars(slow.model_).items():
+        if isinstance(v, np.ndarray):
+            np.testing.assert_array_equal(getattr(fast.model_, k), v)
+    monkeypatch.undo()
+    with pytest.raises(ValueError, match="NaN|finite") as info:
+        fast.learn_one({"w0": float("nan")}, {"a": True})
+    assert "\n" not in str(info.value)

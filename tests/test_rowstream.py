@@ -8,7 +8,7 @@ import reference_rowstream as ref
 from omlc._core.rowstream import RowStream, check_csr
 from omlc._validation import check_Y, csr_arrays
 
-pytestmark = pytest.mark.kernel
+pytestmark = pytest.mark.compiled
 
 
 def test_check_csr_reports_out_of_range_index():
@@ -46,7 +46,7 @@ def test_check_csr_agrees_with_the_reference_on_damaged_structures(seed):
         assert tuple(got) == ref.check_csr(indptr, indices, values, d), (kind, values is None)
 
 
-@pytest.mark.kernel
+@pytest.mark.compiled
 def test_rowstream_rows_match_scipy_in_natural_and_shuffled_order():
     rng = np.random.default_rng(0)
     X = sp.random(50, 20, density=0.1, format="csr", random_state=1)  # has empty rows

@@ -101,9 +101,10 @@ def test_learner_weights_match_the_twin_with_fractions(data):
 
 
 def test_fractional_weights_add_up_across_calls(data):
-    from omlc import PassiveAggressiveBR
+    from omlc.learners import DPP               # a learner that repeats rows
     X, Y, _ = data
-    a = PassiveAggressiveBR(kernel="rbf").partial_fit(X[:1], Y[:1])
+    a = DPP(code_dim=3).partial_fit(X[:1], Y[:1])
+    assert not a._weights_native()
     n0 = a.n_samples_seen_
     for i in range(1, 41):
         a.partial_fit(X[i:i + 1], Y[i:i + 1], sample_weight=[0.25])
@@ -229,3 +230,51 @@ def test_feature_names_survive_a_model_file(tmp_path):
     assert list(back.feature_names_in_) == ["a", "b", "c", "d"]
     with pytest.raises(ValueError, match="feature names should match"):
         back.decision_function(df.rename(columns={"d": "e"}))
+
+
+@pytest.mark.parametrize("solver", ["ridge", "adagrad"])
+def test_label_space_regression_is_the_weighted_one(data, solver):
+    # OnlineBR with ridge: the weighted ridge solution (lam I + X1^T D X1)^-1 X1^T D T
+    # over the rows so far (X1: X with the intercept column); AdaGrad: the
+    # linear core's weighted step, the chunked path equal to the row loop.
+    from omlc.learners import OnlineBR
+    X, Y, _ = data
+    w = np.tile([0.0, 0.5, 1.0, 3.0], 50)
+    m = OnlineBR(solver=solver, lam=0.7).fit(X, Y, sample_weight=w)
+    assert m.n_samples_seen_ == np.count_nonzero(w)
+    if solver == "ridge":
+        X1 = np.hstack([X.toarray(), np.ones((X.shape[0], 1))])
+        T = np.where(Y.toarray() > 0, 1.0, -1.0)
+        ref = np.linalg.solve(0.7 * np.eye(X1.shape[1]) + X1.T @ (w[:, None] * X1),
+                              X1.T @ (w[:, None] * T))
+        np.testing.assert_allclose(m.reg_.W, ref, rtol=1e-8, atol=1e-10)
+    else:
+        rows = OnlineBR(solver=solver, lam=0.7)
+        rows.partial_fit(X[:1], Y[:1], sample_weight=[0.0])
+        for i in range(X.shape[0]):
+            rows.partial_fit_row(X[i].indices, X[i].data, Y[i].indices, sample_weight=w[i])
+        np.testing.assert_allclose(m.reg_.W, rows.reg_.W, rtol=0, atol=1e-12)
+
+
+def test_compressed_sensing_chunks_count_only_learned_rows(data):
+    from omlc.learners import OnlineCS
+    X, Y, Xte = data
+    w = np.tile([0.0, 2.0, 1.0], 67)[:200]
+    a = OnlineCS(code_dim=4, solver="adagrad").fit(X, Y, sample_weight=w)
+    b = OnlineCS(code_dim=4, solver="adagrad")
+    b.partial_fit(X[:1], Y[:1], sample_weight=[0.0])
+    for i in range(200):
+        b.partial_fit_row(X[i].indices, X[i].data, Y[i].indices, sample_weight=w[i])
+    assert (a.n_coded_, a.n_relevant_) == (b.n_coded_, b.n_relevant_) == \
+        (np.count_nonzero(w), int(Y[w > 0].sum()))
+    np.testing.assert_allclose(a.decision_function(Xte), b.decision_function(Xte), atol=1e-12)
+
+
+def test_rank_svm_batch_solver_repeats_rows(data):
+    from omlc.learners import RankSVM
+    X, Y, Xte = data
+    a = RankSVM(solver="lbfgs", random_state=0).partial_fit(X[:10], Y[:10],
+                                                            sample_weight=[2.0, 0.0] * 5)
+    idx = np.repeat(np.arange(10), [2, 0] * 5)
+    b = RankSVM(solver="lbfgs", random_state=0).partial_fit(X[idx], Y[idx])
+    np.testing.assert_array_equal(a.decision_function(Xte), b.decision_function(Xte))

@@ -38,3 +38,23 @@ def test_complex_is_both_a_type_and_a_value_error():
 def test_continuous_target_is_named():
     with pytest.raises(ValueError, match="continuous"):
         check_Y(sp.csr_matrix(np.array([[0.5, 1.0]])))
+
+
+def test_a_class_column_with_classes_is_one_label_per_row():
+    """scikit-learn's partial_fit(X, y, classes=...) with y one integer column
+    (1-D or (n, 1)): row i's one label is column y[i], as label lists would
+    say; without classes (or with one class) y stays a label indicator."""
+    X = sp.random(30, 6, density=0.5, random_state=0, format="csr")
+    y = np.arange(30) % 3
+    ref = omlc.FALT().partial_fit(X, [[int(v)] for v in y], n_labels=3)
+    for target in (y, y.reshape(-1, 1), list(y)):
+        m = omlc.FALT().partial_fit(X, target, classes=np.arange(3))
+        assert m.n_labels_ == 3
+        np.testing.assert_array_equal(m.W_, ref.W_)
+    one = omlc.FALT().partial_fit(X, (y == 1).astype(int).reshape(-1, 1))
+    assert one.n_labels_ == 1
+    row = omlc.FALT().partial_fit(X[:1], np.array([0, 1, 1]), classes=np.arange(3))
+    assert row.n_labels_ == 3 and row.n_samples_seen_ == 1      # one row's indicator
+    with pytest.raises(ValueError) as info:
+        omlc.FALT().partial_fit(X, y + 1, classes=np.arange(3))   # class 3 is no column
+    assert "\n" not in str(info.value)

@@ -6,7 +6,7 @@ import pytest
 
 from omlc._core.workspace import layout
 
-pytestmark = pytest.mark.kernel
+pytestmark = pytest.mark.compiled
 
 
 @pytest.mark.parametrize("K", [0, 1, 7, 64, 101, 1000])

@@ -515,6 +515,20 @@ def tokenize(const unsigned char[::1] buf, Py_ssize_t start, int64_t first_line,
         raise ValueError("kind, flags and maps must have one entry per attribute")
     if n_attr == 0:
         raise ValueError("no attributes")
+    if not 0 <= start <= buf.shape[0]:
+        raise ValueError(f"start {start} is outside the buffer")
+    k_arr = np.asarray(kind)
+    f_arr = np.asarray(flags)
+    if ((k_arr < KIND_NUMERIC) | (k_arr > KIND_SKIP)).any():
+        raise ValueError("kind holds an unknown attribute kind")
+    # keep is exactly the KEEP0 attributes that are not skipped, in order:
+    # the reader indexes its columns with the ids it emits.
+    want = np.flatnonzero(((f_arr & FLAG_KEEP0) != 0) & (k_arr != KIND_SKIP)).astype(np.int32)
+    if not np.array_equal(np.asarray(keep), want):
+        raise ValueError("keep must list the KEEP0 attributes that are not skipped, in order")
+    for a in range(n_attr):
+        if k_arr[a] == KIND_NOMINAL and not isinstance(maps[a], dict):
+            raise TypeError(f"maps[{a}] must be a dict for a nominal attribute")
     tk.buf = &buf[0] if buf.shape[0] else <const unsigned char *> b""
     tk.n = buf.shape[0]
     tk.pos = start

@@ -37,6 +37,9 @@ given back by ``pickle`` is checked too (array shapes, every child id after
 its parent's, so walking down always ends, slots and features in range): a
 corrupted pickle raises ``ValueError`` instead of reading out of bounds or
 looping forever.
+
+:class:`TreeBase` (declared in ``hoeffding_tree.pxd``) holds what this tree
+and :class:`omlc._core.sparse_hoeffding_tree.SparseHTree` share.
 """
 import numpy as np
 cimport numpy as cnp
@@ -49,13 +52,13 @@ MAX_BINS = 4096
 MAX_LEAF_BYTES = 64 << 20
 MAX_WEIGHT = 1e100
 
-# Per (leaf, attribute, class) estimator fields.
+# Per (leaf, attribute, class) estimator fields (gauss_add's G_* order).
 cdef enum:
-    F_W = 0
-    F_MEAN = 1
-    F_M2 = 2
-    F_MIN = 3
-    F_MAX = 4
+    F_W = G_W
+    F_MEAN = G_MEAN
+    F_M2 = G_M2
+    F_MIN = G_MIN
+    F_MAX = G_MAX
     NF = 5
 
 
@@ -66,22 +69,26 @@ def _grow(old, int cap, dtype, fill):
     return new
 
 
-cdef inline double _entropy(const double* w, int k) noexcept nogil:
-    cdef double tot = 0.0, h = 0.0
-    cdef int c
-    for c in range(k):
-        if w[c] > 0:
-            tot += w[c]
-    if tot <= 0:
-        return 0.0
-    for c in range(k):
-        if w[c] > 0:
-            h -= w[c] * log2(w[c] / tot)
-    return h / tot
-
-
 def _writeable(a):
-    return a if a.flags.writeable else np.array(a)
+    # A private copy: the tree locks its arrays (read-only between its own
+    # writes), which must never touch the caller's, and unlocks only arrays
+    # that own their memory.
+    return np.array(a, copy=True)
+
+
+def _set_writeable(tree, names, flag):
+    """Lock (``flag`` False) or unlock the tree's state arrays. They are
+    public (read them, pickle them) but read-only from Python: a child id or
+    leaf slot written in place would send the compiled walk outside them.
+    The tree writes through its own typed views, bound while unlocked."""
+    for name in names:
+        a = getattr(tree, name)
+        if a is not None:
+            a.flags.writeable = flag
+
+
+_DENSE_ARRAYS = ("feat_", "thr_", "left_", "right_", "slot_", "depth_", "clsw_", "seen_", "last_",
+                 "scratch_", "sub_", "stats_", "active_")
 
 
 def leaf_bytes(n_attrs, n_classes):
@@ -115,21 +122,173 @@ def _check_sizes(n_classes, sub, n_bins):
                          f"use fewer features per tree")
 
 
-cdef class HTree:
+def _check_params(grace, delta, tau, min_frac):
+    if not (grace > 0 and np.isfinite(grace)) or not (0 < delta < 1) or not (tau >= 0):
+        raise ValueError(f"need grace > 0 finite, 0 < delta < 1, tau >= 0; got grace={grace}, "
+                         f"delta={delta}, tau={tau}")
+    if not (0 <= min_frac < 0.5):
+        raise ValueError(f"min_frac must be in [0, 0.5), got {min_frac}")
+
+
+cdef class TreeBase:
+    """What the dense and the sparse tree share; not used on its own."""
+
+    cdef _set_params(self, int n_classes, double grace, double delta, double tau, int n_bins,
+                     int max_depth, int max_leaves, double min_frac):
+        _check_params(grace, delta, tau, min_frac)
+        self.n_classes = n_classes
+        self.grace = grace
+        self.delta = delta
+        self.tau = tau
+        self.n_bins = n_bins
+        self.max_depth = max_depth
+        self.max_leaves = max_leaves
+        self.min_frac = min_frac
+
+    cdef _start(self):
+        """The root: one leaf. A capped tree takes its whole room at once, so
+        its memory stays flat while it grows."""
+        self.n_nodes = 1
+        self.n_leaves = 1
+        cap = self.max_leaves if 0 < self.max_leaves <= 64 else 1
+        self._alloc_nodes(2 * cap)
+        self._alloc_leaves(cap)
+        self.feat_[0] = -1
+        self.slot_[0] = 0
+        self.depth_[0] = 0
+        self._reset_leaf(0, None)
+
+    cdef _check_nodes(self, str name, int n_nodes, int n_leaves, arrays):
+        """The node arrays of a pickled state (``feat, thr, left, right,
+        slot, depth``) cannot make a walk read out of bounds or loop: children
+        are allocated after their parent, so ids grow on every step down, a
+        walk from the root ends and no node is its own ancestor."""
+        feat, thr, left, right, slot, depth = arrays
+        cap_n = feat.shape[0]
+        if (any(a.ndim != 1 or a.shape[0] != cap_n for a in (thr, left, right, slot, depth))
+                or not (1 <= n_nodes <= cap_n)):
+            raise ValueError(f"corrupted {name} state: array shapes or counts do not agree")
+        ids = np.arange(n_nodes)
+        f, l, r, sl = feat[:n_nodes], left[:n_nodes], right[:n_nodes], slot[:n_nodes]
+        internal = f >= 0
+        leaf = ~internal
+        if ((f < -1).any() or (l[internal] <= ids[internal]).any()
+                or (l[internal] >= n_nodes).any() or (r[internal] <= ids[internal]).any()
+                or (r[internal] >= n_nodes).any() or (sl[leaf] < 0).any()
+                or (sl[leaf] >= n_leaves).any() or (depth[:n_nodes] < 0).any()):
+            raise ValueError(f"corrupted {name} state: node ids or leaf slots out of range")
+
+    cdef void _bind(self):
+        self.feat = self.feat_
+        self.thr = self.thr_
+        self.left = self.left_
+        self.right = self.right_
+        self.slot = self.slot_
+        self.depth = self.depth_
+        self.clsw = self.clsw_
+        self.seen = self.seen_
+        self.last = self.last_
+        self.scratch = self.scratch_
+
+    cdef _alloc_nodes(self, int cap):
+        self.feat_ = _grow(self.feat_, cap, np.int32, -1)
+        self.thr_ = _grow(self.thr_, cap, np.float64, 0.0)
+        self.left_ = _grow(self.left_, cap, np.int32, -1)
+        self.right_ = _grow(self.right_, cap, np.int32, -1)
+        self.slot_ = _grow(self.slot_, cap, np.int32, -1)
+        self.depth_ = _grow(self.depth_, cap, np.int32, 0)
+
+    cdef _alloc_leaves(self, int cap):
+        raise NotImplementedError
+
+    cdef _reset_leaf(self, int s, init):
+        raise NotImplementedError
+
+    cdef int _route(self, int n, double v) noexcept nogil:
+        """The child of internal node ``n`` that value ``v`` goes to."""
+        return self.left[n] if v <= self.thr[n] else self.right[n]
+
+    cdef void _leaf_distribution(self, int s, double* out) noexcept nogil:
+        """Leaf slot ``s``'s smoothed distribution ``(1 + W_c) / (K + sum W)``."""
+        cdef int c, k = self.n_classes
+        cdef double tot = k
+        for c in range(k):
+            tot += self.clsw[s, c]
+        for c in range(k):
+            out[c] = (1.0 + self.clsw[s, c]) / tot
+
+    cdef int _due(self, int n, int s) noexcept nogil:
+        """``n`` if its leaf (slot ``s``, its weight just added) is due for a
+        split check, else -1."""
+        if self.seen[s] - self.last[s] < self.grace:
+            return -1
+        self.last[s] = self.seen[s]
+        if self.max_depth >= 0 and self.depth[n] >= self.max_depth:
+            return -1
+        if self.max_leaves > 0 and self.n_leaves >= self.max_leaves:
+            return -1
+        return n
+
+    cdef bint _bound_passed(self, double best, double second, int nseen,
+                            double weight) noexcept nogil:
+        """The best split beats the second by more than the Hoeffding bound
+        over ``weight``, or the bound is below ``tau`` (a tie)."""
+        cdef double R = log2(nseen if nseen > 2 else 2)
+        cdef double hb = sqrt(R * R * log(1.0 / self.delta) / (2.0 * weight))
+        return best - second > hb or hb < self.tau
+
+    cdef _link_split(self, int n, int f, double thr, const double* lw, const double* rw,
+                     const int32_t* act, int na):
+        """Split leaf node ``n`` on feature ``f`` at ``thr``: two new leaves,
+        the left one in ``n``'s slot, each starting from its side's class
+        weights (``lw``/``rw`` of the classes ``act[0..na)``)."""
+        cdef int k = self.n_classes
+        cdef int s = self.slot[n]
+        cdef int a, b, s2, d, q
+        left_w = np.zeros(k)
+        right_w = np.zeros(k)
+        for q in range(na):
+            left_w[act[q]] = lw[q]
+            right_w[act[q]] = rw[q]
+        if self.n_nodes + 2 > self.feat_.shape[0]:
+            self._alloc_nodes(2 * self.feat_.shape[0])
+        if self.n_leaves + 1 > self.clsw_.shape[0]:
+            self._alloc_leaves(2 * self.clsw_.shape[0])
+        self._bind()
+        a, b = self.n_nodes, self.n_nodes + 1
+        self.n_nodes += 2
+        s2 = self.n_leaves
+        self.n_leaves += 1
+        d = self.depth[n] + 1
+        self.feat[n] = f
+        self.thr[n] = thr
+        self.left[n] = a
+        self.right[n] = b
+        self.slot[n] = -1
+        self.feat[a] = -1
+        self.slot[a] = s
+        self.depth[a] = d
+        self._reset_leaf(s, left_w)
+        self.feat[b] = -1
+        self.slot[b] = s2
+        self.depth[b] = d
+        self._reset_leaf(s2, right_w)
+
+    @property
+    def depth_max(self):
+        return int(self.depth_[:self.n_nodes].max())
+
+
+cdef class HTree(TreeBase):
     """One Hoeffding tree over ``n_classes`` classes and the features ``sub``.
 
     ``learn(x, c, w)`` and ``predict_into(x, out)`` take a dense row ``x`` of
     all features (the tree reads ``x[sub]``).
     """
-    cdef public int n_classes, n_attrs, n_bins, max_depth, max_leaves
-    cdef public double grace, delta, tau, min_frac
-    cdef public int n_nodes, n_leaves
-    cdef public Py_ssize_t min_len
-    cdef public object sub_, feat_, thr_, left_, right_, slot_, depth_
-    cdef public object clsw_, stats_, seen_, last_, scratch_, active_
-    cdef int32_t[::1] active, sub, feat, left, right, slot, depth
-    cdef double[::1] thr, seen, last, scratch
-    cdef double[:, ::1] clsw
+    cdef readonly int n_attrs
+    cdef readonly Py_ssize_t min_len
+    cdef readonly object sub_, stats_, active_
+    cdef int32_t[::1] active, sub
     cdef double[:, :, :, ::1] stats
 
     def __init__(self, int n_classes, sub, double grace=200.0, double delta=1e-7,
@@ -140,38 +299,16 @@ cdef class HTree:
             raise ValueError("sub must hold int32 feature indices")
         self.sub_ = _writeable(np.ascontiguousarray(sub, dtype=np.int32))
         _check_sizes(n_classes, self.sub_, n_bins)
-        if not (grace > 0 and np.isfinite(grace)) or not (0 < delta < 1) or not (tau >= 0):
-            raise ValueError(f"need grace > 0 finite, 0 < delta < 1, tau >= 0; got grace={grace}, "
-                             f"delta={delta}, tau={tau}")
-        if not (0 <= min_frac < 0.5):
-            raise ValueError(f"min_frac must be in [0, 0.5), got {min_frac}")
-        self.n_classes = n_classes
+        self._set_params(n_classes, grace, delta, tau, n_bins, max_depth, max_leaves, min_frac)
         self.n_attrs = self.sub_.shape[0]
         # Rows must hold every feature the tree reads.
         self.min_len = int(self.sub_.max()) + 1
-        self.grace = grace
-        self.delta = delta
-        self.tau = tau
-        self.n_bins = n_bins
-        self.max_depth = max_depth
-        self.max_leaves = max_leaves
-        self.min_frac = min_frac
         if _state is not None:
             # Unpickled from a read-only memory map (joblib's workers, mmap_mode="r"),
             # the arrays get private copies: the tree grows them in place.
             self._set_state(_state)
         else:
-            self.n_nodes = 1
-            self.n_leaves = 1
-            # A capped tree takes its whole room at once, so its memory stays
-            # flat while it grows.
-            cap = max_leaves if 0 < max_leaves <= 64 else 1
-            self._alloc_nodes(2 * cap)
-            self._alloc_leaves(cap)
-            self._reset_leaf(0, None)
-            self.feat_[0] = -1
-            self.slot_[0] = 0
-            self.depth_[0] = 0
+            self._start()
         self.scratch_ = np.zeros(4 * n_classes, dtype=np.float64)
         self.active_ = np.zeros(n_classes, dtype=np.int32)
         self._bind()
@@ -195,27 +332,18 @@ cdef class HTree:
             if not isinstance(a, np.ndarray) or a.dtype != dt:
                 raise ValueError("corrupted HTree state: an array has the wrong type")
             arrs.append(_writeable(np.ascontiguousarray(a)))
-        feat, thr, left, right, slot, depth, clsw, stats, seen, last = arrs
+        feat = arrs[0]
+        clsw, stats, seen, last = arrs[6:]
         k, na = self.n_classes, self.n_attrs
-        cap_n, cap_l = feat.shape[0], clsw.shape[0] if clsw.ndim == 2 else -1
-        if (any(a.ndim != 1 or a.shape[0] != cap_n for a in (thr, left, right, slot, depth))
-                or clsw.ndim != 2 or clsw.shape[1] != k
-                or stats.shape != (cap_l, na, k, NF)
+        cap_l = clsw.shape[0] if clsw.ndim == 2 else -1
+        if (clsw.ndim != 2 or clsw.shape[1] != k or stats.shape != (cap_l, na, k, NF)
                 or seen.shape != (cap_l,) or last.shape != (cap_l,)
-                or not (1 <= n_nodes <= cap_n) or not (1 <= n_leaves <= cap_l)):
+                or not (1 <= n_leaves <= cap_l)):
             raise ValueError("corrupted HTree state: array shapes or counts do not agree")
-        ids = np.arange(n_nodes)
-        f, l, r, sl = feat[:n_nodes], left[:n_nodes], right[:n_nodes], slot[:n_nodes]
-        internal = f >= 0
-        leaf = ~internal
-        # Children are allocated after their parent: ids grow on every step
-        # down, so a walk from the root ends, and no node is its own ancestor.
-        if (not np.isin(f[internal], self.sub_).all() or (f < -1).any()
-                or (l[internal] <= ids[internal]).any() or (l[internal] >= n_nodes).any()
-                or (r[internal] <= ids[internal]).any() or (r[internal] >= n_nodes).any()
-                or (sl[leaf] < 0).any() or (sl[leaf] >= n_leaves).any()
-                or (depth[:n_nodes] < 0).any()):
-            raise ValueError("corrupted HTree state: node ids, features or leaf slots out of range")
+        self._check_nodes("HTree", n_nodes, n_leaves, arrs[:6])
+        f = feat[:n_nodes]
+        if not np.isin(f[f >= 0], self.sub_).all():
+            raise ValueError("corrupted HTree state: a split on a feature the tree does not read")
         if not (np.isfinite(clsw[:n_leaves]).all() and (clsw[:n_leaves] >= 0).all()
                 and np.isfinite(seen[:n_leaves]).all() and np.isfinite(last[:n_leaves]).all()):
             raise ValueError("corrupted HTree state: leaf weights must be finite and non-negative")
@@ -224,27 +352,12 @@ cdef class HTree:
          self.stats_, self.seen_, self.last_) = arrs
 
     cdef void _bind(self):
+        _set_writeable(self, _DENSE_ARRAYS, True)
+        TreeBase._bind(self)
         self.sub = self.sub_
-        self.feat = self.feat_
-        self.thr = self.thr_
-        self.left = self.left_
-        self.right = self.right_
-        self.slot = self.slot_
-        self.depth = self.depth_
-        self.clsw = self.clsw_
         self.stats = self.stats_
-        self.seen = self.seen_
-        self.last = self.last_
-        self.scratch = self.scratch_
         self.active = self.active_
-
-    cdef _alloc_nodes(self, int cap):
-        self.feat_ = _grow(self.feat_, cap, np.int32, -1)
-        self.thr_ = _grow(self.thr_, cap, np.float64, 0.0)
-        self.left_ = _grow(self.left_, cap, np.int32, -1)
-        self.right_ = _grow(self.right_, cap, np.int32, -1)
-        self.slot_ = _grow(self.slot_, cap, np.int32, -1)
-        self.depth_ = _grow(self.depth_, cap, np.int32, 0)
+        _set_writeable(self, _DENSE_ARRAYS, False)
 
     cdef _alloc_leaves(self, int cap):
         k, a = self.n_classes, self.n_attrs
@@ -262,6 +375,7 @@ cdef class HTree:
         self.clsw_, self.stats_, self.seen_, self.last_ = clsw, stats, seen, last
 
     cdef _reset_leaf(self, int s, init):
+        _set_writeable(self, _DENSE_ARRAYS, True)
         st = self.stats_[s]
         st[:, :, F_W] = 0.0
         st[:, :, F_MEAN] = 0.0
@@ -275,27 +389,21 @@ cdef class HTree:
         total = float(self.clsw_[s].sum())
         self.seen_[s] = total
         self.last_[s] = total
+        _set_writeable(self, _DENSE_ARRAYS, False)
 
     # --- traversal and prediction ------------------------------------------------
     cdef inline int _leaf_node(self, const double* x) noexcept nogil:
         cdef int n = 0
         while self.feat[n] >= 0:
-            if x[self.feat[n]] <= self.thr[n]:
-                n = self.left[n]
-            else:
-                n = self.right[n]
+            n = self._route(n, x[self.feat[n]])
         return n
 
     cdef void _predict(self, const double* x, double* out) noexcept nogil:
-        cdef int s = self.slot[self._leaf_node(x)]
-        cdef int c, k = self.n_classes
-        cdef double tot = k
-        for c in range(k):
-            tot += self.clsw[s, c]
-        for c in range(k):
-            out[c] = (1.0 + self.clsw[s, c]) / tot
+        self._leaf_distribution(self.slot[self._leaf_node(x)], out)
 
     def _check_row(self, const double[::1] x):
+        if self.clsw_ is None:
+            raise ValueError("HTree is not initialised (made with __new__, not HTree(...))")
         if x.shape[0] < self.min_len:
             raise ValueError(f"row has {x.shape[0]} values; the tree reads feature "
                              f"{self.min_len - 1}")
@@ -321,35 +429,11 @@ cdef class HTree:
         cdef int n = self._leaf_node(x)
         cdef int s = self.slot[n]
         cdef int j
-        cdef double v, ws, m0
-        cdef double* e
         self.clsw[s, c] += w
         self.seen[s] += w
         for j in range(self.n_attrs):
-            v = x[self.sub[j]]
-            e = &self.stats[s, j, c, 0]
-            ws = e[F_W]
-            if ws > 0:
-                ws = ws + w
-                m0 = e[F_MEAN]
-                e[F_MEAN] = m0 + w * (v - m0) / ws
-                e[F_M2] += w * (v - m0) * (v - e[F_MEAN])
-                e[F_W] = ws
-            else:
-                e[F_MEAN] = v
-                e[F_W] = w
-            if v < e[F_MIN]:
-                e[F_MIN] = v
-            if v > e[F_MAX]:
-                e[F_MAX] = v
-        if self.seen[s] - self.last[s] < self.grace:
-            return -1
-        self.last[s] = self.seen[s]
-        if self.max_depth >= 0 and self.depth[n] >= self.max_depth:
-            return -1
-        if self.max_leaves > 0 and self.n_leaves >= self.max_leaves:
-            return -1
-        return n
+            gauss_add(&self.stats[s, j, c, 0], x[self.sub[j]], w)
+        return self._due(n, s)
 
     cdef void _prepare_attr(self, int s, int j, const int32_t* act, int na) noexcept nogil:
         """Cache 1/(std sqrt 2) of attribute ``j``'s estimators (0: no spread)."""
@@ -419,7 +503,7 @@ cdef class HTree:
         cdef double* rw = &self.scratch[k]
         cdef int32_t* act = &self.active[0]
         cdef int na = 0
-        cdef double pre_h = _entropy(pre, k)
+        cdef double pre_h = entropy(pre, k)
         cdef double lo, hi, v, m, att_best, att_thr
         cdef double best = 0.0, second = -INFINITY, best_thr = 0.0
         cdef int best_j = -1
@@ -463,12 +547,7 @@ cdef class HTree:
                 best_thr = att_thr
             elif att_best > second:
                 second = att_best
-        if best_j < 0:
-            return -1
-        cdef double R = log2(nseen if nseen > 2 else 2)
-        cdef double tot = self.seen[s]
-        cdef double hb = sqrt(R * R * log(1.0 / self.delta) / (2.0 * tot))
-        if best - second > hb or hb < self.tau:
+        if best_j >= 0 and self._bound_passed(best, second, nseen, self.seen[s]):
             out_thr[0] = best_thr
             return best_j
         return -1
@@ -476,7 +555,6 @@ cdef class HTree:
     cdef _split(self, int n, int j, double thr):
         cdef int k = self.n_classes
         cdef int s = self.slot[n]
-        cdef int a, b, s2, d
         cdef int q, na = 0
         cdef int32_t* act = &self.active[0]
         for q in range(k):
@@ -487,34 +565,7 @@ cdef class HTree:
             self.scratch[2 * k + q] = 0.0  # only the weights are used here
         self._prepare_attr(s, j, act, na)
         self._split_merit(s, j, thr, 0.0, act, na, &self.scratch[0], &self.scratch[k])
-        lw = np.zeros(k)
-        rw = np.zeros(k)
-        for q in range(na):
-            lw[act[q]] = self.scratch[q]
-            rw[act[q]] = self.scratch[k + q]
-        if self.n_nodes + 2 > self.feat_.shape[0]:
-            self._alloc_nodes(2 * self.feat_.shape[0])
-        if self.n_leaves + 1 > self.clsw_.shape[0]:
-            self._alloc_leaves(2 * self.clsw_.shape[0])
-        self._bind()
-        a, b = self.n_nodes, self.n_nodes + 1
-        self.n_nodes += 2
-        s2 = self.n_leaves
-        self.n_leaves += 1
-        d = self.depth[n] + 1
-        self.feat[n] = self.sub[j]
-        self.thr[n] = thr
-        self.left[n] = a
-        self.right[n] = b
-        self.slot[n] = -1
-        self.feat[a] = -1
-        self.slot[a] = s
-        self.depth[a] = d
-        self._reset_leaf(s, lw)
-        self.feat[b] = -1
-        self.slot[b] = s2
-        self.depth[b] = d
-        self._reset_leaf(s2, rw)
+        self._link_split(n, self.sub[j], thr, &self.scratch[0], &self.scratch[k], act, na)
 
     cdef void _learn_one(self, const double* x, int c, double w):
         cdef int n, j
@@ -535,10 +586,6 @@ cdef class HTree:
         w = check_weight(w)
         if w > 0:
             self._learn_one(&x[0], c, w)
-
-    @property
-    def depth_max(self):
-        return int(self.depth_[:self.n_nodes].max())
 
 
 def forest_predict(list trees, const double[::1] x, double[:, ::1] out):
@@ -590,551 +637,3 @@ def _check_forest(list trees, const double[::1] x, Py_ssize_t n_rows, n_classes)
             raise ValueError("every tree must have the output's number of classes")
         t._check_row(x)
     return k
-
-
-# --- the sparse-row Hoeffding tree ---------------------------------------------------
-#
-# For sparse high-dimensional rows (text), a fixed random subset of features is
-# almost always zero on a row. This tree is omlc's, not the paper's: a leaf's
-# split candidates are up to ``n_cand`` features drawn at random from the
-# non-zeros of the rows that reach it (one per learned row while slots are
-# free), and each candidate keeps the leaf's Gaussian estimators over its
-# *non-zero* values only. Zeros follow from counts: the leaf keeps the class
-# weight it has seen (``win``) and each candidate a snapshot of it taken when
-# the candidate was drawn (``snap``), so the class weight at value 0 since then
-# is ``win - snap - W_nonzero``, exactly. A learned row costs
-# O(n_cand log nnz) per tree (a binary search of each candidate in the row's
-# sorted ids); routing O(depth log nnz). Split points: 0 (x <= 0, which puts
-# the zeros left, against x > 0) and ``n_bins`` points in the non-zero range;
-# the class weight left of v is the zero mass (if v >= 0) plus the Gaussian
-# estimate of the non-zero part, as in HTree. The gain of a candidate is over
-# the class weights seen since it was drawn; the Hoeffding bound uses the
-# best candidate's weight. Everything else (grace, delta, tau, min_frac,
-# leaf prediction, new leaves starting from the split's class weights) is
-# HTree's.
-
-cdef enum:
-    SF_W = 0
-    SF_MEAN = 1
-    SF_M2 = 2
-    SF_MIN = 3
-    SF_MAX = 4
-    SF_SNAP = 5
-    SNF = 6
-
-
-cdef inline unsigned long long _xs_next(unsigned long long* st) noexcept nogil:
-    # xorshift64*: a per-tree stream that the Python twin reproduces.
-    cdef unsigned long long x = st[0]
-    x ^= x >> 12
-    x ^= x << 25
-    x ^= x >> 27
-    st[0] = x
-    return x * 2685821657736338717ULL
-
-
-cdef inline double _row_value(const int32_t* idx, const double* val, int nnz, int f) noexcept nogil:
-    cdef int lo = 0, hi = nnz, mid
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if idx[mid] < f:
-            lo = mid + 1
-        else:
-            hi = mid
-    if lo < nnz and idx[lo] == f:
-        return val[lo]
-    return 0.0
-
-
-def sparse_leaf_bytes(n_cand, n_classes):
-    return int(n_cand) * int(n_classes) * SNF * 8
-
-
-cdef class SparseHTree:
-    """A Hoeffding tree over sparse rows ``(ids, values)`` (sorted ids) whose
-    split candidates are drawn from the non-zeros seen at each leaf (module
-    notes above). ``seed`` seeds the candidate draws."""
-    cdef public int n_classes, n_cand, n_bins, max_depth, max_leaves
-    cdef public double grace, delta, tau, min_frac
-    cdef public int n_nodes, n_leaves
-    cdef public unsigned long long rng
-    cdef public object feat_, thr_, left_, right_, slot_, depth_
-    cdef public object clsw_, win_, seen_, last_, ncand_, cfeat_, stats_, scratch_
-    cdef int32_t[::1] feat, left, right, slot, depth, ncand
-    cdef double[::1] thr, seen, last, scratch
-    cdef double[:, ::1] clsw, win
-    cdef int32_t[:, ::1] cfeat
-    cdef double[:, :, :, ::1] stats
-
-    def __init__(self, int n_classes, int n_cand=10, double grace=200.0, double delta=1e-7,
-                 double tau=0.05, int n_bins=10, int max_depth=-1, int max_leaves=-1,
-                 double min_frac=0.01, seed=0, _state=None):
-        if not (1 <= n_cand <= 4096):
-            raise ValueError(f"n_cand must be in [1, 4096], got {n_cand}")
-        _check_sizes(n_classes, np.zeros(n_cand, np.int32), n_bins)
-        if not (grace > 0 and np.isfinite(grace)) or not (0 < delta < 1) or not (tau >= 0):
-            raise ValueError(f"need grace > 0 finite, 0 < delta < 1, tau >= 0; got grace={grace}, "
-                             f"delta={delta}, tau={tau}")
-        if not (0 <= min_frac < 0.5):
-            raise ValueError(f"min_frac must be in [0, 0.5), got {min_frac}")
-        self.n_classes = n_classes
-        self.n_cand = n_cand
-        self.grace = grace
-        self.delta = delta
-        self.tau = tau
-        self.n_bins = n_bins
-        self.max_depth = max_depth
-        self.max_leaves = max_leaves
-        self.min_frac = min_frac
-        # never 0: xorshift would stay at 0
-        self.rng = (int(seed) * 0x9E3779B97F4A7C15 + 0x2545F4914F6CDD1D) % (1 << 64) or 1
-        if _state is not None:
-            self._set_state(_state)
-        else:
-            self.n_nodes = 1
-            self.n_leaves = 1
-            cap = max_leaves if 0 < max_leaves <= 64 else 1
-            self._alloc_nodes(2 * cap)
-            self._alloc_leaves(cap)
-            self._reset_leaf(0, None)
-            self.feat_[0] = -1
-            self.slot_[0] = 0
-            self.depth_[0] = 0
-        self.scratch_ = np.zeros(4 * n_classes, dtype=np.float64)
-        self._bind()
-
-    def _state(self):
-        return (self.n_nodes, self.n_leaves, self.rng, self.feat_, self.thr_, self.left_,
-                self.right_, self.slot_, self.depth_, self.clsw_, self.win_, self.seen_,
-                self.last_, self.ncand_, self.cfeat_, self.stats_)
-
-    def __reduce__(self):
-        return (SparseHTree, (self.n_classes, self.n_cand, self.grace, self.delta, self.tau,
-                              self.n_bins, self.max_depth, self.max_leaves, self.min_frac, 0,
-                              self._state()))
-
-    def _set_state(self, state):
-        if not isinstance(state, tuple) or len(state) != 16:
-            raise ValueError("corrupted SparseHTree state: expected a 16-tuple")
-        n_nodes, n_leaves, rng = int(state[0]), int(state[1]), int(state[2])
-        kinds = (np.int32, np.float64, np.int32, np.int32, np.int32, np.int32, np.float64,
-                 np.float64, np.float64, np.float64, np.int32, np.int32, np.float64)
-        arrs = []
-        for a, dt in zip(state[3:], kinds):
-            if not isinstance(a, np.ndarray) or a.dtype != dt:
-                raise ValueError("corrupted SparseHTree state: an array has the wrong type")
-            arrs.append(_writeable(np.ascontiguousarray(a)))
-        feat, thr, left, right, slot, depth, clsw, win, seen, last, ncand, cfeat, stats = arrs
-        k, F = self.n_classes, self.n_cand
-        cap_n = feat.shape[0]
-        cap_l = clsw.shape[0] if clsw.ndim == 2 else -1
-        if (any(a.ndim != 1 or a.shape[0] != cap_n for a in (thr, left, right, slot, depth))
-                or clsw.shape != (cap_l, k) or win.shape != (cap_l, k)
-                or seen.shape != (cap_l,) or last.shape != (cap_l,) or ncand.shape != (cap_l,)
-                or cfeat.shape != (cap_l, F) or stats.shape != (cap_l, F, k, SNF)
-                or not (1 <= n_nodes <= cap_n) or not (1 <= n_leaves <= cap_l)
-                or not (0 < rng < 1 << 64)):
-            raise ValueError("corrupted SparseHTree state: array shapes or counts do not agree")
-        ids = np.arange(n_nodes)
-        f, l, r, sl = feat[:n_nodes], left[:n_nodes], right[:n_nodes], slot[:n_nodes]
-        internal = f >= 0
-        leaf = ~internal
-        if ((f < -1).any() or (l[internal] <= ids[internal]).any()
-                or (l[internal] >= n_nodes).any() or (r[internal] <= ids[internal]).any()
-                or (r[internal] >= n_nodes).any() or (sl[leaf] < 0).any()
-                or (sl[leaf] >= n_leaves).any() or (depth[:n_nodes] < 0).any()
-                or (ncand[:n_leaves] < 0).any() or (ncand[:n_leaves] > F).any()):
-            raise ValueError("corrupted SparseHTree state: node ids or leaf slots out of range")
-        if not (np.isfinite(clsw[:n_leaves]).all() and (clsw[:n_leaves] >= 0).all()
-                and np.isfinite(win[:n_leaves]).all() and np.isfinite(seen[:n_leaves]).all()):
-            raise ValueError("corrupted SparseHTree state: leaf weights must be finite")
-        self.n_nodes, self.n_leaves, self.rng = n_nodes, n_leaves, rng
-        (self.feat_, self.thr_, self.left_, self.right_, self.slot_, self.depth_, self.clsw_,
-         self.win_, self.seen_, self.last_, self.ncand_, self.cfeat_, self.stats_) = arrs
-
-    cdef void _bind(self):
-        self.feat = self.feat_
-        self.thr = self.thr_
-        self.left = self.left_
-        self.right = self.right_
-        self.slot = self.slot_
-        self.depth = self.depth_
-        self.clsw = self.clsw_
-        self.win = self.win_
-        self.seen = self.seen_
-        self.last = self.last_
-        self.ncand = self.ncand_
-        self.cfeat = self.cfeat_
-        self.stats = self.stats_
-        self.scratch = self.scratch_
-
-    cdef _alloc_nodes(self, int cap):
-        self.feat_ = _grow(self.feat_, cap, np.int32, -1)
-        self.thr_ = _grow(self.thr_, cap, np.float64, 0.0)
-        self.left_ = _grow(self.left_, cap, np.int32, -1)
-        self.right_ = _grow(self.right_, cap, np.int32, -1)
-        self.slot_ = _grow(self.slot_, cap, np.int32, -1)
-        self.depth_ = _grow(self.depth_, cap, np.int32, 0)
-
-    cdef _alloc_leaves(self, int cap):
-        k, F = self.n_classes, self.n_cand
-        new = dict(clsw=np.zeros((cap, k)), win=np.zeros((cap, k)), seen=np.zeros(cap),
-                   last=np.zeros(cap), ncand=np.zeros(cap, np.int32),
-                   cfeat=np.full((cap, F), -1, np.int32), stats=np.zeros((cap, F, k, SNF)))
-        if self.clsw_ is not None:
-            n = self.clsw_.shape[0]
-            for name, arr in new.items():
-                arr[:n] = getattr(self, name + "_")
-        for name, arr in new.items():
-            setattr(self, name + "_", arr)
-
-    cdef _reset_leaf(self, int s, init):
-        self.clsw_[s] = 0.0 if init is None else init
-        self.win_[s] = 0.0
-        self.ncand_[s] = 0
-        self.cfeat_[s] = -1
-        total = float(self.clsw_[s].sum())
-        self.seen_[s] = total
-        self.last_[s] = total
-
-    cdef inline int _leaf_node(self, const int32_t* idx, const double* val, int nnz) noexcept nogil:
-        cdef int n = 0
-        while self.feat[n] >= 0:
-            if _row_value(idx, val, nnz, self.feat[n]) <= self.thr[n]:
-                n = self.left[n]
-            else:
-                n = self.right[n]
-        return n
-
-    cdef void _predict(self, const int32_t* idx, const double* val, int nnz,
-                       double* out) noexcept nogil:
-        cdef int s = self.slot[self._leaf_node(idx, val, nnz)]
-        cdef int c, k = self.n_classes
-        cdef double tot = k
-        for c in range(k):
-            tot += self.clsw[s, c]
-        for c in range(k):
-            out[c] = (1.0 + self.clsw[s, c]) / tot
-
-    cdef void _add_candidate(self, int s, const int32_t* idx, int nnz) noexcept nogil:
-        cdef int q, f, c, na = self.ncand[s]
-        if nnz <= 0 or na >= self.n_cand:
-            return
-        f = idx[_xs_next(&self.rng) % <unsigned long long>nnz]
-        for q in range(na):
-            if self.cfeat[s, q] == f:
-                return
-        self.cfeat[s, na] = f
-        for c in range(self.n_classes):
-            self.stats[s, na, c, SF_W] = 0.0
-            self.stats[s, na, c, SF_MEAN] = 0.0
-            self.stats[s, na, c, SF_M2] = 0.0
-            self.stats[s, na, c, SF_MIN] = INFINITY
-            self.stats[s, na, c, SF_MAX] = -INFINITY
-            self.stats[s, na, c, SF_SNAP] = self.win[s, c]
-        self.ncand[s] = na + 1
-
-    cdef int _update(self, const int32_t* idx, const double* val, int nnz, int c,
-                     double w) noexcept nogil:
-        cdef int n = self._leaf_node(idx, val, nnz)
-        cdef int s = self.slot[n]
-        cdef int q
-        cdef double v, ws, m0
-        cdef double* e
-        self._add_candidate(s, idx, nnz)
-        for q in range(self.ncand[s]):
-            v = _row_value(idx, val, nnz, self.cfeat[s, q])
-            if v == 0.0:
-                continue
-            e = &self.stats[s, q, c, 0]
-            ws = e[SF_W]
-            if ws > 0:
-                ws = ws + w
-                m0 = e[SF_MEAN]
-                e[SF_MEAN] = m0 + w * (v - m0) / ws
-                e[SF_M2] += w * (v - m0) * (v - e[SF_MEAN])
-                e[SF_W] = ws
-            else:
-                e[SF_MEAN] = v
-                e[SF_W] = w
-            if v < e[SF_MIN]:
-                e[SF_MIN] = v
-            if v > e[SF_MAX]:
-                e[SF_MAX] = v
-        self.clsw[s, c] += w
-        self.win[s, c] += w
-        self.seen[s] += w
-        if self.seen[s] - self.last[s] < self.grace:
-            return -1
-        self.last[s] = self.seen[s]
-        if self.max_depth >= 0 and self.depth[n] >= self.max_depth:
-            return -1
-        if self.max_leaves > 0 and self.n_leaves >= self.max_leaves:
-            return -1
-        return n
-
-    cdef int _active(self, int s, int q, int32_t* act) noexcept nogil:
-        """Classes with weight in candidate ``q``'s window (the others add 0)."""
-        cdef int c, na = 0
-        for c in range(self.n_classes):
-            if self.win[s, c] - self.stats[s, q, c, SF_SNAP] > 0:
-                act[na] = c
-                na += 1
-        return na
-
-    cdef double _split_dists(self, int s, int q, double v, const int32_t* act, int na,
-                             double* lw, double* rw) noexcept nogil:
-        """Class weights (in ``act`` order) left/right of ``x <= v`` for
-        candidate ``q`` over the weight seen since it was drawn; returns their
-        total."""
-        cdef int c, i
-        cdef double ws, z, x, var, tot = 0.0
-        cdef const double* e
-        for i in range(na):
-            c = act[i]
-            e = &self.stats[s, q, c, 0]
-            ws = e[SF_W]
-            z = self.win[s, c] - e[SF_SNAP] - ws
-            if z < 0:
-                z = 0.0  # rounding of the differences
-            x = z if v >= 0 else 0.0
-            if ws > 0:
-                if v < e[SF_MIN]:
-                    pass
-                elif v >= e[SF_MAX]:
-                    x += ws
-                else:
-                    var = e[SF_M2] / (ws - 1.0) if ws > 1.0 else 0.0
-                    if var > 0:
-                        x += 0.5 * erfc(-(v - e[SF_MEAN]) / (sqrt(var) * 1.4142135623730951)) * ws
-                    elif v >= e[SF_MEAN]:
-                        x += ws
-            lw[i] = x
-            rw[i] = z + ws - x
-            tot += z + ws
-        return tot
-
-    cdef double _merit(self, int s, int q, double v, const int32_t* act, int na,
-                       double* lw, double* rw) noexcept nogil:
-        cdef int i, k = self.n_classes
-        cdef double tot = self._split_dists(s, q, v, act, na, lw, rw)
-        cdef double tl = 0.0, tr = 0.0
-        for i in range(na):
-            tl += lw[i]
-            tr += rw[i]
-        if tot <= 0 or tl <= self.min_frac * tot or tr <= self.min_frac * tot:
-            return -INFINITY
-        for i in range(na):
-            self.scratch[2 * k + i] = lw[i] + rw[i]
-        return (_entropy(&self.scratch[2 * k], na)
-                - (tl * _entropy(lw, na) + tr * _entropy(rw, na)) / tot)
-
-    cdef int _best_split(self, int n, double* out_thr) noexcept nogil:
-        """The candidate to split leaf node ``n`` on, or -1. Without a split,
-        a full candidate list drops its worst candidate among those watched
-        for at least ``grace`` weight (first on ties; the last candidate takes
-        its slot), so the leaf keeps drawing new features."""
-        cdef int s = self.slot[n]
-        cdef int k = self.n_classes
-        cdef int c, q, b, na, nseen = 0, best_q = -1, worst_q = -1
-        cdef double* lw = &self.scratch[0]
-        cdef double* rw = &self.scratch[k]
-        cdef int32_t* act = <int32_t*>&self.scratch[3 * k]
-        cdef double lo, hi, v, m, att_best, att_thr, wq
-        cdef double best = 0.0, second = -INFINITY, best_thr = 0.0, best_w = 0.0
-        cdef double worst = INFINITY
-        cdef const double* e
-        for c in range(k):
-            if self.clsw[s, c] > 0:
-                nseen += 1
-        for q in range(self.ncand[s]):
-            lo = INFINITY
-            hi = -INFINITY
-            wq = 0.0
-            for c in range(k):
-                e = &self.stats[s, q, c, 0]
-                wq += self.win[s, c] - e[SF_SNAP]
-                if e[SF_W] > 0:
-                    if e[SF_MIN] < lo:
-                        lo = e[SF_MIN]
-                    if e[SF_MAX] > hi:
-                        hi = e[SF_MAX]
-            att_best = -INFINITY
-            att_thr = 0.0
-            if lo <= hi:  # some non-zero value seen
-                na = self._active(s, q, act)
-                att_best = self._merit(s, q, 0.0, act, na, lw, rw)
-                if lo < hi:
-                    for b in range(self.n_bins):
-                        v = lo + (hi - lo) * (b + 1) / (self.n_bins + 1)
-                        m = self._merit(s, q, v, act, na, lw, rw)
-                        if m > att_best:
-                            att_best = m
-                            att_thr = v
-            if wq >= self.grace and att_best < worst:
-                worst = att_best
-                worst_q = q
-            if att_best == -INFINITY:
-                continue
-            if att_best > best:
-                second = best
-                best = att_best
-                best_q = q
-                best_thr = att_thr
-                best_w = wq
-            elif att_best > second:
-                second = att_best
-        cdef double R = log2(nseen if nseen > 2 else 2)
-        cdef double hb
-        if best_q >= 0 and best_w > 0:
-            hb = sqrt(R * R * log(1.0 / self.delta) / (2.0 * best_w))
-            if best - second > hb or hb < self.tau:
-                out_thr[0] = best_thr
-                return best_q
-        if worst_q >= 0 and self.ncand[s] == self.n_cand:
-            self._drop_candidate(s, worst_q)
-        return -1
-
-    cdef void _drop_candidate(self, int s, int q) noexcept nogil:
-        cdef int last = self.ncand[s] - 1
-        cdef int c, f
-        if q != last:
-            self.cfeat[s, q] = self.cfeat[s, last]
-            for c in range(self.n_classes):
-                for f in range(SNF):
-                    self.stats[s, q, c, f] = self.stats[s, last, c, f]
-        self.cfeat[s, last] = -1
-        self.ncand[s] = last
-
-    cdef _split(self, int n, int q, double thr):
-        cdef int k = self.n_classes
-        cdef int s = self.slot[n]
-        cdef int a, b, s2, d, f, i, na
-        cdef int32_t* act = <int32_t*>&self.scratch[3 * k]
-        na = self._active(s, q, act)
-        self._split_dists(s, q, thr, act, na, &self.scratch[0], &self.scratch[k])
-        lw = np.zeros(k)
-        rw = np.zeros(k)
-        for i in range(na):
-            lw[act[i]] = self.scratch[i]
-            rw[act[i]] = self.scratch[k + i]
-        f = self.cfeat[s, q]
-        if self.n_nodes + 2 > self.feat_.shape[0]:
-            self._alloc_nodes(2 * self.feat_.shape[0])
-        if self.n_leaves + 1 > self.clsw_.shape[0]:
-            self._alloc_leaves(2 * self.clsw_.shape[0])
-        self._bind()
-        a, b = self.n_nodes, self.n_nodes + 1
-        self.n_nodes += 2
-        s2 = self.n_leaves
-        self.n_leaves += 1
-        d = self.depth[n] + 1
-        self.feat[n] = f
-        self.thr[n] = thr
-        self.left[n] = a
-        self.right[n] = b
-        self.slot[n] = -1
-        self.feat[a] = -1
-        self.slot[a] = s
-        self.depth[a] = d
-        self._reset_leaf(s, lw)
-        self.feat[b] = -1
-        self.slot[b] = s2
-        self.depth[b] = d
-        self._reset_leaf(s2, rw)
-
-    cdef void _learn_one(self, const int32_t* idx, const double* val, int nnz, int c, double w):
-        cdef int n, q
-        cdef double thr = 0.0
-        with nogil:
-            n = self._update(idx, val, nnz, c, w)
-            q = -1
-            if n >= 0:
-                q = self._best_split(n, &thr)
-        if q >= 0:
-            self._split(n, q, thr)
-
-    def learn(self, const int32_t[::1] idx, const double[::1] val, int c, double w=1.0):
-        """Learn the sparse row (sorted ``idx``, ``val``) with class ``c``, weight ``w``."""
-        _check_sparse_row(idx, val)
-        if not (0 <= c < self.n_classes):
-            raise ValueError(f"class {c} out of range [0, {self.n_classes})")
-        w = check_weight(w)
-        if w > 0:
-            self._learn_one(&idx[0] if idx.shape[0] else NULL,
-                            &val[0] if val.shape[0] else NULL, idx.shape[0], c, w)
-
-    def predict_into(self, const int32_t[::1] idx, const double[::1] val, double[::1] out):
-        _check_sparse_row(idx, val)
-        if out.shape[0] != self.n_classes:
-            raise ValueError(f"out has {out.shape[0]} entries, expected {self.n_classes}")
-        self._predict(&idx[0] if idx.shape[0] else NULL, &val[0] if val.shape[0] else NULL,
-                      idx.shape[0], &out[0])
-
-    @property
-    def depth_max(self):
-        return int(self.depth_[:self.n_nodes].max())
-
-
-def _check_sparse_row(idx, val):
-    if idx.shape[0] != val.shape[0]:
-        raise ValueError(f"{idx.shape[0]} ids for {val.shape[0]} values")
-    a = np.asarray(idx)
-    if a.size > 1 and not (np.diff(a) > 0).all():
-        raise ValueError("row ids must be strictly increasing (canonical CSR)")
-
-
-def _check_sparse_forest(list trees, Py_ssize_t n_rows):
-    if n_rows != len(trees):
-        raise ValueError(f"{n_rows} output rows for {len(trees)} trees")
-    k = None
-    for obj in trees:
-        if not isinstance(obj, SparseHTree):
-            raise TypeError("trees must be SparseHTree objects")
-        if k is None:
-            k = (<SparseHTree>obj).n_classes
-        elif (<SparseHTree>obj).n_classes != k:
-            raise ValueError("every tree must have the same number of classes")
-    return k
-
-
-def sparse_forest_predict(list trees, const int32_t[::1] idx, const double[::1] val,
-                          double[:, ::1] out):
-    """``out[i] = trees[i]``'s class distribution for the sparse row (idx, val)."""
-    cdef SparseHTree t
-    cdef Py_ssize_t i
-    cdef int nnz = idx.shape[0]
-    _check_sparse_row(idx, val)
-    k = _check_sparse_forest(trees, out.shape[0])
-    if k is not None and out.shape[1] != k:
-        raise ValueError("out has the wrong number of columns")
-    cdef const int32_t* ip = &idx[0] if nnz else NULL
-    cdef const double* vp = &val[0] if nnz else NULL
-    for i in range(len(trees)):
-        t = <SparseHTree>trees[i]
-        t._predict(ip, vp, nnz, &out[i, 0])
-
-
-def sparse_forest_learn(list trees, const int32_t[::1] idx, const double[::1] val,
-                        const int32_t[::1] labels, const double[:, ::1] weights):
-    """Tree ``i`` learns the sparse row with ``labels[j]``, weight ``weights[i, j]`` (> 0)."""
-    cdef SparseHTree t
-    cdef Py_ssize_t i, j
-    cdef int nnz = idx.shape[0]
-    _check_sparse_row(idx, val)
-    k = _check_sparse_forest(trees, weights.shape[0])
-    if weights.shape[1] != labels.shape[0]:
-        raise ValueError(f"weights has {weights.shape[1]} columns for {labels.shape[0]} labels")
-    lab = np.asarray(labels)
-    if lab.size and (lab.min() < 0 or k is None or lab.max() >= k):
-        raise ValueError("labels out of range")
-    W = np.asarray(weights)
-    if W.size and not (np.isfinite(W).all() and W.max() <= MAX_WEIGHT):
-        raise ValueError(f"weights must be finite and at most {MAX_WEIGHT:g}")
-    cdef const int32_t* ip = &idx[0] if nnz else NULL
-    cdef const double* vp = &val[0] if nnz else NULL
-    for i in range(len(trees)):
-        t = <SparseHTree>trees[i]
-        for j in range(labels.shape[0]):
-            if weights[i, j] > 0:
-                t._learn_one(ip, vp, nnz, labels[j], weights[i, j])

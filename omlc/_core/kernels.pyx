@@ -11,12 +11,15 @@ Python layer compacts the slots after the block.
 
 The per-row steps are those of the linear learners: the same loss objects
 (``omlc._core.losses``), with K(x, x) in place of ||x||^2, so the linear kernel
-reproduces the primal learners bit for bit.
+reproduces the primal learners bit for bit -- importance weights included: a
+row of weight w takes the loss's weighted step (``Loss.weight``), a row of
+weight 0 is scored and never becomes a support vector.
 
 Inputs are built by the Python layer; sizes and label ids are re-checked.
 """
 import numpy as np
 cimport numpy as cnp
+from libc.math cimport INFINITY
 from libc.stdint cimport int32_t, int64_t, uint8_t
 
 from omlc._core.losses cimport Loss, Target
@@ -36,14 +39,15 @@ def support_block(Loss loss, const float64_t[:, ::1] Kb, float64_t[:, ::1] alpha
                   const int64_t[::1] y_indptr, const int32_t[::1] y_indices,
                   int64_t first_slot, int64_t stamp0, double eta, int64_t M,
                   int64_t budget, int policy, int64_t n_alive,
-                  float64_t[:, ::1] out=None):
+                  float64_t[:, ::1] out=None, weights=None):
     """Learn the block's rows in order; returns the number of live support vectors.
 
     Row ``t`` of the block owns slot ``first_slot + t``; a row that changes the
     model becomes a support vector with the coefficients of up to ``M`` plain
     steps of size ``eta`` of ``loss`` (K(x, x) in place of ||x||^2).
     ``budget < 0`` means unbounded. ``out[t]`` receives row t's decision values
-    before its update.
+    before its update. ``weights`` (float64, one per row of the block, finite,
+    >= 0; None: all 1) are the rows' importance weights.
     """
     cdef int64_t nb = Kb.shape[0]
     cdef int64_t K = alpha.shape[1]
@@ -54,9 +58,11 @@ def support_block(Loss loss, const float64_t[:, ::1] Kb, float64_t[:, ::1] alpha
     cdef float64_t* c
     cdef bint write_out = out is not None
     cdef bint changed
+    cdef const float64_t[::1] wv
+    cdef const float64_t* wp = NULL
     cdef Workspace ws
     cdef Target y
-    if Kb.shape[1] < first_slot + nb or alpha.shape[0] < first_slot + nb:
+    if first_slot < 0 or Kb.shape[1] < first_slot + nb or alpha.shape[0] < first_slot + nb:
         raise ValueError("Kb / alpha do not cover the block's slots")
     if alive.shape[0] < first_slot + nb or stamp.shape[0] < first_slot + nb or q.shape[0] < nb:
         raise ValueError("alive / stamp / q are too short")
@@ -76,6 +82,19 @@ def support_block(Loss loss, const float64_t[:, ::1] Kb, float64_t[:, ::1] alpha
     for t in range(y_indices.shape[0]):
         if y_indices[t] < 0 or y_indices[t] >= L:
             raise ValueError("label id out of range")
+    for t in range(nb):
+        # Sorted unique ids per row: the losses count |Y| against L - |Y|.
+        for l in range(y_indptr[t] + 1, y_indptr[t + 1]):
+            if y_indices[l] <= y_indices[l - 1]:
+                raise ValueError("label ids must be sorted and unique within a row")
+    if weights is not None:
+        wv = weights
+        if wv.shape[0] < nb:
+            raise ValueError("weights is too short")
+        for t in range(nb):
+            if not (wv[t] >= 0.0 and wv[t] < INFINITY):
+                raise ValueError("weights must be finite and >= 0")
+        wp = &wv[0] if nb else NULL
     _keep = workspace_alloc(K, &ws)         # owns ws's buffers until return
     s = ws.s
     c = ws.c
@@ -100,6 +119,10 @@ def support_block(Loss loss, const float64_t[:, ::1] Kb, float64_t[:, ::1] alpha
             # score (Cauchy-Schwarz), and the linear kernels skip such rows too.
             if q[t] == 0.0:
                 continue
+            if wp != NULL:
+                if wp[t] == 0.0:
+                    continue
+                loss.weight = wp[t]
             y.P = y_indptr[t + 1] - y_indptr[t]
             y.idx = &y_indices[0] + y_indptr[t] if y.P else NULL
             for l in range(y_indptr[t], y_indptr[t + 1]):
@@ -145,6 +168,7 @@ def support_block(Loss loss, const float64_t[:, ::1] Kb, float64_t[:, ::1] alpha
             alive[slot] = 1
             stamp[slot] = stamp0 + t
             n_alive += 1
+        loss.weight = 1.0
     return n_alive
 
 

@@ -16,6 +16,15 @@ equals the direct step while F is orthogonal, and F is folded into W
 ``FOLD_TOL``, which is the case when the basis change drops a direction.
 The exact ridge applies ``W <- W P_t P_{t+1}^T`` directly (its own step is
 O(d^2) anyway).
+
+The label side of a row is O(M K + M^3), not O(M^2 K): the MSG matrix is
+diagonal plus rank one, so its (M+2) x (M+2) eigenproblem is a secular
+equation (O(M^2), ``secular_eigh``), and the basis is kept lazily as
+``Q = R B`` (``msg_step``): the rotation lands on the small R, and B changes
+by one Householder reflection when the cap drops a direction. Q and P are
+written out (``Q = R B``) at the end of each block and at every
+re-orthonormalisation, so splitting a stream into blocks changes results
+at rounding level only.
 """
 import numpy as np
 cimport numpy as cnp
@@ -24,6 +33,8 @@ from libc.string cimport memcpy, memset
 from libc.stdint cimport int64_t
 
 from omlc._core.losses cimport Loss, SquaredLoss, Target
+from omlc._core.online_pca cimport (axpy, dot, kept_rows, materialise, msg_step,
+                                    reorthonormalise, reset_lazy, sample_drop, secular_eigh)
 from omlc._core.optimizers cimport Optimizer, OVERFLOW
 from omlc._core.rowstream cimport CSRRows, Row, RowStream, get_row, row_value
 from omlc._core.workspace cimport Workspace, workspace_alloc
@@ -61,11 +72,6 @@ cpdef enum Error:
 # rows' orthonormality).
 DEF C_PRECISION_FLOOR = 1e-12
 DEF C_REORTH_EVERY = 1000
-DEF JACOBI_SWEEPS = 60
-# Above this order the eigenproblem goes to LAPACK through NumPy (under the
-# GIL): Jacobi's O(n^3) per sweep is cheap at the small M that label-space
-# reduction is for (M = 10: n = 12) and slow at M ~ 100.
-DEF JACOBI_MAX = 16
 #: See the module notes.
 FOLD_TOL = 0.25
 PRECISION_FLOOR = C_PRECISION_FLOOR
@@ -128,6 +134,9 @@ def label_weights_py(int cost, y, yhat):
     """Test hook: eq. 14 for one row (``y``, ``yhat`` boolean vectors)."""
     cdef cnp.ndarray a = np.ascontiguousarray(y, dtype=np.int8)
     cdef cnp.ndarray b = np.ascontiguousarray(yhat, dtype=np.int8)
+    if a.ndim != 1 or b.ndim != 1 or a.shape[0] != b.shape[0]:
+        raise ValueError(f"y and yhat must be 1-d of one length, got shapes {np.shape(y)} and "
+                         f"{np.shape(yhat)}")
     out = np.empty(a.shape[0])
     if a.shape[0]:
         label_weights(cost, <char*> cnp.PyArray_DATA(a), <char*> cnp.PyArray_DATA(b),
@@ -136,272 +145,22 @@ def label_weights_py(int cost, y, yhat):
 
 
 # ----------------------------------------------------------------------------- online PCA
-cdef void jacobi_eigh(float64_t* S, float64_t* V, int64_t n) noexcept nogil:
-    """Cyclic Jacobi on the symmetric n x n ``S`` (row-major, destroyed): its
-    diagonal ends as the eigenvalues, V's columns as the eigenvectors. A
-    rotation is skipped where the off-diagonal entry is already below the
-    rounding of both diagonal entries."""
-    cdef int64_t i, j, p, q, _sweep
-    cdef float64_t off, apq, app, aqq, theta, t, c, s, a1, a2, scale
-    for i in range(n):
-        for j in range(n):
-            V[i * n + j] = 1.0 if i == j else 0.0
-    for _sweep in range(JACOBI_SWEEPS):
-        off = 0.0
-        scale = 0.0
-        for p in range(n):
-            scale += S[p * n + p] * S[p * n + p]
-            for q in range(p + 1, n):
-                off += S[p * n + q] * S[p * n + q]
-        if off <= 1e-32 * scale or off == 0.0:
-            break
-        for p in range(n - 1):
-            for q in range(p + 1, n):
-                apq = S[p * n + q]
-                if apq == 0.0:
-                    continue
-                app = S[p * n + p]
-                aqq = S[q * n + q]
-                if fabs(apq) < 1e-18 * (fabs(app) + fabs(aqq)):
-                    S[p * n + q] = 0.0
-                    S[q * n + p] = 0.0
-                    continue
-                theta = (aqq - app) / (2.0 * apq)
-                t = (1.0 if theta >= 0 else -1.0) / (fabs(theta) + sqrt(theta * theta + 1.0))
-                c = 1.0 / sqrt(t * t + 1.0)
-                s = t * c
-                for i in range(n):
-                    a1 = S[i * n + p]
-                    a2 = S[i * n + q]
-                    S[i * n + p] = c * a1 - s * a2
-                    S[i * n + q] = s * a1 + c * a2
-                for i in range(n):
-                    a1 = S[p * n + i]
-                    a2 = S[q * n + i]
-                    S[p * n + i] = c * a1 - s * a2
-                    S[q * n + i] = s * a1 + c * a2
-                S[p * n + q] = 0.0
-                S[q * n + p] = 0.0
-                for i in range(n):
-                    a1 = V[i * n + p]
-                    a2 = V[i * n + q]
-                    V[i * n + p] = c * a1 - s * a2
-                    V[i * n + q] = s * a1 + c * a2
-
-
-cdef void eigh_lapack(float64_t* S, float64_t* V, int64_t n) noexcept with gil:
-    """As jacobi_eigh, by numpy.linalg.eigh."""
-    Sm = np.asarray(<float64_t[:n * n]> S).reshape(n, n)
-    lam, vec = np.linalg.eigh(Sm)
-    cdef int64_t i, j
-    for i in range(n):
-        for j in range(n):
-            S[i * n + j] = lam[i] if i == j else 0.0
-            V[i * n + j] = vec[i, j]
-
-
-cdef void sort_desc(const float64_t* lam, int64_t n, int64_t* order) noexcept nogil:
-    """Indices of ``lam`` by decreasing value, ties by index (insertion sort:
-    n is at most M + 2)."""
-    cdef int64_t i, j, x
-    for i in range(n):
-        order[i] = i
-    for i in range(1, n):
-        x = order[i]
-        j = i - 1
-        while j >= 0 and lam[order[j]] < lam[x]:
-            order[j + 1] = order[j]
-            j -= 1
-        order[j + 1] = x
-
-
-cdef inline float64_t clip01(float64_t x) noexcept nogil:
-    return 0.0 if x < 0.0 else (1.0 if x > 1.0 else x)
-
-
-cdef void project_trace(const float64_t* lam, int64_t n, float64_t M, float64_t* out,
-                        float64_t* bps) noexcept nogil:
-    """sigma_i = clip(lam_i + s, 0, 1) with sum sigma = M: the sum is
-    evaluated at every breakpoint (-lam_i, 1 - lam_i) and the crossing
-    interpolated. ``bps``: scratch of 4 n."""
-    cdef int64_t i, j, m = 2 * n, lo
-    cdef float64_t x, f0, f1, s
-    cdef float64_t* f = bps + m
-    for i in range(n):
-        bps[2 * i] = -lam[i]
-        bps[2 * i + 1] = 1.0 - lam[i]
-    for i in range(1, m):                       # insertion sort, ascending
-        x = bps[i]
-        j = i - 1
-        while j >= 0 and bps[j] > x:
-            bps[j + 1] = bps[j]
-            j -= 1
-        bps[j + 1] = x
-    for j in range(m):
-        f[j] = 0.0
-        for i in range(n):
-            f[j] += clip01(lam[i] + bps[j])
-    lo = m
-    for j in range(m):                          # first j with f[j] >= M
-        if f[j] >= M:
-            lo = j
-            break
-    if lo == 0:
-        s = bps[0]
-    elif lo >= m:
-        s = bps[m - 1]
-    else:
-        f0 = f[lo - 1]
-        f1 = f[lo]
-        s = bps[lo - 1] if f1 == f0 else bps[lo - 1] + (M - f0) * (bps[lo] - bps[lo - 1]) / (f1 - f0)
-    for i in range(n):
-        out[i] = clip01(lam[i] + s)
-
-
-cdef int64_t msg_step(float64_t* Q, int64_t nq, float64_t* sigma, float64_t eta,
-                      const float64_t* v, int64_t M, int64_t K,
-                      float64_t* scratch, int64_t* nt_out) noexcept nogil:
-    """One capped-MSG step on U = Q^T diag(sigma) Q (Q: nq rows of K, room
-    for M + 1), returning the new row count. See CappedMSG in
-    omlc.learners.label_space for the start and the trace constraint.
-    Leaves in ``scratch`` the eigenvectors V (nt x nt, nt written to
-    ``nt_out``) and their order: new row i of Q is sum_j V[j, order[i]] of
-    the rows of [Q; r / rho]."""
-    cdef int64_t i, j, k, nt, nk
-    cdef float64_t rho, vnorm, x, tot
-    cdef float64_t* a = scratch                    # M + 2
-    cdef float64_t* rres = a + (M + 2)             # K
-    cdef float64_t* S = rres + K                   # (M + 2)^2
-    cdef float64_t* V = S + (M + 2) * (M + 2)      # (M + 2)^2
-    cdef float64_t* lam = V + (M + 2) * (M + 2)    # M + 2
-    cdef float64_t* lamk = lam + (M + 2)           # M + 2
-    cdef float64_t* bps = lamk + (M + 2)           # 4 (M + 2)
-    cdef float64_t* Qn = bps + 4 * (M + 2)         # (M + 1) K
-    cdef int64_t* order = <int64_t*> (Qn + (M + 1) * K)   # M + 2
-    vnorm = 0.0
-    for k in range(K):
-        vnorm += v[k] * v[k]
-        rres[k] = v[k]
-    vnorm = sqrt(vnorm)
-    for i in range(nq):
-        x = 0.0
-        for k in range(K):
-            x += Q[i * K + k] * v[k]
-        a[i] = x
-    for i in range(nq):
-        x = a[i]
-        for k in range(K):
-            rres[k] -= Q[i * K + k] * x
-    rho = 0.0
-    for k in range(K):
-        rho += rres[k] * rres[k]
-    rho = sqrt(rho)
-    nt = nq
-    if rho > 1e-12 * (vnorm if vnorm > 1.0 else 1.0):
-        a[nq] = rho
-        for k in range(K):
-            rres[k] = rres[k] / rho            # the new direction: row nq of [Q; r / rho]
-        nt = nq + 1
-    for i in range(nt):
-        for j in range(nt):
-            S[i * nt + j] = eta * a[i] * a[j]
-        if i < nq:
-            S[i * nt + i] += sigma[i]
-    if nt <= JACOBI_MAX:
-        jacobi_eigh(S, V, nt)
-    else:
-        eigh_lapack(S, V, nt)
-    for i in range(nt):
-        lam[i] = S[i * nt + i]
-    sort_desc(lam, nt, order)
-    nk = nt if nt < M + 1 else M + 1
-    for i in range(nk):
-        lamk[i] = lam[order[i]]
-        for k in range(K):
-            Qn[i * K + k] = 0.0
-        for j in range(nt):
-            x = V[j * nt + order[i]]
-            if j < nq:
-                for k in range(K):
-                    Qn[i * K + k] += x * Q[j * K + k]
-            else:
-                for k in range(K):
-                    Qn[i * K + k] += x * rres[k]
-    memcpy(Q, Qn, nk * K * sizeof(float64_t))
-    nt_out[0] = nt
-    if nk <= M:
-        tot = 0.0
-        for i in range(nk):
-            sigma[i] = clip01(lamk[i])
-            tot += sigma[i]
-        if tot > M:
-            project_trace(lamk, nk, M, sigma, bps)
-    else:
-        project_trace(lamk, nk, M, sigma, bps)
-    return nk
-
-
-cdef int64_t sample_drop(const float64_t* sigma, int64_t n, float64_t u, int64_t M) noexcept nogil:
-    """Lemma 2's Gamma with the learner's one uniform ``u``: the row where u
-    falls in the cumulative drop probabilities (-1 while n <= M)."""
-    cdef int64_t i, j
-    cdef float64_t c = 0.0, thr, mn
-    if n <= M:
-        return -1
-    for i in range(n):
-        c += sigma_drop(sigma[i])
-    if c <= 0:
-        j = 0
-        mn = sigma[0]
-        for i in range(1, n):
-            if sigma[i] < mn:
-                mn = sigma[i]
-                j = i
-        return j
-    thr = u * c
-    c = 0.0
-    for i in range(n):
-        c += sigma_drop(sigma[i])
-        if c > thr:                             # searchsorted(..., side="right")
-            return i
-    return n - 1
-
-
-cdef inline float64_t sigma_drop(float64_t s) noexcept nogil:
-    return 1.0 - s if s < 1.0 else 0.0
-
-
-cdef void reorthonormalise(float64_t* Q, int64_t n, int64_t K) noexcept nogil:
-    """Modified Gram-Schmidt on Q's rows (the QR factor with a positive
-    diagonal, i.e. each row keeps its direction)."""
-    cdef int64_t i, j, k
-    cdef float64_t x
-    for i in range(n):
-        for j in range(i):
-            x = 0.0
-            for k in range(K):
-                x += Q[i * K + k] * Q[j * K + k]
-            for k in range(K):
-                Q[i * K + k] -= x * Q[j * K + k]
-        x = 0.0
-        for k in range(K):
-            x += Q[i * K + k] * Q[i * K + k]
-        x = sqrt(x)
-        if x > 0:
-            for k in range(K):
-                Q[i * K + k] /= x
-
-
-cdef void build_projection(const float64_t* Q, int64_t nq, int64_t drop, int64_t M,
-                           int64_t K, float64_t* P) noexcept nogil:
-    cdef int64_t i, m = 0
-    memset(P, 0, M * K * sizeof(float64_t))
-    for i in range(nq):
-        if i == drop:
-            continue
-        if m < M:
-            memcpy(P + m * K, Q + i * K, K * sizeof(float64_t))
-        m += 1
+def secular_eigh_py(d, z, double rho):
+    """Test hook: (lam, V) of ``diag(d) + rho z z^T`` by secular_eigh."""
+    cdef cnp.ndarray dd = np.ascontiguousarray(d, dtype=np.float64)
+    cdef cnp.ndarray zz = np.ascontiguousarray(z, dtype=np.float64)
+    cdef int64_t n = dd.shape[0]
+    if zz.shape[0] != n:
+        raise ValueError("d and z must have the same length")
+    lam = np.zeros(n)
+    V = np.zeros((n, n))
+    work = np.zeros(6 * n + 1)
+    iw = np.zeros(5 * n + 1, dtype=np.int64)
+    if n:
+        secular_eigh(<float64_t*> cnp.PyArray_DATA(dd), <float64_t*> cnp.PyArray_DATA(zz), rho, n,
+                     <float64_t*> cnp.PyArray_DATA(lam), <float64_t*> cnp.PyArray_DATA(V),
+                     <float64_t*> cnp.PyArray_DATA(work), <int64_t*> cnp.PyArray_DATA(iw))
+    return lam, V
 
 
 # ----------------------------------------------------------------------------- the block
@@ -458,6 +217,15 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
             raise ValueError(f"{name} must be C-contiguous of shape {shape}, got {arr.shape}")
         if arr.dtype != (np.int64 if name == "counters" else np.float64):
             raise ValueError(f"{name} has dtype {arr.dtype}")
+    nq, drop, t, nt = (int(v) for v in counters)
+    if not (0 <= nq <= M + 1 and (drop == -1 or 0 <= drop < nq) and t >= 0 and nt >= 0):
+        raise ValueError(f"counters [rows of Q, dropped row, t, folds] out of range for M = {M}: "
+                         f"{[nq, drop, t, nt]}")
+    nt = 0
+    if M < 1 or basis < PBC or basis > NONE or solver < RIDGE or solver > ADAGRAD_SOLVER \
+            or cost < HAMMING or cost > ACCURACY:
+        raise ValueError(f"need M >= 1 and known cost / basis / solver ids, got M={M}, "
+                         f"cost={cost}, basis={basis}, solver={solver}")
     if gradient:
         if opt is None or opt.K != width or opt.n_features != d:
             raise ValueError("a gradient solver needs its optimiser bound to W")
@@ -481,8 +249,9 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     cdef int64_t L = M if not full_rank else K      # rows of P
     # scratch: one owner (this frame)
     scratch_arr = np.zeros(
-        8 * K + 4 * width + 4 * M * M + 2 * M + (L * K) + (M + 1) * K + 2 * (M + 1)
-        + (Mp + K + 2 * Mp * Mp + 2 * Mp + 4 * Mp + (M + 1) * K + Mp) + 2 * h + 16)
+        8 * K + 4 * width + 4 * M * M + 2 * M + 2 * Mp * K + 2 * Mp * Mp + 6 * Mp + 2 * (M + 1)
+        + (Mp + K + 7 * Mp + Mp * Mp + 2 * Mp + 4 * Mp + Mp * Mp + 2 * Mp + K + Mp + 5 * Mp)
+        + 2 * h + 16)
     cdef float64_t* sc = <float64_t*> cnp.PyArray_DATA(scratch_arr)
     cdef float64_t* ytil = sc                      # K
     cdef float64_t* v = ytil + K                   # K
@@ -495,13 +264,21 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     cdef float64_t* Rm = z + K                     # M x M
     cdef float64_t* Fn = Rm + M * M                # M x M
     cdef float64_t* cF = Fn + M * M                # 2 M
-    cdef float64_t* Pn = cF + 2 * M                # L x K
-    cdef float64_t* Qsave = Pn + L * K             # (M + 1) K
-    cdef float64_t* ssave = Qsave + (M + 1) * K    # M + 1
+    cdef float64_t* B = cF + 2 * M                 # Mp x K: the lazy basis Q = R B
+    cdef float64_t* R = B + Mp * K                 # Mp x Mp
+    cdef float64_t* Bsave = R + Mp * Mp            # Mp x K
+    cdef float64_t* Rsave = Bsave + Mp * K         # Mp x Mp
+    cdef float64_t* anew = Rsave + Mp * Mp         # Mp: the new Q v
+    cdef float64_t* uu = anew + Mp                 # Mp: coefficients on B's rows
+    cdef float64_t* bb = uu + Mp                   # Mp
+    cdef int64_t* kq = <int64_t*> (bb + Mp)        # Mp: P_t's rows of Q
+    cdef int64_t* kq2 = kq + Mp                    # Mp: P_{t+1}'s
+    cdef float64_t* ssave = <float64_t*> (kq2 + Mp)   # M + 1
     cdef float64_t* gx = ssave + 2 * (M + 1)       # h: Ainv x
     cdef float64_t* msg = gx + 2 * h               # msg_step's scratch
-    cdef float64_t* msgV = msg + Mp + K + Mp * Mp  # its eigenvectors (see msg_step)
-    cdef int64_t* msgo = <int64_t*> (msg + Mp + K + 2 * Mp * Mp + 2 * Mp + 4 * Mp + (M + 1) * K)
+    cdef float64_t* msgV = msg + Mp + K + 7 * Mp   # its eigenvectors (see msg_step)
+    cdef int64_t* msgo = <int64_t*> (msg + Mp + K + 7 * Mp + Mp * Mp + 2 * Mp + 4 * Mp
+                                     + Mp * Mp + 2 * Mp + K)
     flags = np.zeros(2 * K + 2, dtype=np.int8)
     cdef char* yrel = <char*> cnp.PyArray_DATA(flags)
     cdef char* yhat = yrel + K + 1
@@ -517,7 +294,12 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     drop = cnt[1]
     t = cnt[2]
     nrow = 0
+    cdef int64_t nkept = 0, nkept2
+    cdef bint saved
+    cdef float64_t bound
     with nogil:
+        if not full_rank:
+            reset_lazy(B, R, Qp, nq, M, K)
         for nrow in range(n):
             get_row(rows, nrow, &r)
             # ---- scores (stored coordinates) and the effective ones
@@ -528,10 +310,7 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                 for j in range(width):
                     s[j] = Wp[d * width + j] if intercept else 0.0
                 for p in range(r.x_nnz):
-                    x = row_value(&r, p)
-                    idx = r.x_indices[p]
-                    for j in range(width):
-                        s[j] += x * Wp[idx * width + j]
+                    axpy(row_value(&r, p), Wp + r.x_indices[p] * width, s, width)
             if not finite(s, width):
                 err = NONFINITE_SCORES
                 break
@@ -543,8 +322,29 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                     reff[j] = x
             else:
                 memcpy(reff, s, width * sizeof(float64_t))
-            # ---- decoding
-            if basis == PBC:
+            # ---- decoding: P = R[kq] B (or the identity at full rank)
+            if not full_rank:
+                nkept = kept_rows(nq, drop, M, kq)
+                if basis == PBC:
+                    for j in range(nq):               # bb = B r, z = R[kq] bb
+                        bb[j] = dot(B + j * K, reff, K)
+                    for m in range(nkept):
+                        x = 0.0
+                        for j in range(nq):
+                            x += R[kq[m] * Mp + j] * bb[j]
+                        z[m] = x
+                else:
+                    for m in range(nkept):
+                        z[m] = reff[m]
+                for j in range(nq):                   # uu = R[kq]^T z
+                    x = 0.0
+                    for m in range(nkept):
+                        x += R[kq[m] * Mp + j] * z[m]
+                    uu[j] = x
+                memset(ytil, 0, K * sizeof(float64_t))
+                for j in range(nq):                   # ytil = B^T uu
+                    axpy(uu[j], B + j * K, ytil, K)
+            elif basis == PBC:
                 for m in range(L):
                     x = 0.0
                     for k in range(K):
@@ -604,30 +404,55 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                 v[k] = sqrt(delta[k]) * (1.0 if yrel[k] else -1.0)
             t += 1
             # ---- online PCA and the draw
+            saved = False
             if not full_rank:
-                memcpy(Qsave, Qp, (M + 1) * K * sizeof(float64_t))
-                memcpy(ssave, sg, (M + 1) * sizeof(float64_t))
+                if gradient:
+                    # Only a squared gradient near DBL_MAX makes the step
+                    # below refuse the row; |coefficient| <= |r| + |v| (F
+                    # near-orthogonal), so the basis is saved for undoing
+                    # only when that bound comes close.
+                    bound = 0.0
+                    for j in range(width):
+                        bound += reff[j] * reff[j]
+                    x = 0.0
+                    for k in range(K):
+                        x += v[k] * v[k]
+                    bound = 2.0 * (sqrt(bound) + sqrt(x))
+                    x = 1.0 if intercept else 0.0     # max |x_j| of the row
+                    for p in range(r.x_nnz):
+                        if fabs(row_value(&r, p)) > x:
+                            x = fabs(row_value(&r, p))
+                    bound *= x
+                    if not (bound < 1e150):
+                        saved = True
+                        memcpy(Bsave, B, Mp * K * sizeof(float64_t))
+                        memcpy(Rsave, R, Mp * Mp * sizeof(float64_t))
+                        memcpy(ssave, sg, (M + 1) * sizeof(float64_t))
                 eta = pca_step * 2.0 / sqrt(<float64_t> t) * M / K
                 nq_old = nq
                 drop_old = drop
-                nq = msg_step(Qp, nq, sg, eta, v, M, K, msg, &nt)
+                nq = msg_step(B, R, nq, sg, eta, v, M, K, msg, &nt, anew)
                 if t % C_REORTH_EVERY == 0 and nq > 0:
+                    # rounding slowly breaks the rows' orthonormality
+                    materialise(B, R, nq, M, K, Qp)
                     reorthonormalise(Qp, nq, K)
+                    reset_lazy(B, R, Qp, nq, M, K)
+                    for i in range(nq):            # Q v of the new basis
+                        anew[i] = dot(Qp + i * K, v, K)
                 drop = sample_drop(sg, nq, u, M)
-                build_projection(Qp, nq, drop, M, K, Pn)
-            else:
-                memcpy(Pn, Pp, L * K * sizeof(float64_t))
             # ---- the regression's target and prediction (effective coordinates)
             if basis == PBC:
                 for k in range(K):
                     tgt[k] = v[k]
                     pred[k] = reff[k]
             else:
-                for m in range(L):
-                    x = 0.0
-                    for k in range(K):
-                        x += Pn[m * K + k] * v[k]
-                    tgt[m] = x
+                if full_rank:
+                    for m in range(L):
+                        tgt[m] = dot(Pp + m * K, v, K)
+                else:                                  # P_{t+1} v from the new Q v
+                    nkept2 = kept_rows(nq, drop, M, kq2)
+                    for m in range(M):
+                        tgt[m] = anew[kq2[m]] if m < nkept2 else 0.0
                 if basis == PBT and not full_rank:
                     # Rm = P_t P_{t+1}^T in O(M^2): P_t's rows are rows a_i of
                     # the old basis, P_{t+1}'s rows b_j of the new one, which
@@ -684,10 +509,7 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                     tgt[j] = pred[j] - tgt[j]          # the effective coefficient
                 if lazy:
                     for i in range(M):
-                        x = 0.0
-                        for j in range(M):
-                            x += Fp[i * M + j] * tgt[j]
-                        cF[i] = x
+                        cF[i] = dot(Fp + i * M, tgt, M)
                     memcpy(tgt, cF, M * sizeof(float64_t))
                 if solver == SGD_SOLVER:
                     x = 1.0 / sqrt(<float64_t> t)
@@ -699,9 +521,12 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                     err = GRADIENT_OVERFLOW
                     t -= 1
                     if not full_rank:
-                        memcpy(Qp, Qsave, (M + 1) * K * sizeof(float64_t))
-                        memcpy(sg, ssave, (M + 1) * sizeof(float64_t))
+                        if saved:
+                            memcpy(B, Bsave, Mp * K * sizeof(float64_t))
+                            memcpy(R, Rsave, Mp * Mp * sizeof(float64_t))
+                            memcpy(sg, ssave, (M + 1) * sizeof(float64_t))
                         nq = cnt[0]
+                        drop = cnt[1]
                     break
             else:
                 for i in range(h):
@@ -716,14 +541,20 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                     x = gx[i] / gam1
                     for j in range(width):
                         Wp[i * width + j] -= x * tgt[j]
-            if not full_rank:
-                memcpy(Pp, Pn, L * K * sizeof(float64_t))
             cnt[0] = nq
             cnt[1] = drop
             cnt[2] = t
         else:
             nrow = n
-    cnt[0] = nq if err == OK or err == GRADIENT_OVERFLOW else cnt[0]
+        if not full_rank:
+            # the state arrays: Q = R B and P = its kept rows
+            nq = cnt[0]
+            drop = cnt[1]
+            materialise(B, R, nq, M, K, Qp)
+            nkept = kept_rows(nq, drop, M, kq)
+            memset(Pp, 0, M * K * sizeof(float64_t))
+            for m in range(nkept):
+                memcpy(Pp + m * K, Qp + kq[m] * K, K * sizeof(float64_t))
     if err:
         return nrow, err, r.index
     return n, OK, -1

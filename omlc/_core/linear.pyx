@@ -273,6 +273,11 @@ def loss_rows(Loss loss, const float64_t[:, ::1] S, const int64_t[::1] y_indptr,
     for l in range(y_indices.shape[0]):
         if y_indices[l] < 0 or y_indices[l] >= L:
             raise ValueError("label id out of range")
+    for i in range(n):
+        # Sorted unique ids per row: the losses count |Y| against L - |Y|.
+        for l in range(y_indptr[i] + 1, y_indptr[i + 1]):
+            if y_indices[l] <= y_indices[l - 1]:
+                raise ValueError("label ids must be sorted and unique within a row")
     if G is not None:
         Gv = G
         if Gv.shape[0] != n or Gv.shape[1] != K:

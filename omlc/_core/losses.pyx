@@ -578,6 +578,10 @@ cdef object _target(const int32_t[::1] relevant, int64_t n_labels, Workspace* ws
     for l in range(relevant.shape[0]):
         if relevant[l] < 0 or relevant[l] >= n_labels:
             raise ValueError("relevant label out of range")
+        # The losses count P = |relevant| against L - P irrelevant labels.
+        if l and relevant[l] <= relevant[l - 1]:
+            raise ValueError("relevant labels must be sorted and unique")
+    for l in range(relevant.shape[0]):
         ws.rel[relevant[l]] = 1
     y.rel = ws.rel
     y.idx = &relevant[0] if relevant.shape[0] else NULL

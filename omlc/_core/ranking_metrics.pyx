@@ -16,8 +16,10 @@ two binary searches, which give how many relevant scores lie strictly below it
 (those pairs are mis-ordered) and how many equal it (tied pairs).  A row costs
 O(m log m + L log m) ≤ O(L log L) and the tie counts are exact, so both the
 "ties are errors" and the "ties count one half" conventions come from the same
-pass.  Inputs are trusted: ``omlc.metrics`` checks them first (canonical CSR
-from ``check_Y``, finite C-contiguous float64 scores from ``check_scores``).
+pass.  ``omlc.metrics`` checks the inputs first (canonical CSR from
+``check_Y``, finite C-contiguous float64 scores from ``check_scores``); the
+kernels check the label structures again (one O(nnz) compiled pass) because
+they are reachable from Python and index with them.
 """
 import numpy as np
 cimport numpy as cnp
@@ -26,9 +28,18 @@ from libc.stdlib cimport calloc, free, malloc
 
 from omlc._core.sorting cimport count_below, count_not_above, sort_values
 
+from omlc._core.rowstream import CSRProblem, check_csr
+
 cnp.import_array()
 
 cdef int32_t _NO_INDEX = 0
+
+
+def _check_sets(indptr, indices, n_labels, name):
+    code, row, _ = check_csr(indptr, indices, None, n_labels)
+    if code:
+        raise ValueError(f"{name}: expected a CSR label structure with sorted, unique ids in "
+                         f"[0, {n_labels}) ({CSRProblem(code).name} at row {row})")
 
 
 cdef inline void _sort(double* a, Py_ssize_t n) noexcept nogil:
@@ -56,6 +67,8 @@ def set_counts(const int64_t[::1] y_indptr, const int32_t[::1] y_indices,
     cdef Py_ssize_t n = y_indptr.shape[0] - 1
     if p_indptr.shape[0] != y_indptr.shape[0]:
         raise ValueError("true and predicted label sets have different numbers of rows")
+    _check_sets(y_indptr, y_indices, n_labels, "true label sets")
+    _check_sets(p_indptr, p_indices, n_labels, "predicted label sets")
     tp_row_arr = np.zeros(max(n, 0), dtype=np.int64)
     tp_label_arr = np.zeros(n_labels, dtype=np.int64)
     if n <= 0:
@@ -111,6 +124,7 @@ def ranking_stats(const int64_t[::1] y_indptr, const int32_t[::1] y_indices,
     cdef Py_ssize_t L = scores.shape[1]
     if y_indptr.shape[0] != n + 1:
         raise ValueError("label sets and scores have different numbers of rows")
+    _check_sets(y_indptr, y_indices, L, "label sets")
     mis_arr = np.zeros(n, dtype=np.int64)
     tied_arr = np.zeros(n, dtype=np.int64)
     cover_arr = np.zeros(n, dtype=np.int64)

@@ -71,3 +71,4 @@ cdef class RowStream:
     cdef object _keep
     cdef int64_t[::1] _order
     cdef CSRRows rows
+    cdef int _check_bounds(self, int64_t n, int64_t nnz, int64_t ynnz) except -1

@@ -72,6 +72,40 @@ cdef class RowStream:
             self.rows.order = &self._order[0] if self._order.shape[0] else NULL
         else:
             self.rows.order = NULL
+        self._check_bounds(xp.shape[0] - 1, xi.shape[0],
+                           yi.shape[0] if y_indptr is not None else 0)
+
+    cdef int _check_bounds(self, int64_t n, int64_t nnz, int64_t ynnz) except -1:
+        # What every kernel reading the stream relies on, in one pass without
+        # the GIL (O(nnz), a few ns a row): each indptr inside its indices,
+        # feature ids in [0, n_features), label ids sorted, unique and in
+        # [0, n_labels) (the losses size their buffers by the label count),
+        # row numbers of ``order`` in [0, n).
+        cdef CSRRows* s = &self.rows
+        cdef int x_bad, y_bad = OK, o_bad = 0
+        cdef int64_t bad_row = -1, bad_pos = -1, k
+        if s.n_features < 0 or s.n_labels < 0:
+            raise ValueError("n_features and n_labels must be >= 0")
+        with nogil:
+            x_bad = _in_bounds(s.x_indptr, n, s.x_indices, nnz, s.n_features)
+            if s.y_indptr != NULL:
+                y_bad = _check_entries(s.y_indptr, n, s.y_indices, ynnz, <const float64_t*> NULL,
+                                       s.n_labels, &bad_row, &bad_pos)
+            if s.order != NULL:
+                for k in range(s.n_rows):
+                    if s.order[k] < 0 or s.order[k] >= n:
+                        o_bad = 1
+                        break
+        if x_bad:
+            raise ValueError("X: indptr outside its indices" if x_bad == BAD_INDPTR else
+                             f"X: a column index is outside [0, {s.n_features})")
+        if y_bad:
+            raise ValueError(f"Y: label ids must be sorted, unique and in [0, {s.n_labels}) with "
+                             f"an indptr inside them (problem {CSRProblem(y_bad).name} at row "
+                             f"{bad_row})")
+        if o_bad:
+            raise ValueError(f"order: row {s.order[k]} is outside [0, {n})")
+        return 0
 
     @property
     def n_rows(self):
@@ -112,6 +146,22 @@ cpdef enum CSRProblem:
     UNSORTED = 3
     DUPLICATE = 4
     NON_FINITE = 5
+
+
+cdef int _in_bounds(const int64_t* indptr, int64_t n, const int32_t* indices, int64_t nnz,
+                    int64_t n_cols) noexcept nogil:
+    """BAD_INDPTR, INDEX_OUT_OF_RANGE or OK: the memory-safety half of
+    ``_check_entries`` (order and values are the boundary's business)."""
+    cdef int64_t i, p
+    if indptr[0] < 0 or indptr[n] > nnz:
+        return BAD_INDPTR
+    for i in range(n):
+        if indptr[i + 1] < indptr[i]:
+            return BAD_INDPTR
+    for p in range(indptr[0], indptr[n]):
+        if indices[p] < 0 or indices[p] >= n_cols:
+            return INDEX_OUT_OF_RANGE
+    return OK
 
 
 ctypedef fused value_t:

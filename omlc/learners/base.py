@@ -35,61 +35,12 @@ def clone(learner, **overrides):
     return type(learner)(**params)
 
 
-class BaseLearner:
-    """Base class of omlc's online multi-label learners.
-
-    Thread safety: every call that reads or changes a model's state
-    (``fit``, ``partial_fit``, ``predict_then_learn``, ``decision_function``,
-    ``predict``) holds the model's lock, so concurrent calls on one model run
-    one after the other and a prediction never sees a half-applied update.
-    Separate models (e.g. :func:`clone` copies) run in parallel: the compiled
-    loops release the GIL.
-
-    Sample weights: ``fit``, ``partial_fit``, ``predict_then_learn`` and
-    ``partial_fit_row`` take ``sample_weight``, one non-negative importance
-    weight per row (as scikit-learn's SGD/PA estimators and Vowpal Wabbit take
-    them). Weight 0 leaves the model exactly as it was (``predict_then_learn``
-    still predicts the row); weight 1 is the plain step. What a weight scales
-    depends on the algorithm:
-
-    * the linear learners (FALT, SALT, PA-BR, RankSVM and MMP with their online
-      solvers): the row's loss, in one step -- the loss gradient is multiplied
-      by the weight before the optimiser sees it (SGD: the step; AdaGrad: the
-      step and the squared-gradient sum; an L2 shrink per row is not scaled, as
-      in scikit-learn's SGD); PA-I/PA-II scale their aggressiveness ``C`` by the
-      weight, plain PA (no ``C``) takes its usual step for any positive weight
-      (see ``omlc._core.losses``);
-    * OS-ELM and ELM-OMLL (recursive least squares): the row's squared loss
-      (its hidden outputs and targets scaled by sqrt(w)): the model stays the
-      weighted ridge solution;
-    * the boosters (Ada.OLMR, OnlineBMR): the weak learners' importance
-      weights (the Hoeffding trees' statistics) and Ada.OLMR's expert-weight
-      step and Hedge losses, multiplied by the weight;
-    * the kernel learners (KernelFALT, PA-BR with a non-linear kernel), the
-      label-space learners (DPP, CS-DPP, OnlineBR, O-RAND, O-CS: DPP's online
-      PCA of the label vectors has no weighted form in its paper, and the
-      others' per-row steps are not weighted inside yet) and RankSVM's
-      batch solver ``lbfgs`` keep repetition: a row of integer weight k is
-      learned k times in succession (for the batch solver exactly the
-      k-weighted objective); fractional weights are rounded systematically
-      along the stream (row i is learned
-      ``floor(c + w_1 + ... + w_i) - floor(c + w_1 + ... + w_{i-1})`` times,
-      ``c`` the fraction carried over from earlier calls in
-      ``_sample_weight_carry_``), so the steps taken add up to the weights.
-
-    ``n_samples_seen_`` counts the rows learned (weight > 0) -- for the
-    repeating learners, the repetitions.
-    """
-
-    #: Importance weights realised inside the update (see *Sample weights*);
-    #: False: as repeated rows. ``_weights_native`` may refine it per instance.
-    _native_weights = False
-    # The weights of the block being learned (visiting order) while a native
-    # learner's _learn runs; None otherwise.
-    _pending_weights = None
-
-    def _weights_native(self):
-        return self._native_weights
+class Estimator:
+    """What every omlc estimator shares, learners and the stand-alone
+    :class:`omlc.learners.HoeffdingTree` alike: a lock per object (dropped
+    when pickled, a fresh one when unpickled), parameters that live in
+    ``__init__`` (``get_params``/``set_params``/``clone``, scikit-learn's
+    conventions), and ``_check_params``, run before any data is read."""
 
     def __new__(cls, *args, **kwargs):
         self = super().__new__(cls)
@@ -153,6 +104,70 @@ class BaseLearner:
                  and not (isinstance(v, (int, float, str)) and defaults.get(k) == v)]
         return f"{type(self).__name__}({', '.join(shown)})"
 
+    def _check_params(self):
+        """Raise ValueError (or TypeError) for an invalid hyperparameter."""
+
+
+class BaseLearner(Estimator):
+    """Base class of omlc's online multi-label learners.
+
+    Thread safety: every call that reads or changes a model's state
+    (``fit``, ``partial_fit``, ``predict_then_learn``, ``decision_function``,
+    ``predict``) holds the model's lock, so concurrent calls on one model run
+    one after the other and a prediction never sees a half-applied update.
+    Separate models (e.g. :func:`clone` copies) run in parallel: the compiled
+    loops release the GIL.
+
+    Sample weights: ``fit``, ``partial_fit``, ``predict_then_learn`` and
+    ``partial_fit_row`` take ``sample_weight``, one non-negative importance
+    weight per row (as scikit-learn's SGD/PA estimators and Vowpal Wabbit take
+    them). Weight 0 leaves the model exactly as it was (``predict_then_learn``
+    still predicts the row); weight 1 is the plain step. What a weight scales
+    depends on the algorithm:
+
+    * the linear learners (FALT, SALT, PA-BR, RankSVM and MMP with their online
+      solvers): the row's loss, in one step -- the loss gradient is multiplied
+      by the weight before the optimiser sees it (SGD: the step; AdaGrad: the
+      step and the squared-gradient sum; an L2 shrink per row is not scaled, as
+      in scikit-learn's SGD); PA-I/PA-II scale their aggressiveness ``C`` by the
+      weight, plain PA (no ``C``) takes its usual step for any positive weight
+      (see ``omlc._core.losses``);
+    * OS-ELM and ELM-OMLL (recursive least squares): the row's squared loss
+      (its hidden outputs and targets scaled by sqrt(w)): the model stays the
+      weighted ridge solution;
+    * the boosters (Ada.OLMR, OnlineBMR): the weak learners' importance
+      weights (the Hoeffding trees' statistics) and Ada.OLMR's expert-weight
+      step and Hedge losses, multiplied by the weight;
+    * the kernel learners (KernelFALT, PA-BR with a non-linear kernel): the
+      same weighted step as the linear learners, in the dual (the row's
+      support-vector coefficients);
+    * OnlineBR, O-RAND, O-CS: their regression step (ridge: the weighted
+      least-squares solution by a sqrt(w)-scaled rank-one update; SGD and
+      AdaGrad: the gradient scaled);
+    * DPP and CS-DPP (their online PCA of the label vectors has no weighted
+      form in the paper) and RankSVM's batch solver ``lbfgs`` keep
+      repetition: a row of integer weight k is
+      learned k times in succession (for the batch solver exactly the
+      k-weighted objective); fractional weights are rounded systematically
+      along the stream (row i is learned
+      ``floor(c + w_1 + ... + w_i) - floor(c + w_1 + ... + w_{i-1})`` times,
+      ``c`` the fraction carried over from earlier calls in
+      ``_sample_weight_carry_``), so the steps taken add up to the weights.
+
+    ``n_samples_seen_`` counts the rows learned (weight > 0) -- for the
+    repeating learners, the repetitions.
+    """
+
+    #: Importance weights realised inside the update (see *Sample weights*);
+    #: False: as repeated rows. ``_weights_native`` may refine it per instance.
+    _native_weights = False
+    # The weights of the block being learned (visiting order) while a native
+    # learner's _learn runs; None otherwise.
+    _pending_weights = None
+
+    def _weights_native(self):
+        return self._native_weights
+
     # --- state ----------------------------------------------------------
     def _reset(self):
         for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
@@ -177,6 +192,8 @@ class BaseLearner:
             check_feature_names(self, X, reset=False)
         names_from = X
         X = check_X(X, None if first else self.n_features_in_, owner=type(self).__name__)
+        if classes is not None:
+            Y = _class_column(Y, n_labels, X.shape[0])
         if Y is None:
             # (the second half is scikit-learn's wording, which its checks expect)
             raise ValueError(f"Y (the label sets) is required to learn: {type(self).__name__} "
@@ -239,8 +256,7 @@ class BaseLearner:
         try:
             return self._learn_weighted(X, Y, order, w, out)
         except NonFiniteError as exc:
-            if getattr(exc, "n_learned", None) is not None:
-                self.n_samples_seen_ += int(exc.n_learned)
+            self.n_samples_seen_ += _steps_before(exc)
             raise
 
     def predict_then_learn(self, X, Y, *, n_labels=None, classes=None, sample_weight=None):
@@ -309,10 +325,14 @@ class BaseLearner:
             self._learn(X, Y, order, out)
             return n
         if self._weights_native():
-            self._pending_weights = np.ascontiguousarray(
+            self._pending_weights = wv = np.ascontiguousarray(
                 w if order is None else w[np.asarray(order)], dtype=np.float64)
             try:
                 self._learn(X, Y, order, out)
+            except NonFiniteError as exc:
+                # The rows passed include weight-0 ones, which take no step.
+                exc.n_learned = int(np.count_nonzero(wv[:_steps_before(exc)]))
+                raise
             finally:
                 del self._pending_weights
             return int(np.count_nonzero(w))
@@ -334,7 +354,15 @@ class BaseLearner:
                 continue
             idx = np.repeat(np.arange(a, b), c)
             tmp = np.empty((idx.size, out.shape[1]), dtype=np.float64)
-            self._learn(X[idx], Y[idx], None, tmp)
+            try:
+                self._learn(X[idx], Y[idx], None, tmp)
+            except NonFiniteError as exc:
+                # The steps of this call's earlier runs were taken too; the
+                # row is the caller's, not the repeated block's.
+                exc.n_learned = learned + _steps_before(exc)
+                if isinstance(exc.row, (int, np.integer)) and 0 <= exc.row < idx.size:
+                    exc.row = int(idx[exc.row])
+                raise
             out[a:b] = tmp[np.concatenate(([0], np.cumsum(c)[:-1]))]
             learned += idx.size
         return learned
@@ -371,9 +399,15 @@ class BaseLearner:
                     pending = True
                 else:
                     reps = int(self._repeat_counts(w)[0])
+            done = 0
             try:
                 for _ in range(reps):
                     self._learn_row(xp, xi, xv, yp, yi, None)
+                    done += 1
+            except NonFiniteError as exc:
+                # Repeats taken before the failing one count (as in partial_fit).
+                self.n_samples_seen_ += done + _steps_before(exc)
+                raise
             finally:
                 if pending:
                     del self._pending_weights
@@ -598,12 +632,42 @@ def _warn_if_unscaled(learner, X):
                       UnscaledDataWarning, stacklevel=4)
 
 
+def _steps_before(exc):
+    """Row steps a block took before its NonFiniteError: ``n_learned`` when
+    the raiser counted them, else the failing row's position (the rows
+    before it were learned, the failing one not)."""
+    n = getattr(exc, "n_learned", None)
+    if n is None:
+        n = exc.row if isinstance(getattr(exc, "row", None), (int, np.integer)) else 0
+    return int(n)
+
+
 def _target(Y, y):
     if y is not None:
         if Y is not None:
             raise TypeError("give the label sets once, as Y or as y")
         return y
     return Y
+
+
+def _class_column(Y, n_classes, n_rows):
+    """With ``classes`` of more than one label given, a single integer column
+    ``y`` of one entry per row (1-D, or 2-D with one column: scikit-learn's
+    class column) cannot be a label indicator of that many columns: row i's
+    one label is column ``y[i]`` (label lists ``[[y0], [y1], ...]``). A 1-D
+    ``y`` of ``n_classes`` entries for one row stays that row's indicator;
+    anything else is returned as it came."""
+    if Y is None or n_classes is None or n_classes < 2 or sp.issparse(Y) or \
+            isinstance(Y, (list, tuple)) and len(Y) and isinstance(Y[0], (list, tuple)):
+        return Y
+    try:
+        a = np.asarray(Y)
+    except (ValueError, TypeError):
+        return Y
+    if a.dtype.kind not in "iu" or not (a.ndim == 1 or a.ndim == 2 and a.shape[1] == 1) \
+            or a.shape[0] != n_rows:
+        return Y
+    return [[int(v)] for v in a.ravel()]
 
 
 def _labels_from(n_labels, classes):

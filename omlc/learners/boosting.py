@@ -172,7 +172,7 @@ class TreeWeakLearners(WeakLearners):
 
 class SparseTreeWeakLearners(WeakLearners):
     """Hoeffding trees for sparse high-dimensional rows
-    (:class:`omlc._core.hoeffding_tree.SparseHTree`; omlc's, not the paper's):
+    (:class:`omlc._core.sparse_hoeffding_tree.SparseHTree`; omlc's, not the paper's):
     each leaf draws up to ``n_cand`` split candidates from the non-zeros of
     the rows that reach it and keeps statistics of non-zero values only
     (zeros follow from class weights), so a row costs O(``n_cand`` log nnz)
@@ -199,7 +199,7 @@ class SparseTreeWeakLearners(WeakLearners):
         return {k: v for k, v in vars(self).items() if not k.endswith("_")}
 
     def setup(self, N, d, k, m, rng):
-        from omlc._core.hoeffding_tree import SparseHTree, sparse_leaf_bytes
+        from omlc._core.sparse_hoeffding_tree import SparseHTree, sparse_leaf_bytes
         need = N * sparse_leaf_bytes(self.n_cand, k)
         if need > MAX_FOREST_BYTES:
             raise ValueError(f"{N} sparse trees of {self.n_cand} candidates x {k} labels need "
@@ -217,11 +217,11 @@ class SparseTreeWeakLearners(WeakLearners):
                        for i in range(N)]
 
     def predict(self, x, H, labels=None):
-        from omlc._core.hoeffding_tree import sparse_forest_predict
+        from omlc._core.sparse_hoeffding_tree import sparse_forest_predict
         sparse_forest_predict(self.trees_, x[0], x[1], H)
 
     def update(self, x, labels, W):
-        from omlc._core.hoeffding_tree import sparse_forest_learn
+        from omlc._core.sparse_hoeffding_tree import sparse_forest_learn
         sparse_forest_learn(self.trees_, x[0], x[1], labels, np.ascontiguousarray(W * self.scale_))
 
 

@@ -39,7 +39,7 @@ Memory: ``U`` is ``n_features x n_hidden`` dense (47k x 1000 is 380 MB) and
 import numpy as np
 from scipy.special import expit
 
-from omlc._validation import check_random_state
+from omlc._validation import check_fits, check_random_state
 from omlc.learners._rls import rls_gain
 from omlc.learners.base import BaseLearner, positive_float
 
@@ -83,6 +83,9 @@ class _OnlineSequentialELM(BaseLearner):
         # order from the same seed, and the hidden layer should not share bits
         # with it.
         rng = check_random_state(self.random_state).spawn(1)[0]
+        check_fits(8 * h * (n_features + h + n_labels + 1),
+                   f"{type(self).__name__}: the hidden layer ({n_features:,} features x {h:,} "
+                   f"hidden units) and P ({h:,} x {h:,})")
         self.input_weights_ = rng.uniform(-1.0, 1.0, size=(n_features, h))
         self.biases_ = rng.uniform(0.0, 1.0, size=h)
         self.P_ = np.zeros((h, h))

@@ -11,13 +11,12 @@ This is the multi-class (one label per row) learner the boosters of
 learner and so is not in the learner registry.
 """
 import numbers
-import threading
 
 import numpy as np
 
 from omlc._validation import check_random_state, check_X
 from omlc.exceptions import NotFittedError
-from omlc.learners.base import positive_float
+from omlc.learners.base import Estimator, positive_float
 
 
 def _check_tree_params(grace_period, delta, tau, n_bins, max_depth):
@@ -49,12 +48,14 @@ def dense_rows(X):
         x[idx] = 0.0
 
 
-class HoeffdingTree:
+class HoeffdingTree(Estimator):
     """Incremental Hoeffding tree for weighted multi-class streams.
 
     Domingos & Hulten (2000), "Mining high-speed data streams"; MOA's
     Gaussian-estimator variant. A leaf predicts the (1 + class weight)
-    smoothed distribution over all classes.
+    smoothed distribution over all classes. Parameters, pickling and the
+    per-object lock are :class:`omlc.learners.base.Estimator`'s (a
+    multi-class learner, so not a :class:`~omlc.learners.base.BaseLearner`).
 
     Parameters
     ----------
@@ -94,27 +95,6 @@ class HoeffdingTree:
         self.max_depth = max_depth
         self.n_features = n_features
         self.random_state = random_state
-        self._lock = threading.RLock()
-
-    def __getstate__(self):
-        state = self.__dict__.copy()
-        state.pop("_lock", None)
-        return state
-
-    def __setstate__(self, state):
-        self.__dict__.update(state)
-        self._lock = threading.RLock()
-
-    def get_params(self, deep=True):
-        return {k: getattr(self, k) for k in ("grace_period", "delta", "tau", "n_bins",
-                                              "max_depth", "n_features", "random_state")}
-
-    def set_params(self, **params):
-        for k, v in params.items():
-            if k not in self.get_params():
-                raise ValueError(f"invalid parameter {k!r} for HoeffdingTree")
-            setattr(self, k, v)
-        return self
 
     def _check_params(self):
         _check_tree_params(self.grace_period, self.delta, self.tau, self.n_bins, self.max_depth)

@@ -314,6 +314,7 @@ def learn_support(est, X, Y, order, out, loss, eta=1.0, M=1):
     budget = -1 if est.budget is None else int(est.budget)
     policy = int(BUDGET_POLICIES[est.budget_policy])
     kern = (est.kernel, est.gamma_, est.degree, float(est.coef0))
+    weights = est._pending_weights          # visiting order, or None
     a = 0
     while a < n:
         S0 = est.n_support_
@@ -340,7 +341,8 @@ def learn_support(est, X, Y, order, out, loss, eta=1.0, M=1):
                       np.ascontiguousarray(Yb.indptr, dtype=np.int64),
                       np.ascontiguousarray(Yb.indices, dtype=np.int32),
                       S0, stamp0, float(eta), int(M), budget, policy,
-                      S0, None if out is None else out[a:b])
+                      S0, None if out is None else out[a:b],
+                      None if weights is None else weights[a:b])
         if not np.isfinite(alpha).all():
             # Finite kernel values, but steps that overflow: refused before
             # the block's support vectors join (the stored state is unchanged).
@@ -416,7 +418,15 @@ def _check_finite_kernel(Kb, q, a, order, kern):
 # --- learners ------------------------------------------------------------------
 
 class _SupportSetLearner(BaseLearner):
-    """Shared state and accessors of the support-set learners."""
+    """Shared state and accessors of the support-set learners.
+
+    Sample weights: a row of weight w takes the weighted step of its loss
+    (FALT's gradient times w, PA's C times w; see ``omlc._core.losses``) and
+    becomes a support vector with those coefficients; weight 0: the row is
+    only predicted. With the linear kernel this is the primal learner's
+    weighted step."""
+
+    _native_weights = True
 
     def _init_state(self, n_features, n_labels):
         init_support(self, n_features, n_labels + self._n_extra)

@@ -42,9 +42,12 @@ callable cost runs the same loop in Python. Under SGD/AdaGrad, PBT keeps its
 basis change ``W <- W P_t P_{t+1}^T`` as a lazy M x M factor F (effective
 weights ``W F``, the step taken in W's coordinates, F folded into W when it
 drifts from orthogonal, e.g. when the dropped row changes), so a row costs
-O(nnz M + K M^2), not O(d M^2); AdaGrad's accumulators stay with W's
+O(nnz M + K M + M^3), not O(d M^2); AdaGrad's accumulators stay with W's
 coordinates (not rotated by the basis change) — an approximation of this
-implementation. The exact ridge applies the transform directly. O-BR,
+implementation. The exact ridge applies the transform directly. The online
+PCA's basis is kept as ``Q = R B`` (the rotation on a small factor) and its
+eigenproblem solved as a secular equation, so its step is O(M K + M^3),
+not O(M^2 K); Q is written out at the end of each block. O-BR,
 O-RAND and O-CS under AdaGrad learn a chunk of rows per call of the linear
 core (their targets do not depend on the predictions).
 
@@ -83,6 +86,7 @@ before that row (the rows before it learned). Scale the features or raise
 re-worded with the row's position.
 """
 import math
+import warnings
 
 import numpy as np
 from omlc._core import label_space as _lsk
@@ -90,7 +94,10 @@ from omlc._core.linear import NonFiniteError, learn
 from omlc._core.losses import SquaredLoss
 from omlc._core.optimizers import SGD, AdaGrad
 from omlc._core.rowstream import RowStream
-from omlc._validation import check_random_state, csr_arrays
+from omlc._validation import check_fits, check_random_state, csr_arrays
+from omlc.learners._label_costs import (COSTS, cost_from_counts, example_costs, label_weights,
+                                        label_weights_bruteforce)
+from omlc.learners._online_pca import CappedMSG
 from omlc.learners._rls import rls_apply, rls_gain_sparse
 from omlc.learners.base import BaseLearner, positive_float
 
@@ -117,184 +124,27 @@ _ERRORS = {
     + " The model's weights may be inconsistent: refit it."}
 
 
-# ----------------------------------------------------------------------------- costs
-def cost_from_counts(name, tp, fn, fp, tn):
-    """The paper's example-based costs (Sect. 5.1) from one example's confusion
-    counts (arrays broadcast). 0/0 is 0, so ``c(y, y) = 0``."""
-    tp, fn, fp, tn = (np.asarray(a, dtype=np.float64) for a in (tp, fn, fp, tn))
-    K = tp + fn + fp + tn
-    with np.errstate(divide="ignore", invalid="ignore"):
-        if name == "hamming":
-            return np.where(K > 0, (fn + fp) / np.where(K > 0, K, 1), 0.0)
-        if name == "f1":
-            den = 2 * tp + fn + fp
-            return np.where(den > 0, (fn + fp) / np.where(den > 0, den, 1), 0.0)
-        if name == "accuracy":
-            den = tp + fn + fp
-            return np.where(den > 0, (fn + fp) / np.where(den > 0, den, 1), 0.0)
-        if name == "rank":
-            den = (tp + fn) * (fp + tn)
-            num = fn * fp + 0.5 * (tp * fp + fn * tn)
-            return np.where(den > 0, num / np.where(den > 0, den, 1), 0.0)
-    raise ValueError(f"unknown cost {name!r}; known: {', '.join(COSTS)}")
+#: Above this many floating-point operations per learned row, a DPP / CS-DPP
+#: configuration warns with its estimate (about 0.1 s a row on one core).
+SLOW_ROW_FLOPS = 1e8
 
 
-COSTS = ("hamming", "rank", "f1", "accuracy")
-
-
-def _counts(y, yhat):
-    y = np.asarray(y, bool)
-    yhat = np.asarray(yhat, bool)
-    tp = np.sum(y & yhat, axis=-1)
-    fn = np.sum(y & ~yhat, axis=-1)
-    fp = np.sum(~y & yhat, axis=-1)
-    tn = np.sum(~y & ~yhat, axis=-1)
-    return tp, fn, fp, tn
-
-
-def example_costs(cost, Y, Yhat):
-    """Per-row cost of predicting ``Yhat`` for truth ``Y`` (0/1 or bool arrays,
-    rows = examples). ``cost`` is a name of :data:`COSTS` or a callable
-    ``c(y, yhat)`` on boolean vectors."""
-    Y = np.atleast_2d(np.asarray(Y, bool))
-    Yhat = np.atleast_2d(np.asarray(Yhat, bool))
-    if callable(cost):
-        return np.array([float(cost(a, b)) for a, b in zip(Y, Yhat)])
-    return cost_from_counts(cost, *_counts(Y, Yhat))
-
-
-def label_weights(cost, y, yhat):
-    """Eq. (14): ``delta[k] = |c(y, yhat_pred^(k)) - c(y, yhat_real^(k))|``.
-
-    ``yhat_real^(k)`` is correct on labels 1..k and equals ``yhat`` after k;
-    ``yhat_pred^(k)`` differs from it only at k, where it is wrong. For a named
-    cost this is O(K): both pseudo-predictions' confusion counts come from a
-    prefix count of positives and suffix counts of the (y, yhat) pairs. A
-    callable cost is evaluated 2K times (O(K^2))."""
-    y = np.asarray(y, bool)
-    yhat = np.asarray(yhat, bool)
-    K = y.shape[0]
-    if callable(cost):
-        return label_weights_bruteforce(cost, y, yhat)
-    if cost == "hamming":
-        return np.full(K, 1.0 / K)
-    # suffix counts over i > k of each (y, yhat) pair
-    def suffix(a):
-        c = np.cumsum(a[::-1])[::-1]
-        return np.concatenate([c[1:], [0]]).astype(np.float64)
-    s_pp = suffix(y & yhat)
-    s_pn = suffix(y & ~yhat)
-    s_np = suffix(~y & yhat)
-    pos_le = np.cumsum(y).astype(np.float64)
-    tp = pos_le + s_pp
-    fn = s_pn
-    fp = s_np
-    tn = K - tp - fn - fp
-    real = cost_from_counts(cost, tp, fn, fp, tn)
-    yf = y.astype(np.float64)
-    pred = cost_from_counts(cost, tp - yf, fn + yf, fp + (1 - yf), tn - (1 - yf))
-    return np.abs(pred - real)
-
-
-def label_weights_bruteforce(cost, y, yhat):
-    """Eq. (14) by building both pseudo-predictions for each k (O(K^2)); the
-    reference the O(K) version is tested against."""
-    y = np.asarray(y, bool)
-    yhat = np.asarray(yhat, bool)
-    c = cost if callable(cost) else (lambda a, b: float(example_costs(cost, a, b)[0]))
-    out = np.empty(y.shape[0])
-    for k in range(y.shape[0]):
-        real = yhat.copy()
-        real[:k + 1] = y[:k + 1]
-        pred = real.copy()
-        pred[k] = not y[k]
-        out[k] = abs(c(y, pred) - c(y, real))
-    return out
-
-
-# ----------------------------------------------------------------------------- online PCA
-def _project_trace(lam, M):
-    """sigma_i = clip(lam_i + s, 0, 1) with sum sigma = M (lam sorted or not):
-    the piecewise-linear sum is evaluated at every breakpoint and the crossing
-    interpolated exactly."""
-    bps = np.sort(np.concatenate([-lam, 1.0 - lam]))
-    f = np.clip(lam[None, :] + bps[:, None], 0.0, 1.0).sum(axis=1)
-    j = int(np.searchsorted(f, M))          # f is non-decreasing in s
-    if j == 0:
-        s = bps[0]
-    elif j >= len(bps):
-        s = bps[-1]
-    else:
-        f0, f1 = f[j - 1], f[j]
-        s = bps[j - 1] if f1 == f0 else bps[j - 1] + (M - f0) * (bps[j] - bps[j - 1]) / (f1 - f0)
-    return np.clip(lam + s, 0.0, 1.0)
-
-
-class CappedMSG:
-    """Capped matrix stochastic gradient (Arora, Cotter & Srebro 2013) as used
-    by DPP: ``U = Q^T diag(sigma) Q`` with Q (n x K, n <= M+1) orthonormal
-    rows, ``0 <= sigma <= 1``; a step is ``U <- proj(U + eta v v^T)`` kept at
-    rank M+1 (the cap). Functions on plain arrays so a learner's state pickles.
-
-    Gap filled here (the paper's Algorithm 1 is not in its text): the start is
-    ``U = 0`` (no rows) and, while the basis has fewer than M+1 rows, the
-    projection is onto ``sum sigma <= M`` (``sigma = clip(lam, 0, 1)`` unless
-    that sum exceeds M); once M+1 rows exist it is onto ``sum sigma = M``, the
-    set Lemma 2's sampling needs. This is the convention of the public MSG
-    code. Starting instead from a random orthonormal basis with
-    ``sigma = M/(M+1)`` caps out the data's directions: on delicious (M = 10,
-    K = 983) that basis held 1.3% of the label energy after 10 rows and 11%
-    after 1,000 (batch PCA: 94.8%); from ``U = 0`` it holds ~93% after 10."""
-
-    @staticmethod
-    def init(K, M, rng=None):
-        return np.zeros((0, K)), np.zeros(0)
-
-    @staticmethod
-    def step(Q, sigma, eta, v, M):
-        a = Q @ v
-        r = v - Q.T @ a
-        rho = float(np.linalg.norm(r))
-        if rho > 1e-12 * max(1.0, float(np.linalg.norm(v))):
-            Qt = np.vstack([Q, r / rho])
-            ar = np.append(a, rho)
-            S = np.diag(np.append(sigma, 0.0)) + eta * np.outer(ar, ar)
-        else:
-            Qt = Q
-            S = np.diag(sigma) + eta * np.outer(a, a)
-        n = min(Qt.shape[0], M + 1)
-        lam, V = np.linalg.eigh(S)
-        keep = np.argsort(lam)[::-1][:n]        # the cap: the M+1 largest
-        Qn = V[:, keep].T @ Qt
-        lam = lam[keep]
-        if n <= M:
-            sig = np.clip(lam, 0.0, 1.0)
-            if sig.sum() > M:
-                sig = _project_trace(lam, M)
-        else:
-            sig = _project_trace(lam, M)
-        return np.ascontiguousarray(Qn), sig
-
-    @staticmethod
-    def sample(sigma, u, M):
-        """Gamma: drop row i with probability proportional to 1 - sigma_i
-        (Lemma 2; the probabilities sum to 1 once the basis is full), the
-        row being where ``u`` (uniform on [0, 1)) falls in their cumulative
-        sum. -1 while the basis has M rows or fewer (nothing to drop).
-
-        Gap filled here: the learner draws ``u`` once and reuses it for every
-        t. Lemma 2 fixes only the distribution of each P_t, which a fixed u
-        still follows; a fresh u per row changes the dropped row on most steps
-        (sigma spread over 0.76-1.0), and PBT's ``P_t P_{t+1}^T`` then discards
-        a code dimension the regressor has to relearn (on a genbase-sized set
-        DPP-PBT then predicted no label at all)."""
-        if len(sigma) <= M:
-            return -1
-        p = np.clip(1.0 - sigma, 0.0, None)
-        c = np.cumsum(p)
-        if c[-1] <= 0:
-            return int(np.argmin(sigma))
-        return int(min(np.searchsorted(c, u * c[-1], side="right"), len(sigma) - 1))
+def _check_dpp_size(name, M, K):
+    """Refuse, with the figure, a basis that cannot fit in memory, and warn
+    when a row will take long: the online PCA's step touches its M + 2 basis
+    rows of length K a few times (the rotation itself lands on a small
+    (M + 2)^2 factor, O(M^3)), and decoding, projection and target take a
+    few P x K passes more (P = I, K x K, at full rank)."""
+    P_rows = M if M < K else K                   # M >= K: P = I (K x K)
+    # basis Q, P and its next value, the compiled loop's scratch (~3 M K)
+    check_fits(8 * K * ((M + 1) * 3 + 3 * P_rows + 16),
+               f"{name}: the label-space state (code_dim {M:,} x {K:,} labels)")
+    flops = 6 * (M + 2) * K + 2 * (M + 2) ** 3 + 8 * P_rows * K
+    if flops > SLOW_ROW_FLOPS:
+        warnings.warn(f"{name}: code_dim {M:,} with {K:,} labels costs about {flops:.2g} "
+                      f"floating-point operations per learned row (O(code_dim x labels + "
+                      f"code_dim^3), ~{flops / 1e9:.2g} s a row at 1 GFLOP/s); a smaller "
+                      f"code_dim is much faster", UserWarning, stacklevel=5)
 
 
 # ----------------------------------------------------------------------------- regression
@@ -302,13 +152,16 @@ class _Regressor:
     """x -> R^width by online ridge (RLS, exact), SGD (step eta/sqrt(t)) or
     AdaGrad on the compiled linear core with the squared loss."""
 
-    def __init__(self, d, width, solver, lam, eta, intercept):
+    def __init__(self, d, width, solver, lam, eta, intercept, owner="the model"):
         self.d = d
         self.width = width
         self.solver = solver
         self.intercept = bool(intercept)
         self.eta = eta
         rows = d + (1 if intercept else 0)
+        check_fits(8 * rows * (width * (2 if solver == "adagrad" else 1)
+                               + (rows if solver == "ridge" else 0)),
+                   f"{owner}: the {solver} regressor ({rows:,} features x {width:,} outputs)")
         self.W = np.zeros((rows, width))
         self.t = 0
         if solver == "ridge":
@@ -332,15 +185,23 @@ class _Regressor:
     def transform(self, Rm):
         self.W = np.ascontiguousarray(self.W @ Rm)
 
-    def step(self, idx, vals, target, pred):
+    def step(self, idx, vals, target, pred, weight=1.0):
+        """One row of importance ``weight``: ridge as the row (intercept
+        included) and its residual scaled by sqrt(weight) -- the weighted
+        least-squares solution --; SGD/AdaGrad with the gradient scaled."""
         if not (np.isfinite(pred).all() and np.isfinite(target).all()):
             raise FloatingPointError("non-finite scores (NaN or inf)")
         if self.solver == "ridge":
             if self.intercept:
                 idx = np.append(idx, self.d)
                 vals = np.append(vals, 1.0)
-            g = rls_gain_sparse(self.Ainv, idx, np.asarray(vals, np.float64))
-            rls_apply(self.W, g, pred - target)
+            vals = np.asarray(vals, np.float64)
+            residual = pred - target
+            if weight != 1.0:
+                root = math.sqrt(weight)
+                vals, residual = vals * root, residual * root
+            g = rls_gain_sparse(self.Ainv, idx, vals)
+            rls_apply(self.W, g, residual)
             self.t += 1
             return
         self.t += 1
@@ -351,7 +212,8 @@ class _Regressor:
             opt = AdaGrad(self.W, self.G, self.d, b, self.eta, 1e-8)
         stream = RowStream(np.array([0, len(idx)], np.int64), idx, vals, self.d,
                            self._noy[0], self._noy[1], self.width)
-        learn(opt, SquaredLoss(), stream, 1, targets=np.ascontiguousarray(target[None, :]))
+        learn(opt, SquaredLoss(), stream, 1, targets=np.ascontiguousarray(target[None, :]),
+              weights=None if weight == 1.0 else np.array([float(weight)]))
 
 
 #: ``code_dim="auto"`` is M = min(K, max(AUTO_CODE_FLOOR, round(0.1 K))):
@@ -394,7 +256,14 @@ def _check_dim(code_dim):
 
 
 class _OnlineLSR(BaseLearner):
-    """Shared: parameter checks, solver choice, the per-row loop."""
+    """Shared: parameter checks, solver choice, the per-row loop.
+
+    Sample weights: OnlineBR, O-RAND and O-CS weigh each row's regression
+    step (``_Regressor.step``: the weighted ridge solution, or the gradient
+    scaled); a row of weight 0 is only predicted. DPP and CS-DPP repeat rows
+    (see BaseLearner): their online PCA of the label vectors has no weighted
+    form in the paper.
+    """
 
     # A label space (or a ranking over labels) needs a label: Y with no
     # columns is refused by BaseLearner with a clear error.
@@ -417,7 +286,8 @@ class _OnlineLSR(BaseLearner):
     def _make_regressor(self, d, width):
         solver = self._solver_for(d)
         eta = self.eta if self.eta is not None else (1.0 if solver == "sgd" else 0.1)
-        return _Regressor(d, width, solver, float(self.lam), eta, self.fit_intercept)
+        return _Regressor(d, width, solver, float(self.lam), eta, self.fit_intercept,
+                          type(self).__name__)
 
     @property
     def solver_(self):
@@ -440,9 +310,11 @@ class _OnlineLSR(BaseLearner):
         # the core reads the targets, not the labels: a stream with no label
         # and as many label columns as W
         noy = (np.zeros(n + 1, np.int64), np.zeros(0, np.int32))
+        weights = self._pending_weights
         for a in range(0, n, self.CHUNK):
             b = min(n, a + self.CHUNK)
             rows = np.arange(a, b) if order is None else np.asarray(order[a:b])
+            wc = None if weights is None else weights[a:b]
             Yc = np.zeros((b - a, self.n_labels_), bool)
             for i, k in enumerate(rows):
                 Yc[i, yi[yp[k]:yp[k + 1]]] = True
@@ -451,7 +323,7 @@ class _OnlineLSR(BaseLearner):
             try:
                 stream = RowStream(xp, xi, xv, X.shape[1], noy[0], noy[1], reg.width,
                                    order=rows.astype(np.int64))
-                learn(opt, SquaredLoss(), stream, 1, R, targets=T)
+                learn(opt, SquaredLoss(), stream, 1, R, targets=T, weights=wc)
             except NonFiniteError as exc:
                 pos = a + exc.row
                 k = int(rows[exc.row])
@@ -460,8 +332,9 @@ class _OnlineLSR(BaseLearner):
                     f"{k} of the data): the features are too large for this model's step; scale "
                     "them (e.g. omlc.preprocessing.MaxAbsScaler) or lower eta.", pos) from None
             finally:
-                reg.t += b - a          # approximate on error; AdaGrad does not read t
-            D = self._decode_chunk(R, Yc)        # R is None when nothing is written
+                # approximate on error; AdaGrad does not read t
+                reg.t += b - a if wc is None else int(np.count_nonzero(wc))
+            D = self._decode_chunk(R, Yc if wc is None else Yc[wc > 0], wc)  # R: None if unwritten
             if out is not None:
                 out[a:b] = D
 
@@ -472,13 +345,22 @@ class _OnlineLSR(BaseLearner):
         yp, yi = Y.indptr, Y.indices
         K = self.n_labels_
         rows = order if order is not None else range(X.shape[0])
+        weights = self._pending_weights
         for pos, k in enumerate(rows):
+            if weights is not None and weights[pos] == 0.0:
+                if out is not None:
+                    out[pos] = self._decision(X[k:k + 1])[0]
+                continue
             a, b = xp[k], xp[k + 1]
             idx, vals = xi[a:b], np.asarray(xv[a:b], np.float64)
             y = np.zeros(K, bool)
             y[yi[yp[k]:yp[k + 1]]] = True
             try:
-                self._row(idx, vals, y, out[pos] if out is not None else None)
+                if weights is None:
+                    self._row(idx, vals, y, out[pos] if out is not None else None)
+                else:
+                    self._row(idx, vals, y, out[pos] if out is not None else None,
+                              weight=float(weights[pos]))
             except (FloatingPointError, NonFiniteError) as exc:
                 what = ("non-finite scores or weights (NaN or inf)"
                         if isinstance(exc, NonFiniteError) else str(exc))
@@ -568,6 +450,7 @@ class CSDPP(_OnlineLSR):
         self.rng_ = check_random_state(self.random_state).spawn(1)[0]
         self.full_rank_ = M >= K
         Mw = min(M, K)
+        _check_dpp_size(type(self).__name__, Mw, K)
         # Fixed-size state (the compiled loop updates it in place): the basis
         # Qb_[:nq] with sigma sb_[:nq]; counters [nq, dropped row, t, folds].
         self.Qb_ = np.zeros((Mw + 1, K))
@@ -766,16 +649,18 @@ class OnlineBR(_OnlineLSR):
     def _init_state(self, n_features, n_labels):
         self.reg_ = self._make_regressor(n_features, n_labels)
 
-    def _row(self, idx, vals, y, out):
+    _native_weights = True
+
+    def _row(self, idx, vals, y, out, weight=1.0):
         r = self.reg_.scores_row(idx, vals)
         if out is not None:
             out[:] = r
-        self.reg_.step(idx, vals, np.where(y, 1.0, -1.0), r)
+        self.reg_.step(idx, vals, np.where(y, 1.0, -1.0), r, weight)
 
     def _targets(self, Yc):
         return np.where(Yc, 1.0, -1.0)
 
-    def _decode_chunk(self, R, Yc):
+    def _decode_chunk(self, R, Yc, w=None):
         return R
 
     def _decision(self, X):
@@ -814,6 +699,8 @@ class OnlineRandomProjection(_OnlineLSR):
         M = _resolve_dim(self.code_dim, n_labels)
         self.code_dim_ = M
         rng = check_random_state(self.random_state).spawn(1)[0]
+        check_fits(8 * 3 * M * n_labels, f"{type(self).__name__}: the code matrices ({M:,} x "
+                                        f"{n_labels:,} labels)")
         self.encoder_ = rng.normal(size=(M, n_labels)) / math.sqrt(M)
         self.decoder_ = np.linalg.pinv(self.encoder_)          # K x M
         self.reg_ = self._make_regressor(n_features, M)
@@ -821,11 +708,13 @@ class OnlineRandomProjection(_OnlineLSR):
     def _target(self, y):
         return self.encoder_ @ np.where(y, 1.0, -1.0)
 
-    def _row(self, idx, vals, y, out):
+    _native_weights = True
+
+    def _row(self, idx, vals, y, out, weight=1.0):
         r = self.reg_.scores_row(idx, vals)
         if out is not None:
             out[:] = self._decode(r[None, :])[0]
-        self.reg_.step(idx, vals, self._target(y), r)
+        self.reg_.step(idx, vals, self._target(y), r, weight)
 
     def _decode(self, R):
         return R @ self.decoder_.T
@@ -833,7 +722,7 @@ class OnlineRandomProjection(_OnlineLSR):
     def _targets(self, Yc):
         return np.where(Yc, 1.0, -1.0) @ self.encoder_.T
 
-    def _decode_chunk(self, R, Yc):
+    def _decode_chunk(self, R, Yc, w=None):
         return None if R is None else self._decode(R)
 
     def _decision(self, X):
@@ -913,14 +802,21 @@ class OnlineCS(OnlineRandomProjection):
     def _targets(self, Yc):
         return Yc.astype(np.float64) @ self.encoder_.T
 
-    def _decode_chunk(self, R, Yc):
-        # each row decodes at the cardinality seen before it, as in _row
+    def _decode_chunk(self, R, Yc, w=None):
+        # each row decodes at the cardinality seen before it, as in _row; Yc
+        # holds the learned rows' label sets (w: the chunk's weights, 0 for a
+        # row only predicted)
+        n = len(Yc) if w is None else len(w)
+        learned = np.ones(n, bool) if w is None else w > 0
         out = None if R is None else np.empty((R.shape[0], self.n_labels_))
-        for i, y in enumerate(Yc):
+        j = 0
+        for i in range(n):
             if out is not None:
                 out[i] = self._decode(R[i][None, :])[0]
-            self.n_relevant_ += int(y.sum())
-            self.n_coded_ += 1
+            if learned[i]:
+                self.n_relevant_ += int(Yc[j].sum())
+                self.n_coded_ += 1
+                j += 1
         return out
 
     def _sparsity(self):

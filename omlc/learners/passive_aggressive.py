@@ -104,10 +104,6 @@ class PassiveAggressiveBR(LinearLearner):
             from omlc.learners import kernel
             kernel.init_support(self, n_features, n_labels)
 
-    def _weights_native(self):
-        # The support-set kernels realise weights as repeated rows.
-        return self.kernel == "linear"
-
     def _stream_only(self):
         # The linear kernel is LinearLearner's own path (single rows go
         # straight into the compiled driver); the kernels need matrices.

@@ -1,0 +1,450 @@
+# The online PCA of DPP / CS-DPP (Chu, Huang & Lin 2019, eq. 3 and Lemma 2)
+# for omlc._core.label_space: the capped-MSG step on a lazily kept basis
+# Q = R B, its diagonal-plus-rank-one eigenproblem, the trace projection and
+# the draw. Inline, so the block loop keeps one compiled unit;
+# tests/reference_label_space.py is the twin of every function here.
+from libc.float cimport DBL_EPSILON
+from libc.math cimport fabs, sqrt
+from libc.stdint cimport int64_t
+from libc.string cimport memcpy, memset
+
+ctypedef double float64_t
+
+cdef enum:
+    # A cap on the safeguarded Newton steps of one secular root (each halves
+    # the bracket at worst; they converge in a handful).
+    SECULAR_ITERS = 100
+
+
+cdef inline float64_t dot(const float64_t* a, const float64_t* b, int64_t n) noexcept nogil:
+    cdef int64_t i
+    cdef float64_t x = 0.0
+    for i in range(n):
+        x += a[i] * b[i]
+    return x
+
+
+cdef inline void axpy(float64_t x, const float64_t* a, float64_t* b, int64_t n) noexcept nogil:
+    """b += x a"""
+    cdef int64_t i
+    for i in range(n):
+        b[i] += x * a[i]
+
+
+cdef inline float64_t clip01(float64_t x) noexcept nogil:
+    return 0.0 if x < 0.0 else (1.0 if x > 1.0 else x)
+
+
+cdef inline float64_t sigma_drop(float64_t s) noexcept nogil:
+    return 1.0 - s if s < 1.0 else 0.0
+
+
+cdef inline void secular_eigh(const float64_t* d, const float64_t* z, float64_t rho, int64_t n,
+                              float64_t* lam, float64_t* V, float64_t* work,
+                              int64_t* iw) noexcept nogil:
+    """The eigenpairs of ``diag(d) + rho z z^T`` (rho >= 0) in O(n^2): lam[j]
+    and V's column j (row-major n x n). ``work``: 6 n doubles, ``iw``: 5 n.
+
+    The MSG step's matrix is diagonal plus rank one, so its eigenvalues are
+    the roots of the secular equation ``1 + rho' sum_i z_i^2 / (d_i - l) = 0``
+    (Golub 1973; Bunch, Nielsen & Sorensen 1978), one between consecutive
+    poles and the last within rho' of the largest. Coordinates whose z is at
+    rounding level, and equal d's (the capped sigma = 1), deflate first, as
+    in LAPACK's dlaed2 (a Givens rotation leaves one z per cluster). Each
+    root is found as its offset from the nearer pole by safeguarded Newton
+    on ``mu g(mu)`` (no pole at that origin: a few steps), so ``d_i - l_j``
+    is accurate, and the eigenvectors come from the z that these roots make
+    exact (Gu & Eisenstat 1994), which keeps them orthogonal to rounding
+    even for close roots."""
+    cdef float64_t* ds = work
+    cdef float64_t* zs = ds + n
+    cdef float64_t* mu = zs + n
+    cdef float64_t* gc = mu + n
+    cdef float64_t* gs = gc + n
+    cdef float64_t* col = gs + n
+    cdef int64_t* perm = iw
+    cdef int64_t* idx = perm + n
+    cdef int64_t* org = idx + n
+    cdef int64_t* gp = org + n
+    cdef int64_t* gq = gp + n
+    cdef int64_t i, j, a, b, o, k, ng, last, _it, cx
+    cdef float64_t zn2, rhop, tol, dmax, tau, c, s, lo, hi, m, g, gd, w, y, nrm
+    for i in range(n * n):
+        V[i] = 0.0
+    zn2 = 0.0
+    for i in range(n):
+        zn2 += z[i] * z[i]
+    rhop = rho * zn2
+    if not (rhop > 0.0):
+        for i in range(n):
+            lam[i] = d[i]
+            V[i * n + i] = 1.0
+        return
+    for i in range(n):                          # ascending d, ties by index
+        perm[i] = i
+    for i in range(1, n):
+        cx = perm[i]
+        j = i - 1
+        while j >= 0 and d[perm[j]] > d[cx]:
+            perm[j + 1] = perm[j]
+            j -= 1
+        perm[j + 1] = cx
+    nrm = sqrt(zn2)
+    dmax = 0.0
+    for i in range(n):
+        ds[i] = d[perm[i]]
+        zs[i] = z[perm[i]] / nrm
+        if fabs(ds[i]) > dmax:
+            dmax = fabs(ds[i])
+    tol = 8.0 * DBL_EPSILON * (dmax if dmax > rhop else rhop)
+    # ---- deflation: zs[i] == 0 marks an eigenpair (ds[i], e_i) of the
+    # rotated coordinates; idx[:k] are the others, ascending and separated
+    k = 0
+    ng = 0
+    last = -1
+    for i in range(n):
+        if rhop * fabs(zs[i]) <= tol:
+            zs[i] = 0.0
+            continue
+        if last >= 0 and ds[i] - ds[last] <= tol:
+            tau = sqrt(zs[last] * zs[last] + zs[i] * zs[i])
+            c = zs[i] / tau
+            s = zs[last] / tau
+            zs[i] = tau
+            zs[last] = 0.0
+            gp[ng] = last
+            gq[ng] = i
+            gc[ng] = c
+            gs[ng] = s
+            ng += 1
+            k -= 1
+        idx[k] = i
+        k += 1
+        last = i
+    # ---- the roots, as offsets mu[a] from the pole org[a]
+    for a in range(k):
+        i = idx[a]
+        if a < k - 1:
+            m = 0.5 * (ds[idx[a + 1]] - ds[i])
+            g = 1.0
+            for b in range(k):
+                j = idx[b]
+                g += rhop * zs[j] * zs[j] / ((ds[j] - ds[i]) - m)
+            if g >= 0.0:
+                org[a] = i
+                lo = 0.0
+                hi = m
+            else:
+                org[a] = idx[a + 1]
+                lo = -m
+                hi = 0.0
+        else:
+            org[a] = i
+            lo = 0.0
+            hi = rhop
+        o = org[a]
+        y = 0.5 * (lo + hi)
+        for _it in range(SECULAR_ITERS):
+            g = 1.0
+            gd = 0.0
+            for b in range(k):
+                j = idx[b]
+                w = 1.0 / ((ds[j] - ds[o]) - y)
+                c = rhop * zs[j] * zs[j] * w
+                g += c
+                gd += c * w
+            if g == 0.0:
+                break
+            if g < 0.0:
+                lo = y
+            else:
+                hi = y
+            m = y - y * g / (g + y * gd)
+            if not (m > lo and m < hi):
+                m = 0.5 * (lo + hi)
+                if not (m > lo and m < hi):
+                    break
+            if fabs(m - y) <= 2.0 * DBL_EPSILON * fabs(m):
+                y = m
+                break
+            y = m
+        mu[a] = y
+        lam[i] = ds[o] + y
+    # ---- the z that the roots make exact, then the eigenvectors
+    for a in range(k):
+        i = idx[a]
+        w = -((ds[i] - ds[org[a]]) - mu[a]) / rhop
+        for b in range(k):
+            if b != a:
+                j = idx[b]
+                w *= -((ds[i] - ds[org[b]]) - mu[b]) / (ds[j] - ds[i])
+        col[a] = sqrt(fabs(w)) if zs[i] >= 0.0 else -sqrt(fabs(w))
+    for a in range(k):
+        cx = idx[a]
+        nrm = 0.0
+        for b in range(k):
+            j = idx[b]
+            y = col[b] / ((ds[j] - ds[org[a]]) - mu[a])
+            V[j * n + cx] = y
+            nrm += y * y
+        nrm = sqrt(nrm)
+        for b in range(k):
+            V[idx[b] * n + cx] /= nrm
+    for i in range(n):
+        if zs[i] == 0.0:
+            lam[i] = ds[i]
+            V[i * n + i] = 1.0
+    # ---- back to the unrotated, unsorted coordinates
+    for a in range(ng - 1, -1, -1):
+        i = gp[a]
+        j = gq[a]
+        c = gc[a]
+        s = gs[a]
+        for cx in range(n):
+            y = V[i * n + cx]
+            w = V[j * n + cx]
+            V[i * n + cx] = c * y + s * w
+            V[j * n + cx] = -s * y + c * w
+    for cx in range(n):
+        for i in range(n):
+            col[perm[i]] = V[i * n + cx]
+        for i in range(n):
+            V[i * n + cx] = col[i]
+
+
+cdef inline void sort_desc(const float64_t* lam, int64_t n, int64_t* order) noexcept nogil:
+    """Indices of ``lam`` by decreasing value, ties by index (insertion sort:
+    n is at most M + 2)."""
+    cdef int64_t i, j, x
+    for i in range(n):
+        order[i] = i
+    for i in range(1, n):
+        x = order[i]
+        j = i - 1
+        while j >= 0 and lam[order[j]] < lam[x]:
+            order[j + 1] = order[j]
+            j -= 1
+        order[j + 1] = x
+
+
+cdef inline void project_trace(const float64_t* lam, int64_t n, float64_t M, float64_t* out,
+                               float64_t* bps) noexcept nogil:
+    """sigma_i = clip(lam_i + s, 0, 1) with sum sigma = M: the sum is
+    evaluated at every breakpoint (-lam_i, 1 - lam_i) and the crossing
+    interpolated. ``bps``: scratch of 4 n."""
+    cdef int64_t i, j, m = 2 * n, lo
+    cdef float64_t x, f0, f1, s
+    cdef float64_t* f = bps + m
+    for i in range(n):
+        bps[2 * i] = -lam[i]
+        bps[2 * i + 1] = 1.0 - lam[i]
+    for i in range(1, m):                       # insertion sort, ascending
+        x = bps[i]
+        j = i - 1
+        while j >= 0 and bps[j] > x:
+            bps[j + 1] = bps[j]
+            j -= 1
+        bps[j + 1] = x
+    for j in range(m):
+        f[j] = 0.0
+        for i in range(n):
+            f[j] += clip01(lam[i] + bps[j])
+    lo = m
+    for j in range(m):                          # first j with f[j] >= M
+        if f[j] >= M:
+            lo = j
+            break
+    if lo == 0:
+        s = bps[0]
+    elif lo >= m:
+        s = bps[m - 1]
+    else:
+        f0 = f[lo - 1]
+        f1 = f[lo]
+        s = bps[lo - 1] if f1 == f0 else bps[lo - 1] + (M - f0) * (bps[lo] - bps[lo - 1]) / (f1 - f0)
+    for i in range(n):
+        out[i] = clip01(lam[i] + s)
+
+
+cdef inline int64_t msg_step(float64_t* B, float64_t* R, int64_t nq, float64_t* sigma, float64_t eta,
+                             const float64_t* v, int64_t M, int64_t K, float64_t* scratch,
+                             int64_t* nt_out, float64_t* anew) noexcept nogil:
+    """One capped-MSG step on U = Q^T diag(sigma) Q, the basis kept lazily
+    as Q = R B: B's rows (room for M + 2, nq used) are orthonormal and R
+    (nq x nq, row stride M + 2) is orthogonal, so span(Q) = span(B).
+    Returns the new row count. See CappedMSG in omlc.learners.label_space
+    for the start and the trace constraint.
+
+    The new basis is V^T [Q; r / rho] (V: the eigenvectors of the small
+    problem), i.e. R <- V^T blockdiag(R, 1) with r / rho appended to B: O(M^2)
+    work on R instead of O(M^2 K) on Q. When the cap drops an eigen-direction,
+    a Householder reflection of B's M + 2 rows moves that direction into B's
+    last row, which is discarded (O(M K)). Leaves in ``scratch`` V (nt x nt,
+    nt written to ``nt_out``) and the order of its columns (row i of the new
+    Q is column order[i]); ``anew`` gets the new Q v."""
+    cdef int64_t i, j, k, l, nt, nk, Mp = M + 2
+    cdef float64_t rho, vnorm, x, tot, beta
+    cdef float64_t* a = scratch                    # M + 2
+    cdef float64_t* rres = a + Mp                  # K
+    cdef float64_t* dg = rres + K                  # M + 2: the diagonal
+    cdef float64_t* work = dg + Mp                 # 6 (M + 2): secular_eigh's
+    cdef float64_t* V = work + 6 * Mp              # (M + 2)^2
+    cdef float64_t* lam = V + Mp * Mp              # M + 2
+    cdef float64_t* lamk = lam + Mp                # M + 2
+    cdef float64_t* bps = lamk + Mp                # 4 (M + 2)
+    cdef float64_t* T = bps + 4 * Mp               # (M + 2)^2, stride M + 2
+    cdef float64_t* hv = T + Mp * Mp               # M + 2
+    cdef float64_t* bb = hv + Mp                   # M + 2
+    cdef float64_t* cK = bb + Mp                   # K
+    cdef int64_t* order = <int64_t*> (cK + K)      # M + 2
+    cdef int64_t* iw = order + Mp                  # 5 (M + 2)
+    vnorm = sqrt(dot(v, v, K))
+    memcpy(rres, v, K * sizeof(float64_t))
+    for i in range(nq):                            # bb = B v, r = v - B^T B v
+        bb[i] = dot(B + i * K, v, K)
+    for i in range(nq):
+        axpy(-bb[i], B + i * K, rres, K)
+    for i in range(nq):                            # a = Q v = R B v
+        a[i] = dot(R + i * Mp, bb, nq)
+    rho = sqrt(dot(rres, rres, K))
+    nt = nq
+    if rho > 1e-12 * (vnorm if vnorm > 1.0 else 1.0):
+        a[nq] = rho
+        for k in range(K):
+            B[nq * K + k] = rres[k] / rho          # the new direction: B's row nq
+        nt = nq + 1
+    for i in range(nt):                            # diag(sigma, 0) + eta a a^T
+        dg[i] = sigma[i] if i < nq else 0.0
+    secular_eigh(dg, a, eta, nt, lam, V, work, iw)
+    sort_desc(lam, nt, order)
+    nk = nt if nt < M + 1 else M + 1
+    for i in range(nt):                            # T = V^T blockdiag(R, 1), rows sorted
+        for l in range(nt):
+            T[i * Mp + l] = 0.0
+        tot = 0.0
+        for j in range(nt):
+            x = V[j * nt + order[i]]
+            tot += x * a[j]
+            if x == 0.0:                           # deflated: most of V is I
+                continue
+            if j < nq:
+                axpy(x, R + j * Mp, T + i * Mp, nq)
+            else:
+                T[i * Mp + nq] += x
+        anew[i] = tot
+    if nk < nt:
+        # the cap: H = I - beta hv hv^T maps the dropped row w of T to -+e_last
+        for l in range(nt):
+            hv[l] = T[(nt - 1) * Mp + l]
+        hv[nt - 1] += 1.0 if hv[nt - 1] >= 0.0 else -1.0
+        beta = 0.0
+        for l in range(nt):
+            beta += hv[l] * hv[l]
+        beta = 2.0 / beta
+        for i in range(nk):                        # R <- (T H)[:nk, :nk]
+            x = 0.0
+            for l in range(nt):
+                x += T[i * Mp + l] * hv[l]
+            x *= beta
+            for l in range(nk):
+                R[i * Mp + l] = T[i * Mp + l] - x * hv[l]
+        for k in range(K):                         # B <- (H B)[:nk]
+            cK[k] = 0.0
+        for j in range(nt):
+            axpy(hv[j], B + j * K, cK, K)
+        for j in range(nk):
+            axpy(-beta * hv[j], cK, B + j * K, K)
+    else:
+        for i in range(nk):
+            for l in range(nt):
+                R[i * Mp + l] = T[i * Mp + l]
+    for i in range(nk):
+        lamk[i] = lam[order[i]]
+    nt_out[0] = nt
+    if nk <= M:
+        tot = 0.0
+        for i in range(nk):
+            sigma[i] = clip01(lamk[i])
+            tot += sigma[i]
+        if tot > M:
+            project_trace(lamk, nk, M, sigma, bps)
+    else:
+        project_trace(lamk, nk, M, sigma, bps)
+    return nk
+
+
+cdef inline void materialise(const float64_t* B, const float64_t* R, int64_t nq, int64_t M,
+                             int64_t K, float64_t* Q) noexcept nogil:
+    """Q = R B (nq rows)."""
+    cdef int64_t i, j
+    for i in range(nq):
+        memset(Q + i * K, 0, K * sizeof(float64_t))
+        for j in range(nq):
+            axpy(R[i * (M + 2) + j], B + j * K, Q + i * K, K)
+
+
+cdef inline void reset_lazy(float64_t* B, float64_t* R, const float64_t* Q, int64_t nq, int64_t M,
+                            int64_t K) noexcept nogil:
+    """B = Q, R = I."""
+    cdef int64_t i
+    memcpy(B, Q, nq * K * sizeof(float64_t))
+    memset(R, 0, (M + 2) * (M + 2) * sizeof(float64_t))
+    for i in range(nq):
+        R[i * (M + 2) + i] = 1.0
+
+
+cdef inline int64_t kept_rows(int64_t nq, int64_t drop, int64_t M, int64_t* kq) noexcept nogil:
+    """The rows of Q that make P (all but the dropped one, at most M)."""
+    cdef int64_t i, m = 0
+    for i in range(nq):
+        if i != drop and m < M:
+            kq[m] = i
+            m += 1
+    return m
+
+
+cdef inline int64_t sample_drop(const float64_t* sigma, int64_t n, float64_t u, int64_t M) noexcept nogil:
+    """Lemma 2's Gamma with the learner's one uniform ``u``: the row where u
+    falls in the cumulative drop probabilities (-1 while n <= M)."""
+    cdef int64_t i, j
+    cdef float64_t c = 0.0, thr, mn
+    if n <= M:
+        return -1
+    for i in range(n):
+        c += sigma_drop(sigma[i])
+    if c <= 0:
+        j = 0
+        mn = sigma[0]
+        for i in range(1, n):
+            if sigma[i] < mn:
+                mn = sigma[i]
+                j = i
+        return j
+    thr = u * c
+    c = 0.0
+    for i in range(n):
+        c += sigma_drop(sigma[i])
+        if c > thr:                             # searchsorted(..., side="right")
+            return i
+    return n - 1
+
+
+cdef inline void reorthonormalise(float64_t* Q, int64_t n, int64_t K) noexcept nogil:
+    """Modified Gram-Schmidt on Q's rows (the QR factor with a positive
+    diagonal, i.e. each row keeps its direction)."""
+    cdef int64_t i, j, k
+    cdef float64_t x
+    for i in range(n):
+        for j in range(i):
+            x = 0.0
+            for k in range(K):
+                x += Q[i * K + k] * Q[j * K + k]
+            for k in range(K):
+                Q[i * K + k] -= x * Q[j * K + k]
+        x = 0.0
+        for k in range(K):
+            x += Q[i * K + k] * Q[i * K + k]
+        x = sqrt(x)
+        if x > 0:
+            for k in range(K):
+                Q[i * K + k] /= x
