@@ -454,12 +454,12 @@ def _libsvm_feed():
     return a, call, {"buf": "ok:short,long,empty"}
 
 
-@spec("libsvm_parser.format_rows")
+@spec("libsvm_format.format_rows")
 def _format_rows():
     a, n, d, L = _problem()
 
     def call(a):
-        from omlc._core.libsvm_parser import format_rows
+        from omlc._core.libsvm_format import format_rows
         return format_rows(a["xp"], a["xi"], a["xv"], a["yp"], a["yi"], 0, n, 1, 0)
     # Text of whatever ids it is given (the writer checks the matrix first);
     # a block may use the first entries of longer arrays.

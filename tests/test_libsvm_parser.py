@@ -68,28 +68,6 @@ def test_float_edge_texts():
         assert parse_float(c.encode()) is None, c
 
 
-@settings(deadline=None)
-@given(st.floats(allow_nan=False, allow_infinity=False))
-@example(0.1)
-@example(1e23)
-@example(5e-324)
-@example(-123.456)
-@example(2.0 ** -24)     # the shortest text lies on the other side of printf's rounding
-@example(-(2.0 ** -24))  # ... and for a negative value the digits are the magnitude's
-def test_dump_shortest_round_trip(x):
-    X = sp.csr_matrix((np.array([x]), np.array([0], np.int32), np.array([0, 1])), shape=(1, 1))
-    out = io.BytesIO()
-    dump_libsvm(X, [[0]], out)
-    text = out.getvalue().decode().strip().split(":", 1)[1]
-    assert bits(float(text)) == bits(x)
-    # As few significant digits as Python's repr (which is shortest).
-
-    def sig(s):
-        m = s.lower().lstrip("-").split("e")[0].replace(".", "")
-        return len(m.strip("0")) or 1
-    assert sig(text) <= sig(repr(x))
-
-
 # ------------------------------------------------------------ property tests
 
 values_text = st.one_of(

@@ -155,7 +155,14 @@ def label_ids(dict y, dict ids):
                 return None
             o[k] = <int32_t> i
             k += 1
-    # Ids are small ints; a stable insertion sort of the few relevant ones.
-    cdef cnp.ndarray scratch = np.empty(k, dtype=np.float64)
-    _sort(o, <double*> cnp.PyArray_DATA(scratch), k)
+    # Ids are small ints: an insertion sort of the few relevant ones in place.
+    cdef Py_ssize_t a, b
+    cdef int32_t v
+    for a in range(1, k):
+        v = o[a]
+        b = a - 1
+        while b >= 0 and o[b] > v:
+            o[b + 1] = o[b]
+            b -= 1
+        o[b + 1] = v
     return out[:k]

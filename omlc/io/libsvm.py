@@ -16,6 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from omlc._core import libsvm_parser as _lp
+from omlc._core.libsvm_format import format_rows as _format_rows
 from omlc._validation import check_X, check_Y, csr_arrays
 from omlc.exceptions import DataFormatError
 from omlc.io import compression
@@ -414,7 +415,7 @@ def dump_libsvm(X, Y, f, *, zero_based=False, digits=None):
         while start < n:
             stop = int(np.searchsorted(cost, cost[start] + (1 << 20), side="right")) - 1
             stop = min(max(stop, start + 1), n)
-            write(_lp.format_rows(x_indptr, x_indices, x_data, y_indptr, y_indices,
+            write(_format_rows(x_indptr, x_indices, x_data, y_indptr, y_indices,
                                   start, stop, offset, int(digits)))
             start = stop
 
