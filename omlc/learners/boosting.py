@@ -67,6 +67,7 @@ import numbers
 
 import numpy as np
 
+from omlc._core.linear import NonFiniteError
 from omlc._validation import check_random_state, check_X
 from omlc.learners.base import BaseLearner, positive_float
 from omlc.learners.hoeffding_tree import dense_rows
@@ -543,7 +544,14 @@ class _Booster(BaseLearner):
 
     def _decision(self, X):
         self._pending = 0
-        return _cut(self._scores(X), self._n_cut())
+        D = _cut(self._scores(X), self._n_cut())
+        if not np.isfinite(D).all():
+            # Only a damaged state (NaN expert weights, e.g. a tampered pickle)
+            # gets here: never silent NaN.
+            row = int(np.flatnonzero(~np.isfinite(D).all(axis=1))[0])
+            raise NonFiniteError(f"non-finite scores (NaN or inf) at row {row}: the model's "
+                                 "state holds NaN or inf; refit it", row)
+        return D
 
     def scores(self, X):
         """The followed expert's label scores (higher ranks higher), dense ``(n, L)``."""
@@ -554,6 +562,10 @@ class _Booster(BaseLearner):
     label_scores = scores  # predict_top_k ranks by the expert's scores, not the cut ones
 
     def __setstate__(self, state):
+        bad = [k for k, v in state.items() if k.endswith("_") and isinstance(v, np.ndarray)
+               and v.dtype.kind == "f" and not np.isfinite(v).all()]
+        if bad:
+            raise ValueError(f"{type(self).__name__}: corrupted state: {bad[0]} holds NaN or inf")
         super().__setstate__(state)
         self._pending = 0
 

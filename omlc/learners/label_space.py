@@ -124,6 +124,17 @@ _ERRORS = {
     + " The model's weights may be inconsistent: refit it."}
 
 
+def _finite_scores(D):
+    """The scores, or NonFiniteError naming the first row that is not finite
+    (state given NaN or inf, e.g. by a tampered pickle: never silent NaN)."""
+    bad = ~np.isfinite(D).all(axis=1) if D.ndim == 2 else ~np.isfinite(D)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise NonFiniteError(f"non-finite scores (NaN or inf) at row {row}: the model's state "
+                             "holds NaN or inf; refit it", row)
+    return D
+
+
 #: Above this many floating-point operations per learned row, a DPP / CS-DPP
 #: configuration warns with its estimate (about 0.1 s a row on one core).
 SLOW_ROW_FLOPS = 1e8
@@ -584,7 +595,7 @@ class CSDPP(_OnlineLSR):
         R = self.reg_.scores(X)
         if self.basis == "pbt" and not self.full_rank_:
             R = R @ self.F_
-        return self._decode(R, self.P_)
+        return _finite_scores(self._decode(R, self.P_))
 
 
 class DPP(CSDPP):
@@ -664,7 +675,7 @@ class OnlineBR(_OnlineLSR):
         return R
 
     def _decision(self, X):
-        return self.reg_.scores(X)
+        return _finite_scores(self.reg_.scores(X))
 
 
 class OnlineRandomProjection(_OnlineLSR):
@@ -726,7 +737,7 @@ class OnlineRandomProjection(_OnlineLSR):
         return None if R is None else self._decode(R)
 
     def _decision(self, X):
-        return self._decode(self.reg_.scores(X))
+        return _finite_scores(self._decode(self.reg_.scores(X)))
 
 
 def omp(A, z, s):
