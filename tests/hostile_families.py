@@ -48,6 +48,20 @@ label_tables
     ids (one column of 0/1 ints too), and a table that reads both ways is
     refused -- never a silent misreading.
 
+non_finite
+    Every learner of tests/learner_cases.py and the HoeffdingTree: a column
+    of huge values (epoch seconds to 1e308), a vanishing ``lam``, huge sample
+    weights; ``fit`` / ``partial_fit`` / ``predict_then_learn``. The call and
+    every later ``decision_function`` raise ``NonFiniteError`` (or a clean
+    ``ValueError``) or give finite scores: never silent NaN.
+
+tampered_state
+    Every learner fitted, then one array of its state (the regressor's too)
+    given NaN, inf, a huge or negative value, cut short, lengthened, or
+    another dtype, through a pickle or an assignment: unpickling, predicting
+    and learning raise a clean exception or give finite scores, never a
+    signal.
+
 Before each example the script writes it to ``--last`` for the parent test.
 
     python tests/hostile_families.py --family cache_removal --examples 30
@@ -633,6 +647,167 @@ def label_tables_family():
 
 
 FAMILIES["label_tables"] = FAMILIES.pop("label_tables_family")
+
+
+# --------------------------------------------------------------- non_finite
+
+_LEARNER_CALLS = ["fit", "partial_fit", "predict_then_learn"]
+
+
+@st.composite
+def non_finite_cases(draw):
+    from learner_cases import all_learners
+    return (draw(st.integers(0, len(all_learners()))),    # the last: HoeffdingTree
+            draw(st.sampled_from(["column", "lam", "weight"])),
+            draw(st.sampled_from([8, 9, 12, 50, 150, 300, 308])),
+            draw(st.sampled_from(_LEARNER_CALLS)), draw(st.integers(0, 1000)))
+
+
+def _tree_case(kind, e, seed):
+    from omlc._core.linear import NonFiniteError
+    from omlc.learners.hoeffding_tree import HoeffdingTree
+    rng = np.random.default_rng(seed)
+    X = rng.random((60, 4))
+    y = (X[:, 0] > 0.5).astype(int)
+    w = None
+    if kind == "column":
+        X[:, 1] = 10.0 ** e * (0.5 + 0.5 * rng.random(60))
+    elif kind == "weight":
+        w = np.full(60, min(10.0 ** e, 1.7e308))
+    m = HoeffdingTree(grace_period=10)
+    try:
+        m.partial_fit(X, y, sample_weight=w, n_classes=2)
+    except (NonFiniteError, ValueError):
+        pass
+    if getattr(m, "tree_", None) is not None:
+        assert np.isfinite(m.predict_proba(X)).all(), "HoeffdingTree: non-finite probabilities"
+
+
+def _check_non_finite(case):
+    from learner_cases import all_learners, planted_problem
+    from omlc._core.linear import NonFiniteError
+    from omlc.learners import clone
+    which, kind, e, call, seed = case
+    cases = all_learners()
+    if which == len(cases):
+        return _tree_case(kind, e, seed)
+    m = clone(cases[which])
+    X, Y = planted_problem(n=30, d=8, L=4, seed=seed)
+    X = X.toarray()
+    w = None
+    if kind == "column":
+        X[:, 0] = 10.0 ** e * (0.5 + 0.5 * np.random.default_rng(seed).random(X.shape[0]))
+    elif kind == "lam":
+        if "lam" not in m.get_params():
+            return
+        try:
+            m.set_params(lam=10.0 ** -e)
+            m._check_params()
+        except ValueError:
+            return
+    else:
+        w = np.full(X.shape[0], min(10.0 ** e, 1.7e308))
+    name = type(m).__name__
+    try:
+        if call != "fit":
+            m.partial_fit(X[:2], Y[:2])
+        getattr(m, call)(X, Y, sample_weight=w)
+    except (NonFiniteError, ValueError, MemoryError):
+        pass
+    if not m.is_fitted:
+        return
+    try:
+        D = m.decision_function(X)
+    except NonFiniteError:
+        return
+    assert np.isfinite(D).all(), f"{name} ({kind} 1e{e}, {call}): non-finite scores, no error"
+
+
+@family
+def non_finite():
+    return non_finite_cases(), _check_non_finite
+
+
+# ----------------------------------------------------------- tampered_state
+
+_DAMAGE = ["nan", "inf", "huge", "negative", "short", "long", "dtype", "scalar"]
+
+
+@st.composite
+def tampered_cases(draw):
+    from learner_cases import all_learners
+    return (draw(st.integers(0, len(all_learners()) - 1)), draw(st.integers(0, 50)),
+            draw(st.sampled_from(_DAMAGE)), draw(st.sampled_from(["pickle", "assign"])),
+            draw(st.integers(0, 1000)))
+
+
+def _state_arrays(m):
+    """[(owner, name)] of the fitted state's arrays, one level into objects."""
+    out = []
+    for k, v in sorted(vars(m).items()):
+        if isinstance(v, np.ndarray) and v.size:
+            out.append((m, k))
+        elif hasattr(v, "__dict__") and not isinstance(v, type) and k.endswith("_"):
+            out += [(v, k2) for k2, v2 in sorted(vars(v).items())
+                    if isinstance(v2, np.ndarray) and v2.size]
+    return out
+
+
+def _damaged(a, damage, rng):
+    b = np.array(a, copy=True)
+    i = int(rng.integers(b.size))
+    if damage == "short":
+        return b[:-1] if b.ndim == 1 else b[:-1, ...]
+    if damage == "long":
+        return np.concatenate([b, b[-1:]])
+    if damage == "dtype":
+        return b.astype(np.float32 if b.dtype.kind != "f" or b.dtype == np.float64 else np.int64)
+    if damage == "scalar":
+        return b.flat[i]
+    if b.dtype.kind == "f":
+        b.flat[i] = {"nan": np.nan, "inf": np.inf, "huge": 1e300, "negative": -1e300}[damage]
+    elif b.dtype.kind in "iu":
+        info = np.iinfo(b.dtype)
+        b.flat[i] = {"nan": info.max, "inf": info.min, "huge": info.max // 2,
+                     "negative": -1 if b.dtype.kind == "i" else info.max}[damage]
+    elif b.dtype.kind == "b":
+        b.flat[i] = not b.flat[i]
+    return b
+
+
+def _check_tampered(case):
+    import pickle
+
+    from learner_cases import all_learners, planted_problem
+    from omlc.learners import clone
+    which, pick, damage, route, seed = case
+    rng = np.random.default_rng(seed)
+    m = clone(all_learners()[which])
+    X, Y = planted_problem(n=40, d=8, L=4, seed=seed)
+    m.fit(X, Y)
+    arrays = _state_arrays(m)
+    owner, name = arrays[pick % len(arrays)]
+    bad = _damaged(getattr(owner, name), damage, rng)
+    what = f"{type(m).__name__}.{name} {damage} ({route})"
+    try:
+        if route == "pickle":
+            blob = pickle.dumps(m)
+            setattr(owner, name, bad)
+            blob = pickle.dumps(m)
+            m = pickle.loads(blob)
+        else:
+            setattr(owner, name, bad)
+        D = m.decision_function(X)
+        m.partial_fit(X[:5], Y[:5])
+        D2 = m.decision_function(X)
+    except Exception:   # a clean refusal, anywhere
+        return
+    assert np.isfinite(D).all() and np.isfinite(D2).all(), f"{what}: non-finite scores, no error"
+
+
+@family
+def tampered_state():
+    return tampered_cases(), _check_tampered
 
 
 def main(argv=None):

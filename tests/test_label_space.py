@@ -364,11 +364,13 @@ def test_tiny_lam_raises_instead_of_nan():
 
 
 @pytest.mark.parametrize("make", [lambda: omlc.OnlineBR(solver="adagrad", eta=0.2),
+                                  lambda: omlc.OnlineBR(solver="sgd", eta=0.7),
+                                  lambda: omlc.OnlineCS(code_dim=5, solver="sgd"),
                                   lambda: omlc.OnlineRandomProjection(code_dim=4, solver="adagrad"),
                                   lambda: omlc.OnlineCS(code_dim=5, solver="adagrad")])
-def test_adagrad_chunks_equal_the_per_row_loop(make, monkeypatch):
-    """Under AdaGrad the baselines learn a chunk per call of the linear core;
-    that is the per-row loop, row for row (chunks of 7 rows here)."""
+def test_gradient_chunks_equal_the_per_row_loop(make, monkeypatch):
+    """Under AdaGrad and SGD the baselines learn a chunk per call of the
+    linear core; that is the per-row loop, row for row (chunks of 7 rows)."""
     X, Y = problem(n=50, K=8)
     monkeypatch.setattr(ls._OnlineLSR, "CHUNK", 7)
     a = make()

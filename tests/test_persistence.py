@@ -458,3 +458,38 @@ def test_a_tampered_scaler_is_refused_in_one_line(tmp_path, edit, words):
     with pytest.raises(ModelFileError, match=words) as err:
         omlc.load_model(path)
     assert len(str(err.value).splitlines()) == 1
+
+
+def test_fixtures_load_in_a_fresh_process_with_unpickling_disabled(tmp_path):
+    """A fresh interpreter where any unpickling raises loads every committed
+    fixture and predicts what the omlc that wrote it predicted."""
+    import subprocess
+    import sys
+    script = f"""
+import pickle, sys
+def boom(*a, **k):
+    raise AssertionError("load_model unpickled something")
+pickle.loads = pickle.load = boom
+class NoUnpickler:
+    def __init__(self, *a, **k):
+        boom()
+pickle.Unpickler = NoUnpickler
+import numpy as np, scipy.sparse as sp, omlc
+from pathlib import Path
+fx = Path({str(FIXTURES)!r})
+with np.load(fx / "expected.npz", allow_pickle=False) as ref:
+    probe = sp.csr_matrix((ref["probe_data"], ref["probe_indices"], ref["probe_indptr"]),
+                          shape=tuple(ref["probe_shape"]))
+    n = 0
+    for path in sorted(fx.glob("*.omlc")):
+        m = omlc.load_model(path)
+        f = getattr(m, "decision_function", None) or m.predict_proba
+        np.testing.assert_allclose(f(probe), ref[path.stem], rtol=1e-12, atol=1e-12)
+        n += 1
+print("loaded", n)
+"""
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).parent.parent))
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         env=env, cwd=tmp_path, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == f"loaded {len(_fixture_names())}"

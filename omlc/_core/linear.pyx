@@ -57,12 +57,16 @@ cdef inline bint all_finite(const float64_t* s, int64_t K) noexcept nogil:
     return z == 0.0
 
 
-cdef inline void write_decision(float64_t* out_row, const float64_t* s, int64_t L,
+cdef inline bint write_decision(float64_t* out_row, const float64_t* s, int64_t L,
                                 int n_extra) noexcept nogil:
+    # Finite scores can still give an infinite s_l - s_L (both near 1e308):
+    # whether every written value is finite, in the same sweep.
     cdef int64_t l
-    cdef float64_t t = s[L] if n_extra else 0.0
+    cdef float64_t t = s[L] if n_extra else 0.0, z = 0.0
     for l in range(L):
         out_row[l] = s[l] - t
+        z += 0.0 * out_row[l]
+    return z == 0.0
 
 
 cdef inline void mark_labels(char* rel, const Row* r, char value) noexcept nogil:
@@ -183,7 +187,9 @@ def learn(Optimizer opt, Loss loss, RowStream stream, int64_t M, out=None, targe
                         if not all_finite(ws.d, K):
                             bad = 1
                             break
-                        write_decision(outp + k * L, ws.d, L, n_extra)
+                        if not write_decision(outp + k * L, ws.d, L, n_extra):
+                            bad = 1
+                            break
                     continue
                 loss.weight = wp[k]
             opt.prepare_row(&r)
@@ -194,8 +200,11 @@ def learn(Optimizer opt, Loss loss, RowStream stream, int64_t M, out=None, targe
             if not all_finite(ws.s, K):
                 bad = 1
                 break
-            if outp != NULL:
-                write_decision(outp + k * L, ws.d if opt.separate_output else ws.s, L, n_extra)
+            if outp != NULL and not write_decision(outp + k * L,
+                                                   ws.d if opt.separate_output else ws.s,
+                                                   L, n_extra):
+                bad = 1
+                break
             mark_labels(ws.rel, &r, 1)
             y.idx = r.y_indices
             y.P = r.y_nnz
@@ -243,7 +252,9 @@ def decide(Optimizer opt, RowStream stream, out, int n_extra=0):
             if not all_finite(sc, K):
                 bad = 1
                 break
-            write_decision(outp + k * L, sc, L, n_extra)
+            if not write_decision(outp + k * L, sc, L, n_extra):
+                bad = 1
+                break
     if bad:
         _raise_nonfinite(k, r.index, 0)
 

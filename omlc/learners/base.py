@@ -204,6 +204,9 @@ class BaseLearner(Estimator):
             n_labels = self.n_labels_
         Y = check_Y(Y, X.shape[0], n_labels)
         w = check_sample_weight(sample_weight, X.shape[0])
+        if w is not None and not self._weights_native() and not (
+                float(np.sum(w, dtype=np.float64)) <= self._MAX_REPEATS):
+            self._repeat_counts(w)      # raises, with the figure, before any change
         if first and Y.shape[1] < self._min_labels:
             raise ValueError(f"{type(self).__name__}: Y has {Y.shape[1]} label columns; this "
                              f"model needs at least {self._min_labels} (pass n_labels= or an "
@@ -303,12 +306,22 @@ class BaseLearner(Estimator):
         return self
 
     # --- sample weights ----------------------------------------------------
+    #: Row steps one call may take for learners that repeat weighted rows.
+    _MAX_REPEATS = 10**7
+
     def _repeat_counts(self, w):
         """How many times each row (in visiting order) is learned for weights
         ``w``: an integer weight k exactly k times; fractional weights by
         systematic rounding of their running sum (the fraction left over is
         kept in ``_sample_weight_carry_`` for the next call), so the rows are
         learned as many times as their weights add up to, without randomness."""
+        total = float(np.sum(w, dtype=np.float64))
+        if not total <= self._MAX_REPEATS:
+            # Refused before anything changes: 1e8 x 30 rows is a 23 GB block
+            # (and days of steps), which ended in an out-of-memory kill.
+            raise ValueError(f"{type(self).__name__} learns a row of weight k as k steps: these "
+                             f"sample weights ask for {total:.3g} steps, more than "
+                             f"{self._MAX_REPEATS:,}; scale the weights down")
         if np.array_equal(w, np.floor(w)):
             return w.astype(np.int64)
         carry = float(getattr(self, "_sample_weight_carry_", 0.0))

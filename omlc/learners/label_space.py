@@ -92,7 +92,7 @@ import numpy as np
 from omlc._core import label_space as _lsk
 from omlc._core.linear import NonFiniteError, learn
 from omlc._core.losses import SquaredLoss
-from omlc._core.optimizers import SGD, AdaGrad
+from omlc._core.optimizers import SGD, AdaGrad, ScaledSGD
 from omlc._core.rowstream import RowStream
 from omlc._validation import check_fits, check_random_state, csr_arrays
 from omlc.learners._label_costs import (COSTS, cost_from_counts, example_costs, label_weights,
@@ -122,6 +122,17 @@ _ERRORS = {
     "precision" + _TAIL + " The rows before it were learned; that row was not.",
     int(_lsk.Error.GRADIENT_OVERFLOW): "a squared gradient overflows the optimiser's accumulators" + _TAIL
     + " The model's weights may be inconsistent: refit it."}
+
+
+def _finite_scores(D):
+    """The scores, or NonFiniteError naming the first row that is not finite
+    (state given NaN or inf, e.g. by a tampered pickle: never silent NaN)."""
+    bad = ~np.isfinite(D).all(axis=1) if D.ndim == 2 else ~np.isfinite(D)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise NonFiniteError(f"non-finite scores (NaN or inf) at row {row}: the model's state "
+                             "holds NaN or inf; refit it", row)
+    return D
 
 
 #: Above this many floating-point operations per learned row, a DPP / CS-DPP
@@ -299,11 +310,19 @@ class _OnlineLSR(BaseLearner):
     CHUNK = 2048
 
     def _learn_chunked(self, X, Y, order, out):
-        """AdaGrad (a constant step) needs no per-row decision between rows:
-        the targets of a chunk are known up front, so the regression runs on
-        the linear core, one call per chunk (squared loss, real targets)."""
+        """The baselines' targets do not depend on their predictions, so a
+        chunk's targets are known up front and the regression runs on the
+        linear core, one call per chunk (squared loss, real targets): AdaGrad
+        as it is, SGD's ``eta / sqrt(t)`` as ScaledSGD with ``power = 1/2``
+        (``eta / (1 + t')^(1/2)``, t' the rows before; no shrinkage)."""
         reg = self.reg_
-        opt = AdaGrad(reg.W, reg.G, reg.d, 1.0 if reg.intercept else 0.0, reg.eta, 1e-8)
+        b0 = 1.0 if reg.intercept else 0.0
+        sgd_state = None
+        if reg.solver == "sgd":
+            sgd_state = np.array([1.0, float(reg.t), 0.0, 0.0, 0.0])
+            opt = ScaledSGD(reg.W, sgd_state, reg.d, b0, reg.eta, 0.0, 0.5, 1.0)
+        else:
+            opt = AdaGrad(reg.W, reg.G, reg.d, b0, reg.eta, 1e-8)
         n = X.shape[0]
         yp, yi = Y.indptr, Y.indices
         xp, xi, xv = csr_arrays(X)
@@ -332,14 +351,18 @@ class _OnlineLSR(BaseLearner):
                     f"{k} of the data): the features are too large for this model's step; scale "
                     "them (e.g. omlc.preprocessing.MaxAbsScaler) or lower eta.", pos) from None
             finally:
-                # approximate on error; AdaGrad does not read t
-                reg.t += b - a if wc is None else int(np.count_nonzero(wc))
+                if sgd_state is not None:
+                    reg.t = int(sgd_state[1])
+                else:       # approximate on error; AdaGrad does not read t
+                    reg.t += b - a if wc is None else int(np.count_nonzero(wc))
             D = self._decode_chunk(R, Yc if wc is None else Yc[wc > 0], wc)  # R: None if unwritten
             if out is not None:
                 out[a:b] = D
 
     def _learn(self, X, Y, order, out):
-        if getattr(self.reg_, "solver", None) == "adagrad" and hasattr(self, "_targets"):
+        solver = getattr(self.reg_, "solver", None)
+        if hasattr(self, "_targets") and (solver == "adagrad" or (
+                solver == "sgd" and self._pending_weights is None)):
             return self._learn_chunked(X, Y, order, out)
         xp, xi, xv = csr_arrays(X)
         yp, yi = Y.indptr, Y.indices
@@ -584,7 +607,7 @@ class CSDPP(_OnlineLSR):
         R = self.reg_.scores(X)
         if self.basis == "pbt" and not self.full_rank_:
             R = R @ self.F_
-        return self._decode(R, self.P_)
+        return _finite_scores(self._decode(R, self.P_))
 
 
 class DPP(CSDPP):
@@ -664,7 +687,7 @@ class OnlineBR(_OnlineLSR):
         return R
 
     def _decision(self, X):
-        return self.reg_.scores(X)
+        return _finite_scores(self.reg_.scores(X))
 
 
 class OnlineRandomProjection(_OnlineLSR):
@@ -726,7 +749,7 @@ class OnlineRandomProjection(_OnlineLSR):
         return None if R is None else self._decode(R)
 
     def _decision(self, X):
-        return self._decode(self.reg_.scores(X))
+        return _finite_scores(self._decode(self.reg_.scores(X)))
 
 
 def omp(A, z, s):
