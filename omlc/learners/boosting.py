@@ -437,6 +437,14 @@ def _cut(score, c):
     return score - kth
 
 
+def _block_cuts(top_k, labels_before, seen_before):
+    """The label-count cut of each row of a block (``_Booster._n_cut`` per row)."""
+    if top_k is not None:
+        return np.full(len(seen_before), int(top_k))
+    safe = np.maximum(seen_before, 1)
+    return np.where(seen_before > 0, np.floor(labels_before / safe + 0.5), 0).astype(np.int64)
+
+
 class _Booster(BaseLearner):
 
     # A label space (or a ranking over labels) needs a label: Y with no
@@ -491,7 +499,16 @@ class _Booster(BaseLearner):
     # *Sample weights*); weight 0: only predicted.
     _native_weights = True
 
+    # False: the Python loop (the compiled block's slow twin, for tests).
+    _compiled = True
+
+    def _block_ready(self):
+        return (self._compiled and type(self.weak_learners_) is SparseTreeWeakLearners
+                and hasattr(self, "_learn_block"))
+
     def _learn(self, X, Y, order, out):
+        if self._block_ready():
+            return self._learn_block(X, Y, order, out)
         N, k = int(self.n_estimators), self.n_labels_
         H = np.empty((N, k))
         S = np.zeros((N + 1, k))
@@ -771,3 +788,68 @@ class OnlineBMR(_Booster):
 
     def _skip(self):
         pass
+
+    def _block_ready(self):
+        return super()._block_ready() and self.potentials == "exact"
+
+    def _table_stack(self, sizes):
+        """The exact tables of every relevant-set size in ``sizes``, stacked
+        for the compiled block (built before the call, cached)."""
+        N, k = int(self.n_estimators), self.n_labels_
+        g0 = float(self.gamma)
+        for p in sizes:
+            if int(p) not in self.tables_:
+                g = 1.0 / p if g0 * p > 1.0 else g0
+                self.tables_[int(p)] = walk_tables(N, k, int(p), g)
+        stack = getattr(self, "_stack", None)
+        if stack is None or len(stack[0]) != len(self.tables_):
+            keys = sorted(self.tables_)
+            tab_of_p = np.full(k + 1, -1, dtype=np.int32)
+            tab_of_p[keys] = np.arange(len(keys), dtype=np.int32)
+            P, T0, T1 = (np.ascontiguousarray(np.stack([self.tables_[p][j] for p in keys]))
+                         if keys else np.zeros((0, N, 2 * N + 2)) for j in range(3))
+            stack = self._stack = (keys, tab_of_p, P, T0, T1)
+        return stack[1:]
+
+    def _learn_block(self, X, Y, order, out):
+        from omlc._core.boosting import LOSSES, _bmr_block
+        from omlc._core.hoeffding_tree import MAX_WEIGHT
+        k = self.n_labels_
+        if order is not None:
+            X, Y = X[np.asarray(order)], Y[np.asarray(order)]
+        n = X.shape[0]
+        w = self._pending_weights
+        w = np.ones(n) if w is None else np.ascontiguousarray(w, dtype=np.float64)
+        sizes = np.diff(Y.indptr)
+        learned = w != 0.0
+        live = learned & (sizes > 0) & (sizes < k)
+        tab_of_p, P, T0, T1 = self._table_stack(np.unique(sizes[live]))
+        wl = self.weak_learners_
+        raw = np.empty((n, k))
+        self._pending = 0
+        try:
+            done = _bmr_block(wl.trees_, X.indptr.astype(np.int32, copy=False),
+                              X.indices.astype(np.int32, copy=False),
+                              X.data.astype(np.float64, copy=False),
+                              Y.indptr.astype(np.int32, copy=False),
+                              Y.indices.astype(np.int32, copy=False), w,
+                              np.ascontiguousarray(wl.scale_[:, 0]), tab_of_p, P, T0, T1,
+                              LOSSES[self.loss], MAX_WEIGHT, raw)
+            seen_before = getattr(self, "n_samples_seen_", 0) + np.concatenate(
+                ([0], np.cumsum(learned[:-1])))
+            labels_before = self.label_count_ + np.concatenate(
+                ([0], np.cumsum((sizes * learned)[:-1])))
+            if out is not None:
+                cut = _block_cuts(self.top_k, labels_before, seen_before)
+                for c in np.unique(cut[:done + (done < n)]):
+                    rows = np.flatnonzero(cut[:done + (done < n)] == c)
+                    out[rows] = _cut(raw[rows], int(c))
+            part = learned[:done]
+            self.t_ += int(part.sum())
+            self.label_count_ += int((sizes[:done] * part).sum())
+            self.n_degenerate_ += int((part & ((sizes[:done] == 0) | (sizes[:done] == k))).sum())
+            self.n_gamma_capped_ += int((live[:done] & (float(self.gamma) * sizes[:done] > 1.0)).sum())
+            if done < n:
+                raise ValueError(f"weights must be finite and at most {MAX_WEIGHT:g}")
+        finally:
+            self._pending = 0
