@@ -54,8 +54,12 @@ import numpy as np
 import scipy.sparse as sp
 
 from omlc._core.hashing import hash_row, label_ids
+from omlc._core.linear import learn as _learn
+from omlc._core.rowstream import RowStream as _RowStream
 from omlc.learners._growth import grows_labels
 from omlc.learners.base import clone
+
+_MISSING = object()
 
 try:  # River is optional: without it the class still works, only not as a river.base subclass.
     from river import base as _river_base
@@ -275,10 +279,17 @@ class RiverMultiLabel(_Base):
             lab = label_ids(y, self.label_ids_) if row is not None else None
             if lab is not None and m.n_labels_ >= len(self.label_names_) \
                     and m.n_features_in_ == self.n_features:
+                xp = np.array((0, row[0].shape[0]), np.int64)
+                yp = np.array((0, lab.shape[0]), np.int64)
                 with m._lock:
-                    m._check_params()
-                    m._learn_row(np.array((0, row[0].shape[0]), np.int64), row[0], row[1],
-                                 np.array((0, lab.shape[0]), np.int64), lab, None)
+                    step = self._linear_step(m)
+                    if step is None:
+                        m._check_params()
+                        m._learn_row(xp, row[0], row[1], yp, lab, None)
+                    else:
+                        opt, loss, steps = step
+                        _learn(opt, loss, _RowStream(xp, row[0], row[1], m.n_features_in_, yp,
+                                                     lab, m.n_labels_), steps, None)
                     m.n_samples_seen_ += 1
                 return
         idx, val = self._arrays(x)
@@ -291,6 +302,35 @@ class RiverMultiLabel(_Base):
             X = sp.csr_matrix((val, idx, [0, idx.shape[0]]), shape=(1, self.n_features))
             X.sum_duplicates()
             m.partial_fit(X, [lab.tolist()], n_labels=self._n_labels())
+
+    def _linear_step(self, m):
+        """``(optimizer, loss, steps)`` of a linear learner's one-row step,
+        built once and reused while every public attribute of the model but
+        ``n_samples_seen_`` is the same object (parameters, sizes, state
+        arrays: a set_params, a grow or a refit makes new ones and a new step
+        is built, its parameters checked); None for the other learners."""
+        cached = self.__dict__.get("_step_cache")
+        d = m.__dict__
+        if cached is not None and cached[0] is m and cached[3] == len(d):
+            for k, v in cached[1]:
+                if d.get(k, _MISSING) is not v:
+                    break
+            else:
+                return cached[2]
+        if not (hasattr(m, "_stream_only") and m._stream_only()):
+            self._step_cache = None
+            return None
+        m._check_params()
+        step = (m._optimizer(), m._loss(), m._steps())
+        # (private attributes are locks and transient weights, never step inputs)
+        self._step_cache = (m, [(k, v) for k, v in d.items()
+                                if k[0] != "_" and k != "n_samples_seen_"], step, len(d))
+        return step
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state.pop("_step_cache", None)  # compiled objects bound to this process's arrays
+        return state
 
     def decision_one(self, x):
         """``{label: score}`` (positive = predicted relevant) for every label seen."""

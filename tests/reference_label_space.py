@@ -50,21 +50,26 @@ def secular_eigh(d, z, rho):
     k = len(idx)
     lam = np.zeros(n)
     org, mu = [0] * k, [0.0] * k
+    rz = np.array([rhop * zs[j] * zs[j] for j in idx])
     for a, i in enumerate(idx):
         if a < k - 1:
             m = 0.5 * (ds[idx[a + 1]] - ds[i])
-            g = 1.0 + sum(rhop * zs[j] * zs[j] / ((ds[j] - ds[i]) - m) for j in idx)
+            g = 1.0 + sum(rz[b] / ((ds[j] - ds[i]) - m) for b, j in enumerate(idx))
             org[a], lo, hi = (i, 0.0, m) if g >= 0.0 else (idx[a + 1], -m, 0.0)
         else:
             org[a], lo, hi = i, 0.0, rhop
         o = org[a]
-        y = 0.5 * (lo + hi)
+        dl = np.array([ds[j] - ds[o] for j in idx])
+        ob = idx.index(o)
+        y = rz[ob] / (1.0 + sum(rz[b] / dl[b] for b in range(k) if b != ob))
+        if not lo < y < hi:
+            y = 0.5 * (lo + hi)
         for _ in range(SECULAR_ITERS):
-            w = np.array([1.0 / ((ds[j] - ds[o]) - y) for j in idx])
-            c = np.array([rhop * zs[j] * zs[j] for j in idx]) * w
+            w = 1.0 / (dl - y)
+            c = rz * w
             g = 1.0 + sum(c)
             gd = sum(c * w)
-            if g == 0.0:
+            if abs(g) <= EPS * (1.0 + sum(np.abs(c))):
                 break
             lo, hi = (y, hi) if g < 0.0 else (lo, y)
             m = y - y * g / (g + y * gd)

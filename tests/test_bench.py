@@ -218,3 +218,16 @@ def test_python_m_and_imports_stay_light(tmp_path):
             "for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_issue22_ratio_targets_are_judged_where_the_learner_ran():
+    from omlc.bench.report import targets
+    res = {"data": {"test_cache_mb": 100.0},
+           "learners": [{"name": "falt", "pass_seconds": 2.0, "peak_rss_mb": 10.0},
+                        {"name": "mmp", "pass_seconds": 4.5},
+                        {"name": "falt-f32", "pass_seconds": 1.3}]}
+    got = {t["target"]: t for t in targets(res)}
+    assert got["MMP time <= 2x FALT's"]["met"] is False
+    assert got["MMP time <= 2x FALT's"]["value"] == "2.25x"
+    assert got["FALT float32 time <= 0.7x FALT's"]["met"] is True
+    assert not any(t["target"].startswith("Rank-SVM by AdaGrad") for t in got.values())

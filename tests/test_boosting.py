@@ -321,3 +321,68 @@ def test_a_row_weight_scales_the_weak_learners_statistics_and_the_booster_step(c
                                    (2.5 * (one.log_v_ - base.log_v_) + base.log_v_)
                                    - (2.5 * (one.log_v_ - base.log_v_) + base.log_v_).max(),
                                    rtol=0, atol=1e-12)
+
+
+def _block_data(seed, n=300, d=60, k=7):
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, d, density=0.1, format="csr", random_state=seed)
+    X.data = np.where(rng.random(X.nnz) < 0.3, 1.0, X.data)  # repeated values: ties
+    X.sort_indices()
+    X.data[X.indptr[5]:X.indptr[6]] = 0.0  # an empty row
+    X.eliminate_zeros()
+    Y = (X.toarray()[:, :k] > 0.3) | (rng.random((n, k)) < 0.15)
+    Y[::17] = False  # empty label sets
+    Y[::19] = True   # full label sets
+    return X, sp.csr_matrix(Y.astype(float))
+
+
+@pytest.mark.parametrize("cls, kw", [
+    (omlc.OnlineBMR, dict(gamma=0.1)), (omlc.OnlineBMR, dict(gamma=0.01, loss="rank")),
+    (omlc.OnlineBMR, dict(gamma=0.3, loss="hinge-nomargin", n_estimators=5)),
+    (omlc.AdaOLMR, {}), (omlc.AdaOLMR, dict(n_estimators=5, top_k=2)),
+    (omlc.AdaOLMR, dict(n_estimators=20, top_k=2))])
+def test_compiled_block_equals_the_python_loop(cls, kw):
+    """The compiled block (omlc._core.boosting) and its twin, the Python loop
+    (tests/reference_boosting.py), to 1e-12: predictions made before learning,
+    weights 0 and 1.5, scores afterwards, the counters and the trees.
+    Ada.OLMR's kernel takes tanh from libm, NumPy its own (they differ by an
+    ulp on ~1/4 of arguments), so over long streams a rank-loss tie in Hedge
+    can be decided by round-off and the two part ways; not on these streams."""
+    from reference_boosting import python_loop
+    X, Y = _block_data(1)
+    kw = dict(dict(n_estimators=12, weak_learner="sparse-tree", random_state=3), **kw)
+    fast = cls(**kw).partial_fit(X[:2], Y[:2])
+    slow = python_loop(fast)
+    assert fast._block_ready() and not slow._block_ready()
+    w = np.where(np.arange(X.shape[0]) % 7 == 0, 0.0, 1.5)
+    order = np.random.default_rng(0).permutation(X.shape[0])
+    outs = [(m.predict_then_learn(X, Y, sample_weight=w), m.predict_then_learn(X[order], Y[order]),
+             m.scores(X)) for m in (fast, slow)]
+    for a, b in zip(*outs):
+        np.testing.assert_allclose(a, b, rtol=0, atol=1e-12)
+    for name in ("t_", "label_count_", "n_degenerate_", "n_gamma_capped_", "n_samples_seen_",
+                 "expert_"):
+        assert getattr(fast, name, None) == getattr(slow, name, None), name
+    if cls is omlc.AdaOLMR:
+        np.testing.assert_allclose(fast.alpha_, slow.alpha_, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(fast.log_v_, slow.log_v_, rtol=0, atol=1e-12)
+        assert fast.rng_.random() == slow.rng_.random()
+    assert fast.n_degenerate_ > 0
+    grown = [t.n_nodes for t in fast.weak_learners_.trees_]
+    assert grown == [t.n_nodes for t in slow.weak_learners_.trees_] and max(grown) > 1
+
+
+@pytest.mark.parametrize("cls", [omlc.OnlineBMR, omlc.AdaOLMR])
+def test_compiled_block_refuses_overflowing_weights_like_the_loop(cls):
+    from reference_boosting import python_loop
+    X, Y = _block_data(2, n=40)
+    fast = cls(n_estimators=4, weak_learner="sparse-tree", random_state=0)
+    fast.partial_fit(X[:1], Y[:1])
+    slow = python_loop(fast)
+    w = np.ones(40)
+    w[20:] = 1e100
+    for m in (fast, slow):
+        with pytest.raises(ValueError, match="finite and at most"):
+            m.partial_fit(X, Y, sample_weight=w)
+    assert fast.t_ == slow.t_ and fast.label_count_ == slow.label_count_
+    assert fast.rng_.random() == slow.rng_.random()

@@ -124,8 +124,12 @@ def test_strings_are_categories_and_label_values_must_be_flags():
     assert a.label_names_[:3] == ["x", "y", "z"]
 
 
-@pytest.mark.parametrize("learner", [omlc.FALT(eta=0.5), omlc.PassiveAggressiveBR(), omlc.MMP(),
-                                     omlc.OnlineBR()])
+@pytest.mark.parametrize("learner", [omlc.FALT(eta=0.5), omlc.SALT(), omlc.PassiveAggressiveBR(),
+                                     omlc.PassiveAggressiveBR(kernel="rbf", budget=20),
+                                     omlc.MMP(average=True), omlc.RankSVM(average=True),
+                                     omlc.RankSVM(solver="adagrad"),
+                                     omlc.RankSVM(solver="ansgd", average=True), omlc.OnlineBR()],
+                         ids=lambda e: repr(e)[:40])
 def test_compiled_row_path_equals_the_checked_path(learner, monkeypatch):
     """learn_one's compiled path (hash_row -> label_ids -> one-row step, no
     re-check) learns exactly what the checked path (partial_fit_row) learns,
@@ -148,6 +152,19 @@ def test_compiled_row_path_equals_the_checked_path(learner, monkeypatch):
         if isinstance(v, np.ndarray):
             np.testing.assert_array_equal(getattr(fast.model_, k), v)
     monkeypatch.undo()
+    # The reused one-row step follows a parameter change and pickles without it.
+    import pickle
+    m = fast.model_
+    step = fast._linear_step(m)
+    if step is not None:                       # the linear learners reuse their step
+        fast.learn_one({"w0": 1.0}, {"a": True})
+        assert fast._linear_step(m) is step
+        name = next(k for k in ("C", "eta", "lam") if k in m.get_params())
+        setattr(m, name, 0.375)                # a new parameter value: a new step
+        assert fast._linear_step(m) is not step
+        m.grow(n_labels=m.n_labels_ + 1) if not isinstance(m, omlc.SALT) else None
+    again = pickle.loads(pickle.dumps(fast))
+    assert again.decision_one(probe) == fast.decision_one(probe)
     with pytest.raises(ValueError, match="NaN|finite") as info:
         fast.learn_one({"w0": float("nan")}, {"a": True})
     assert "\n" not in str(info.value)

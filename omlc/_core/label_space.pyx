@@ -33,7 +33,7 @@ from libc.string cimport memcpy, memset
 from libc.stdint cimport int64_t
 
 from omlc._core.losses cimport Loss, SquaredLoss, Target
-from omlc._core.online_pca cimport (axpy, dot, kept_rows, materialise, msg_step,
+from omlc._core.online_pca cimport (axpy, dot, dots, kept_rows, materialise, msg_step,
                                     reorthonormalise, reset_lazy, sample_drop, secular_eigh)
 from omlc._core.optimizers cimport Optimizer, OVERFLOW
 from omlc._core.rowstream cimport CSRRows, Row, RowStream, get_row, row_value
@@ -154,7 +154,7 @@ def secular_eigh_py(d, z, double rho):
         raise ValueError("d and z must have the same length")
     lam = np.zeros(n)
     V = np.zeros((n, n))
-    work = np.zeros(6 * n + 1)
+    work = np.zeros(8 * n + 1)
     iw = np.zeros(5 * n + 1, dtype=np.int64)
     if n:
         secular_eigh(<float64_t*> cnp.PyArray_DATA(dd), <float64_t*> cnp.PyArray_DATA(zz), rho, n,
@@ -250,7 +250,7 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     # scratch: one owner (this frame)
     scratch_arr = np.zeros(
         8 * K + 4 * width + 4 * M * M + 2 * M + 2 * Mp * K + 2 * Mp * Mp + 6 * Mp + 2 * (M + 1)
-        + (Mp + K + 7 * Mp + Mp * Mp + 2 * Mp + 4 * Mp + Mp * Mp + 2 * Mp + K + Mp + 5 * Mp)
+        + (Mp + K + 9 * Mp + Mp * Mp + 2 * Mp + 4 * Mp + Mp * Mp + 2 * Mp + K + Mp + 5 * Mp)
         + 2 * h + 16)
     cdef float64_t* sc = <float64_t*> cnp.PyArray_DATA(scratch_arr)
     cdef float64_t* ytil = sc                      # K
@@ -276,8 +276,8 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     cdef float64_t* ssave = <float64_t*> (kq2 + Mp)   # M + 1
     cdef float64_t* gx = ssave + 2 * (M + 1)       # h: Ainv x
     cdef float64_t* msg = gx + 2 * h               # msg_step's scratch
-    cdef float64_t* msgV = msg + Mp + K + 7 * Mp   # its eigenvectors (see msg_step)
-    cdef int64_t* msgo = <int64_t*> (msg + Mp + K + 7 * Mp + Mp * Mp + 2 * Mp + 4 * Mp
+    cdef float64_t* msgV = msg + Mp + K + 9 * Mp   # its eigenvectors (see msg_step)
+    cdef int64_t* msgo = <int64_t*> (msg + Mp + K + 9 * Mp + Mp * Mp + 2 * Mp + 4 * Mp
                                      + Mp * Mp + 2 * Mp + K)
     flags = np.zeros(2 * K + 2, dtype=np.int8)
     cdef char* yrel = <char*> cnp.PyArray_DATA(flags)
@@ -326,8 +326,7 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
             if not full_rank:
                 nkept = kept_rows(nq, drop, M, kq)
                 if basis == PBC:
-                    for j in range(nq):               # bb = B r, z = R[kq] bb
-                        bb[j] = dot(B + j * K, reff, K)
+                    dots(B, reff, nq, K, bb)          # bb = B r, z = R[kq] bb
                     for m in range(nkept):
                         x = 0.0
                         for j in range(nq):
@@ -478,22 +477,21 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                             x += Rm[i * M + j] * reff[i]
                         pred[j] = x
                     if lazy:
-                        for i in range(M):             # F <- F Rm
-                            for j in range(M):
-                                x = 0.0
-                                for m in range(M):
-                                    x += Fp[i * M + m] * Rm[m * M + j]
-                                Fn[i * M + j] = x
+                        # F <- F Rm (row axpys: each sum in the same order)
+                        memset(Fn, 0, M * M * sizeof(float64_t))
+                        for i in range(M):
+                            for m in range(M):
+                                axpy(Fp[i * M + m], Rm + m * M, Fn + i * M, M)
                         memcpy(Fp, Fn, M * M * sizeof(float64_t))
+                        memset(Fn, 0, M * M * sizeof(float64_t))
+                        for m in range(M):             # Fn = F^T F
+                            for i in range(M):
+                                axpy(Fp[m * M + i], Fp + m * M, Fn + i * M, M)
                         fnorm = 0.0                    # ||F^T F - I||_F^2
                         for i in range(M):
-                            for j in range(M):
-                                x = 0.0
-                                for m in range(M):
-                                    x += Fp[m * M + i] * Fp[m * M + j]
-                                if i == j:
-                                    x -= 1.0
-                                fnorm += x * x
+                            Fn[i * M + i] -= 1.0
+                        for i in range(M * M):
+                            fnorm += Fn[i] * Fn[i]
                         if fnorm > fold_tol * fold_tol:
                             fold(Wp, Fp, h, M, Fn)
                             cnt[3] += 1
@@ -562,15 +560,12 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
 
 cdef void fold_into(float64_t* W, const float64_t* R, int64_t h, int64_t M,
                     float64_t* tmp) noexcept nogil:
-    """W <- W R (W: h x M, R: M x M), row by row."""
-    cdef int64_t i, j, m
-    cdef float64_t x
+    """W <- W R (W: h x M, R: M x M), row by row (as row axpys)."""
+    cdef int64_t i, m
     for i in range(h):
-        for j in range(M):
-            x = 0.0
-            for m in range(M):
-                x += W[i * M + m] * R[m * M + j]
-            tmp[j] = x
+        memset(tmp, 0, M * sizeof(float64_t))
+        for m in range(M):
+            axpy(W[i * M + m], R + m * M, tmp, M)
         memcpy(W + i * M, tmp, M * sizeof(float64_t))
 
 

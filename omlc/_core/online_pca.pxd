@@ -31,6 +31,20 @@ cdef inline void axpy(float64_t x, const float64_t* a, float64_t* b, int64_t n) 
         b[i] += x * a[i]
 
 
+cdef inline void dots(const float64_t* A, const float64_t* x, int64_t n, int64_t K,
+                      float64_t* out) noexcept nogil:
+    """out[i] = dot(A[i], x) for n rows of length K, the n sums side by side
+    (independent chains, each in dot's order: the same bits)."""
+    cdef int64_t i, k
+    cdef float64_t xk
+    for i in range(n):
+        out[i] = 0.0
+    for k in range(K):
+        xk = x[k]
+        for i in range(n):
+            out[i] += A[i * K + k] * xk
+
+
 cdef inline float64_t clip01(float64_t x) noexcept nogil:
     return 0.0 if x < 0.0 else (1.0 if x > 1.0 else x)
 
@@ -43,7 +57,7 @@ cdef inline void secular_eigh(const float64_t* d, const float64_t* z, float64_t 
                               float64_t* lam, float64_t* V, float64_t* work,
                               int64_t* iw) noexcept nogil:
     """The eigenpairs of ``diag(d) + rho z z^T`` (rho >= 0) in O(n^2): lam[j]
-    and V's column j (row-major n x n). ``work``: 6 n doubles, ``iw``: 5 n.
+    and V's column j (row-major n x n). ``work``: 8 n doubles, ``iw``: 5 n.
 
     The MSG step's matrix is diagonal plus rank one, so its eigenvalues are
     the roots of the secular equation ``1 + rho' sum_i z_i^2 / (d_i - l) = 0``
@@ -62,13 +76,15 @@ cdef inline void secular_eigh(const float64_t* d, const float64_t* z, float64_t 
     cdef float64_t* gc = mu + n
     cdef float64_t* gs = gc + n
     cdef float64_t* col = gs + n
+    cdef float64_t* rz = col + n
+    cdef float64_t* dl = rz + n
     cdef int64_t* perm = iw
     cdef int64_t* idx = perm + n
     cdef int64_t* org = idx + n
     cdef int64_t* gp = org + n
     cdef int64_t* gq = gp + n
-    cdef int64_t i, j, a, b, o, k, ng, last, _it, cx
-    cdef float64_t zn2, rhop, tol, dmax, tau, c, s, lo, hi, m, g, gd, w, y, nrm
+    cdef int64_t i, j, a, b, o, ob, k, ng, last, _it, cx
+    cdef float64_t zn2, rhop, tol, dmax, tau, c, s, lo, hi, m, g, gd, ga, w, y, nrm
     for i in range(n * n):
         V[i] = 0.0
     zn2 = 0.0
@@ -122,14 +138,15 @@ cdef inline void secular_eigh(const float64_t* d, const float64_t* z, float64_t 
         k += 1
         last = i
     # ---- the roots, as offsets mu[a] from the pole org[a]
+    for b in range(k):
+        rz[b] = rhop * zs[idx[b]] * zs[idx[b]]
     for a in range(k):
         i = idx[a]
         if a < k - 1:
             m = 0.5 * (ds[idx[a + 1]] - ds[i])
             g = 1.0
             for b in range(k):
-                j = idx[b]
-                g += rhop * zs[j] * zs[j] / ((ds[j] - ds[i]) - m)
+                g += rz[b] / ((ds[idx[b]] - ds[i]) - m)
             if g >= 0.0:
                 org[a] = i
                 lo = 0.0
@@ -143,17 +160,30 @@ cdef inline void secular_eigh(const float64_t* d, const float64_t* z, float64_t 
             lo = 0.0
             hi = rhop
         o = org[a]
-        y = 0.5 * (lo + hi)
+        # start: the origin's own pole with the others frozen at mu = 0
+        # (within O(rho) of the root once the MSG step is small)
+        g = 1.0
+        ob = 0
+        for b in range(k):
+            dl[b] = ds[idx[b]] - ds[o]
+            if idx[b] == o:
+                ob = b
+            else:
+                g += rz[b] / dl[b]
+        y = rz[ob] / g
+        if not (y > lo and y < hi):
+            y = 0.5 * (lo + hi)
         for _it in range(SECULAR_ITERS):
             g = 1.0
             gd = 0.0
+            ga = 1.0
             for b in range(k):
-                j = idx[b]
-                w = 1.0 / ((ds[j] - ds[o]) - y)
-                c = rhop * zs[j] * zs[j] * w
+                w = 1.0 / (dl[b] - y)
+                c = rz[b] * w
                 g += c
                 gd += c * w
-            if g == 0.0:
+                ga += fabs(c)
+            if fabs(g) <= DBL_EPSILON * ga:        # a root to rounding
                 break
             if g < 0.0:
                 lo = y
@@ -287,8 +317,8 @@ cdef inline int64_t msg_step(float64_t* B, float64_t* R, int64_t nq, float64_t* 
     cdef float64_t* a = scratch                    # M + 2
     cdef float64_t* rres = a + Mp                  # K
     cdef float64_t* dg = rres + K                  # M + 2: the diagonal
-    cdef float64_t* work = dg + Mp                 # 6 (M + 2): secular_eigh's
-    cdef float64_t* V = work + 6 * Mp              # (M + 2)^2
+    cdef float64_t* work = dg + Mp                 # 8 (M + 2): secular_eigh's
+    cdef float64_t* V = work + 8 * Mp              # (M + 2)^2
     cdef float64_t* lam = V + Mp * Mp              # M + 2
     cdef float64_t* lamk = lam + Mp                # M + 2
     cdef float64_t* bps = lamk + Mp                # 4 (M + 2)
@@ -300,8 +330,7 @@ cdef inline int64_t msg_step(float64_t* B, float64_t* R, int64_t nq, float64_t* 
     cdef int64_t* iw = order + Mp                  # 5 (M + 2)
     vnorm = sqrt(dot(v, v, K))
     memcpy(rres, v, K * sizeof(float64_t))
-    for i in range(nq):                            # bb = B v, r = v - B^T B v
-        bb[i] = dot(B + i * K, v, K)
+    dots(B, v, nq, K, bb)                          # bb = B v, r = v - B^T B v
     for i in range(nq):
         axpy(-bb[i], B + i * K, rres, K)
     for i in range(nq):                            # a = Q v = R B v

@@ -25,7 +25,7 @@ from omlc._core.simd cimport (omlc_ansgd_pass, omlc_axpy2, omlc_settle_score_dd,
                               omlc_settle_score_df, omlc_settle_score_fd,
                               omlc_settle_score_ff, omlc_score2, omlc_simd_build)
 from omlc._core.weight_loops cimport (DENSE_ADAGRAD, DENSE_AXPY, ColumnCache, _adagrad,
-                                      _adagrad_step, active, cache_flush, linear_scores, max_abs, max_abs_value,
+                                      active, adagrad_step, cache_done, linear_scores, max_abs, max_abs_value,
                                       rank_one_into)
 
 cnp.import_array()
@@ -206,49 +206,17 @@ cdef class AdaGrad(Optimizer):
                 break
             self._step(r, s, ws)
             n = 1
-        if self.cache.n:
-            if self.w_f32:
-                cache_flush(r, <float32_t*> self.W, <float32_t*> self.G, self.K, &self.cache)
-            else:
-                cache_flush(r, <float64_t*> self.W, <float64_t*> self.G, self.K, &self.cache)
+        cache_done(r, self.W, self.G, self.w_f32, self.K, &self.cache)
         return n
 
     cdef void _step(self, const Row* r, float64_t* s, Workspace* ws) noexcept nogil:
         """One step with the coefficients ws.g."""
-        cdef int64_t l, K = self.K
+        cdef int64_t K = self.K
         cdef int64_t n_act = active(ws.g, K, ws.act)
         cdef bint dense = DENSE_ADAGRAD * n_act >= K
         cdef bint cached = not dense and r.x_nnz <= self.cache.nnz_cap
-        if self.w_f32:
-            for l in range(K):
-                ws.c32[l] = <float32_t> ws.g[l]
-            if not cached and self.cache.n:
-                cache_flush(r, <float32_t*> self.W, <float32_t*> self.G, K, &self.cache)
-            if r.x_f32:
-                _adagrad_step(r, <float32_t*> self.W, <float32_t*> self.G, K,
-                              <const float32_t*> r.x_data, ws.c32, s, ws.act, n_act, dense,
-                              cached, <float32_t> self.eta, <float32_t> self.delta,
-                              <float32_t> self.b, <float32_t*> self.Wb, <float32_t*> self.Gb,
-                              &self.cache)
-            else:
-                _adagrad_step(r, <float32_t*> self.W, <float32_t*> self.G, K,
-                              <const float64_t*> r.x_data, ws.c32, s, ws.act, n_act, dense,
-                              cached, <float32_t> self.eta, <float32_t> self.delta,
-                              <float32_t> self.b, <float32_t*> self.Wb, <float32_t*> self.Gb,
-                              &self.cache)
-        else:
-            if not cached and self.cache.n:
-                cache_flush(r, <float64_t*> self.W, <float64_t*> self.G, K, &self.cache)
-            if r.x_f32:
-                _adagrad_step(r, <float64_t*> self.W, <float64_t*> self.G, K,
-                              <const float32_t*> r.x_data, ws.g, s, ws.act, n_act, dense,
-                              cached, self.eta, self.delta, self.b, <float64_t*> self.Wb,
-                              <float64_t*> self.Gb, &self.cache)
-            else:
-                _adagrad_step(r, <float64_t*> self.W, <float64_t*> self.G, K,
-                              <const float64_t*> r.x_data, ws.g, s, ws.act, n_act, dense,
-                              cached, self.eta, self.delta, self.b, <float64_t*> self.Wb,
-                              <float64_t*> self.Gb, &self.cache)
+        adagrad_step(r, self.W, self.G, self.w_f32, K, ws, s, n_act, dense, cached, self.eta,
+                     self.delta, self.b, self.Wb, self.Gb, &self.cache)
 
 
 cdef int _bind_average(Optimizer o, LazyAverage* avg, object A, object snap, object state,

@@ -168,15 +168,16 @@ cdef extern from *:
        not a branch), and the active hinges are counted in integers -- a
        floating-point count is a serial add chain that stops vectorisation.
        Returns the number of active hinges, *n_rel the relevant ones among them.
-       The float32 build serves float32 models: twice the labels per instruction. */
-    #define OMLC_DEFINE_ALT_STEP(NAME, T)                                             \\
+       The float32 build serves float32 models: twice the labels per instruction
+       (its counts in int32, as wide as its floats, or the widening eats the gain). */
+    #define OMLC_DEFINE_ALT_STEP(NAME, T, IT)                                         \\
     OMLC_CLONES static int64_t NAME(T* OMLC_RESTRICT s, T* OMLC_RESTRICT c,           \\
                                     const T* OMLC_RESTRICT coef,                      \\
                                     const T* OMLC_RESTRICT sgn, int64_t L,            \\
                                     T thr, T q, int64_t* n_rel) {                     \\
-        int64_t n_act = 0, n_rel_act = 0;                                             \\
+        IT n_act = 0, n_rel_act = 0;                                                  \\
         for (int64_t l = 0; l < L; l++) {                                             \\
-            int64_t m = (sgn[l] * (s[l] - thr)) < (T)1;                               \\
+            IT m = (sgn[l] * (s[l] - thr)) < (T)1;                                    \\
             T cv = coef[l];                                                           \\
             T ck = m ? cv : (T)0;                                                     \\
             c[l] -= ck;                                                               \\
@@ -209,8 +210,8 @@ cdef extern from *:
         return a + b;
     }
 
-    OMLC_DEFINE_ALT_STEP(omlc_alt_step, double)
-    OMLC_DEFINE_ALT_STEP(omlc_alt_step_f, float)
+    OMLC_DEFINE_ALT_STEP(omlc_alt_step, double, int64_t)
+    OMLC_DEFINE_ALT_STEP(omlc_alt_step_f, float, int32_t)
 
     /* Scores from two matrices of the same shape: acc = x (cu U + cv V), the
        point ANSGD takes its gradient at, in one pass over the rows. */

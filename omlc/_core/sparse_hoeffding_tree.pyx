@@ -77,14 +77,7 @@ def sparse_leaf_bytes(n_cand, n_classes):
 cdef class SparseHTree(TreeBase):
     """A Hoeffding tree over sparse rows ``(ids, values)`` (sorted ids) whose
     split candidates are drawn from the non-zeros seen at each leaf (module
-    notes above). ``seed`` seeds the candidate draws."""
-    cdef readonly int n_cand
-    cdef readonly unsigned long long rng
-    cdef readonly object win_, ncand_, cfeat_, stats_
-    cdef int32_t[::1] ncand
-    cdef double[:, ::1] win
-    cdef int32_t[:, ::1] cfeat
-    cdef double[:, :, :, ::1] stats
+    notes above). ``seed`` seeds the candidate draws. (Fields: the .pxd.)"""
 
     def __init__(self, int n_classes, int n_cand=10, double grace=200.0, double delta=1e-7,
                  double tau=0.05, int n_bins=10, int max_depth=-1, int max_leaves=-1,
@@ -174,7 +167,7 @@ cdef class SparseHTree(TreeBase):
         self.last_[s] = total
         _set_writeable(self, _SPARSE_ARRAYS, False)
 
-    cdef inline int _leaf_node(self, const int32_t* idx, const double* val, int nnz) noexcept nogil:
+    cdef int _leaf_node(self, const int32_t* idx, const double* val, int nnz) noexcept nogil:
         cdef int n = 0
         while self.feat[n] >= 0:
             n = self._route(n, _row_value(idx, val, nnz, self.feat[n]))

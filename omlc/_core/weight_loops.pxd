@@ -290,3 +290,43 @@ cdef inline void _adagrad_step(const Row* r, wfloat* W, wfloat* G, int64_t K, co
         _adagrad_cached(r, W, G, K, xd, g, s, act, n_act, eta, delta, b, Wb, Gb, cc)
     else:
         _adagrad(r, W, G, K, xd, g, s, act, n_act, dense, eta, delta, b, Wb, Gb)
+
+
+cdef inline void cache_done(const Row* r, char* W, char* G, bint w_f32, int64_t K,
+                            ColumnCache* cc) noexcept nogil:
+    """Scatter the cached columns back (the row is done, or a dense step)."""
+    if cc.n:
+        if w_f32:
+            cache_flush(r, <float32_t*> W, <float32_t*> G, K, cc)
+        else:
+            cache_flush(r, <float64_t*> W, <float64_t*> G, K, cc)
+
+
+cdef inline void adagrad_step(const Row* r, char* W, char* G, bint w_f32, int64_t K,
+                              Workspace* ws, float64_t* s, int64_t n_act, bint dense,
+                              bint cached, float64_t eta, float64_t delta, float64_t b, char* Wb,
+                              char* Gb, ColumnCache* cc) noexcept nogil:
+    """AdaGrad's step with the coefficients ws.g on the active columns ws.act,
+    in W's precision (float32: the coefficients rounded once)."""
+    cdef int64_t l
+    if not cached:
+        cache_done(r, W, G, w_f32, K, cc)
+    if w_f32:
+        for l in range(K):
+            ws.c32[l] = <float32_t> ws.g[l]
+        if r.x_f32:
+            _adagrad_step(r, <float32_t*> W, <float32_t*> G, K, <const float32_t*> r.x_data,
+                          ws.c32, s, ws.act, n_act, dense, cached, <float32_t> eta,
+                          <float32_t> delta, <float32_t> b, <float32_t*> Wb, <float32_t*> Gb, cc)
+        else:
+            _adagrad_step(r, <float32_t*> W, <float32_t*> G, K, <const float64_t*> r.x_data,
+                          ws.c32, s, ws.act, n_act, dense, cached, <float32_t> eta,
+                          <float32_t> delta, <float32_t> b, <float32_t*> Wb, <float32_t*> Gb, cc)
+    elif r.x_f32:
+        _adagrad_step(r, <float64_t*> W, <float64_t*> G, K, <const float32_t*> r.x_data, ws.g, s,
+                      ws.act, n_act, dense, cached, eta, delta, b, <float64_t*> Wb,
+                      <float64_t*> Gb, cc)
+    else:
+        _adagrad_step(r, <float64_t*> W, <float64_t*> G, K, <const float64_t*> r.x_data, ws.g, s,
+                      ws.act, n_act, dense, cached, eta, delta, b, <float64_t*> Wb,
+                      <float64_t*> Gb, cc)

@@ -83,6 +83,7 @@ LEARNERS = {
     "ansgd": LearnerConfig("ranksvm", "ANSGD (Rank-SVM)", {"average": True}),
     "ranksvm-sgd": LearnerConfig("ranksvm-sgd", "Rank-SVM by SGD", {"lam": 1e-3,
                                                                    "average": True}),
+    "ranksvm-default": LearnerConfig("ranksvm-sgd", "Rank-SVM defaults"),
     "ranksvm-adagrad": LearnerConfig("ranksvm-adagrad", "Rank-SVM by AdaGrad"),
     "mmp": LearnerConfig("mmp", "MMP"),
     # Label-space reduction (Chu, Huang & Lin): at rcv1 widths the regression
@@ -101,7 +102,7 @@ LEARNERS = {
     "obr": LearnerConfig("obr", "O-BR", {"solver": "adagrad"}),
 }
 DEFAULT_LEARNERS = ("falt", "falt-b", "salt", "salt-m1", "pa-br", "falt-f32", "pa-br-f32",
-                    "ansgd", "ranksvm-sgd", "mmp")
+                    "ansgd", "ranksvm-sgd", "ranksvm-default", "ranksvm-adagrad", "mmp")
 #: Rows the report keeps a place for until the learner exists.
 NOT_IMPLEMENTED = {}
 PEERS = ("vw", "sklearn", "river")

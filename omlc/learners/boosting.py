@@ -49,6 +49,14 @@ always zero on text), ``"softmax"`` (weighted online softmax regression on the
 same feature subsets), or an instance such as :class:`OracleWeakLearners`
 (the synthetic weak learner of the theory, for tests).
 
+With ``weak_learner="sparse-tree"`` (and, for OnlineBMR, exact potentials)
+a block of rows is learned by one compiled call (:mod:`omlc._core.boosting`):
+the trees' routing and leaf updates, the partial sums, the costs, Ada.OLMR's
+OGD and Hedge (the uniforms drawn up front, ``rng.random(n)`` being the
+stream of ``n`` single draws) and BMR's costs from the potential tables of
+every relevant-set size in the block, built before the call. The Python loop
+is kept as its twin (``_compiled = False``); they agree to 1e-12 in tests.
+
 Sizes that cannot fit are refused before any row is read: at most
 ``MAX_ESTIMATORS`` weak learners (every row walks all of them), trees whose
 first leaves alone need more than ``MAX_FOREST_BYTES`` (``N`` x features per
@@ -437,6 +445,56 @@ def _cut(score, c):
     return score - kth
 
 
+class _Block:
+    """A block of rows for the compiled booster (omlc._core.boosting): CSR
+    arrays in visiting order, row weights, and the bookkeeping after the call."""
+
+    def __init__(self, model, X, Y, order):
+        if order is not None:
+            X, Y = X[np.asarray(order)], Y[np.asarray(order)]
+        self.n, self.k = X.shape[0], model.n_labels_
+        w = model._pending_weights
+        w = np.ones(self.n) if w is None else np.ascontiguousarray(w, dtype=np.float64)
+        self.sizes = np.diff(Y.indptr)
+        self.learned = w != 0.0
+        wl = model.weak_learners_
+        self.trees = wl.trees_
+        self.args = (X.indptr.astype(np.int32, copy=False), X.indices.astype(np.int32, copy=False),
+                     X.data.astype(np.float64, copy=False), Y.indptr.astype(np.int32, copy=False),
+                     Y.indices.astype(np.int32, copy=False), w,
+                     np.ascontiguousarray(wl.scale_[:, 0]))
+        self.raw = np.empty((self.n, self.k))
+
+    def finish(self, model, done, out):
+        """Counters for the ``done`` rows learned, the predictions' cuts;
+        raises if the block stopped at an overflowing row."""
+        from omlc._core.hoeffding_tree import MAX_WEIGHT
+        n, k, learned, sizes = self.n, self.k, self.learned, self.sizes
+        if out is not None:
+            seen_before = getattr(model, "n_samples_seen_", 0) + np.concatenate(
+                ([0], np.cumsum(learned[:-1])))
+            labels_before = model.label_count_ + np.concatenate(
+                ([0], np.cumsum((sizes * learned)[:-1])))
+            cut = _block_cuts(model.top_k, labels_before, seen_before)[:done + (done < n)]
+            for c in np.unique(cut):
+                rows = np.flatnonzero(cut == c)
+                out[rows] = _cut(self.raw[rows], int(c))
+        part = learned[:done]
+        model.t_ += int(part.sum())
+        model.label_count_ += int((sizes[:done] * part).sum())
+        model.n_degenerate_ += int((part & ((sizes[:done] == 0) | (sizes[:done] == k))).sum())
+        if done < n:
+            raise ValueError(f"weights must be finite and at most {MAX_WEIGHT:g}")
+
+
+def _block_cuts(top_k, labels_before, seen_before):
+    """The label-count cut of each row of a block (``_Booster._n_cut`` per row)."""
+    if top_k is not None:
+        return np.full(len(seen_before), int(top_k))
+    safe = np.maximum(seen_before, 1)
+    return np.where(seen_before > 0, np.floor(labels_before / safe + 0.5), 0).astype(np.int64)
+
+
 class _Booster(BaseLearner):
 
     # A label space (or a ranking over labels) needs a label: Y with no
@@ -491,7 +549,16 @@ class _Booster(BaseLearner):
     # *Sample weights*); weight 0: only predicted.
     _native_weights = True
 
+    # False: the Python loop (the compiled block's slow twin, for tests).
+    _compiled = True
+
+    def _block_ready(self):
+        return (self._compiled and type(self.weak_learners_) is SparseTreeWeakLearners
+                and hasattr(self, "_learn_block"))
+
     def _learn(self, X, Y, order, out):
+        if self._block_ready():
+            return self._learn_block(X, Y, order, out)
         N, k = int(self.n_estimators), self.n_labels_
         H = np.empty((N, k))
         S = np.zeros((N + 1, k))
@@ -659,6 +726,27 @@ class AdaOLMR(_Booster):
     def _skip(self):
         self._draw()
 
+    def _learn_block(self, X, Y, order, out):
+        from omlc._core.boosting import _ada_block
+        from omlc._core.hoeffding_tree import MAX_WEIGHT
+        blk = _Block(self, X, Y, order)
+        # One uniform per learned row, drawn up front: rng.random(n) is the
+        # stream of n single draws (the Python loop's _draw per row).
+        state = self.rng_.bit_generator.state
+        unif = self.rng_.random(int(blk.learned.sum()))
+        self._pending = 0
+        try:
+            done, expert = _ada_block(blk.trees, *blk.args, self.alpha_, self.log_v_, unif,
+                                      int(self.t_), int(self.expert_), MAX_WEIGHT, blk.raw)
+            self.expert_ = int(expert)
+            if done < blk.n:
+                # the failing row made its draw (as in the loop), no later row did
+                self.rng_.bit_generator.state = state
+                self.rng_.random(int(blk.learned[:done + 1].sum()))
+            blk.finish(self, done, out)
+        finally:
+            self._pending = 0
+
     def expert_probabilities(self):
         """Hedge's current distribution over the N experts."""
         self._check_fitted()
@@ -771,3 +859,41 @@ class OnlineBMR(_Booster):
 
     def _skip(self):
         pass
+
+    def _block_ready(self):
+        return super()._block_ready() and self.potentials == "exact"
+
+    def _table_stack(self, sizes):
+        """The exact tables of every relevant-set size in ``sizes``, stacked
+        for the compiled block (built before the call, cached)."""
+        N, k = int(self.n_estimators), self.n_labels_
+        g0 = float(self.gamma)
+        for p in sizes:
+            if int(p) not in self.tables_:
+                g = 1.0 / p if g0 * p > 1.0 else g0
+                self.tables_[int(p)] = walk_tables(N, k, int(p), g)
+        stack = getattr(self, "_stack", None)
+        if stack is None or len(stack[0]) != len(self.tables_):
+            keys = sorted(self.tables_)
+            tab_of_p = np.full(k + 1, -1, dtype=np.int32)
+            tab_of_p[keys] = np.arange(len(keys), dtype=np.int32)
+            P, T0, T1 = (np.ascontiguousarray(np.stack([self.tables_[p][j] for p in keys]))
+                         if keys else np.zeros((0, N, 2 * N + 2)) for j in range(3))
+            stack = self._stack = (keys, tab_of_p, P, T0, T1)
+        return stack[1:]
+
+    def _learn_block(self, X, Y, order, out):
+        from omlc._core.boosting import LOSSES, _bmr_block
+        from omlc._core.hoeffding_tree import MAX_WEIGHT
+        blk = _Block(self, X, Y, order)
+        live = blk.learned & (blk.sizes > 0) & (blk.sizes < blk.k)
+        tab_of_p, P, T0, T1 = self._table_stack(np.unique(blk.sizes[live]))
+        self._pending = 0
+        try:
+            done = _bmr_block(blk.trees, *blk.args, tab_of_p, P, T0, T1, LOSSES[self.loss],
+                              MAX_WEIGHT, blk.raw)
+            self.n_gamma_capped_ += int((live[:done] & (float(self.gamma) * blk.sizes[:done]
+                                                        > 1.0)).sum())
+            blk.finish(self, done, out)
+        finally:
+            self._pending = 0
