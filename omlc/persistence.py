@@ -497,6 +497,12 @@ def _check_dpp_state(state, ref, d):
         state["Qb_"], state["sb_"], state["F_"] = Qb, sb, ref["F_"].copy()
         state["cnt_"] = np.array([n, drop, t or 0, 0], np.int64)
         state.setdefault("u_", ref["u_"])
+    # Files from before AdaGrad's default step followed the code's scale
+    # (0.1 / sqrt(K)) kept 0.1: the step is part of the trained state.
+    reg, rreg = state.get("reg_"), ref.get("reg_")
+    if getattr(rreg, "solver", None) == "adagrad" and type(reg) is type(rreg) \
+            and getattr(reg, "solver", None) == "adagrad" and getattr(reg, "eta", None) == 0.1:
+        rreg.eta = 0.1
     cnt, u = state.get("cnt_"), state.get("u_")
     rows = ref["Qb_"].shape[0]
     if not isinstance(cnt, np.ndarray) or cnt.dtype != np.int64 or cnt.shape != (4,):
