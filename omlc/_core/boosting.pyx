@@ -18,6 +18,22 @@ from omlc._core.sparse_hoeffding_tree cimport SparseHTree
 LOSSES = {"hinge": 0, "hinge-nomargin": 1, "rank": 2}
 
 
+cdef inline long _ceil(double v) noexcept nogil:
+    # ceil() of a bounded value without a libm call (|v| <= 2N + 2 here)
+    cdef long i = <long>v
+    return i + 1 if i < v else i
+
+
+cdef inline double _hinge(const double* t0, const double* t1, int N, double x,
+                          double mu) noexcept nogil:
+    """``G_m(x)`` for the hinge losses from table rows ``t0, t1`` of step m
+    (the arithmetic of boosting.expected_pair_loss, so the twins agree exactly)."""
+    cdef double y = x + mu
+    cdef long i = _ceil(-y) + N
+    i = 0 if i < 0 else (2 * N + 1 if i > 2 * N + 1 else i)
+    return y * t0[i] + t1[i]
+
+
 cdef inline double _expected_loss(const double[:, :, ::1] P, const double[:, :, ::1] T0,
                                   const double[:, :, ::1] T1, int t, int m, int N, double x,
                                   int loss) noexcept nogil:
@@ -62,7 +78,9 @@ def _bmr_block(list trees, const int32_t[::1] indptr, const int32_t[::1] indices
     cdef int k = out.shape[1]
     cdef Py_ssize_t r
     cdef int i, a, b, c, p, q, nnz, t, m
-    cdef double w, wgt, d, g0, acc, cmax, x
+    cdef double w, wgt, d, g0, acc, cmax, x, mu
+    cdef const double* t0
+    cdef const double* t1
     cdef const int32_t* ip
     cdef const double* vp
     cdef const int32_t* rel
@@ -104,17 +122,27 @@ def _bmr_block(list trees, const int32_t[::1] indptr, const int32_t[::1] indices
                 q += 1
         t = tab_of_p[p]
         wgt = 1.0 / (p * q)
+        mu = 1.0 if loss == 0 else 0.0
         for i in range(N):
             m = N - 1 - i
             for b in range(q):
                 Cq[b] = 0.0
+            t0 = &T0[t, m, 0]
+            t1 = &T1[t, m, 0]
             for a in range(p):
                 acc = 0.0
-                for b in range(q):
-                    d = S[i, irr[b]] - S[i, rel[a]]
-                    g0 = _expected_loss(P, T0, T1, t, m, N, d, loss)
-                    acc += _expected_loss(P, T0, T1, t, m, N, d - 1.0, loss) - g0
-                    Cq[b] += _expected_loss(P, T0, T1, t, m, N, d + 1.0, loss) - g0
+                if loss == 2:
+                    for b in range(q):
+                        d = S[i, irr[b]] - S[i, rel[a]]
+                        g0 = _expected_loss(P, T0, T1, t, m, N, d, loss)
+                        acc += _expected_loss(P, T0, T1, t, m, N, d - 1.0, loss) - g0
+                        Cq[b] += _expected_loss(P, T0, T1, t, m, N, d + 1.0, loss) - g0
+                else:
+                    for b in range(q):
+                        d = S[i, irr[b]] - S[i, rel[a]]
+                        g0 = _hinge(t0, t1, N, d, mu)
+                        acc += _hinge(t0, t1, N, d - 1.0, mu) - g0
+                        Cq[b] += _hinge(t0, t1, N, d + 1.0, mu) - g0
                 C[rel[a]] = wgt * acc
             for b in range(q):
                 C[irr[b]] = wgt * Cq[b]
@@ -181,10 +209,11 @@ def _ada_block(list trees, const int32_t[::1] indptr, const int32_t[::1] indices
     C_ = np.empty((N + 1, k))
     W_ = np.empty((N, k))
     cum_ = np.empty(N)
+    F_ = np.empty(k)
     irr_ = np.empty(k, dtype=np.int32)
     mark_ = np.zeros(k, dtype=np.int32)
     cdef double[:, ::1] H = H_, S = S_, W = W_, C = C_
-    cdef double[::1] cum = cum_
+    cdef double[::1] cum = cum_, F = F_
     cdef int32_t[::1] irr = irr_, mark = mark_
     tl = [<SparseHTree>tr for tr in trees]
     for r in range(n):
@@ -219,12 +248,24 @@ def _ada_block(list trees, const int32_t[::1] indptr, const int32_t[::1] indices
                 q += 1
         wgt = 1.0 / (p * q)
         for i in range(N + 1):
+            # 1 / (1 + exp(s_l - s_r)) = F_l / (F_l + F_r), F_c = exp(min s - s_c):
+            # k exponentials per expert instead of one tanh per pair
+            mx = S[i, 0]
+            for c in range(1, k):
+                if S[i, c] < mx:
+                    mx = S[i, c]
+            for c in range(k):
+                F[c] = exp(mx - S[i, c])
             for b in range(q):
                 C[i, irr[b]] = 0.0
             for a in range(p):
                 acc = 0.0
                 for b in range(q):
-                    sg = 0.5 * (1.0 - tanh(0.5 * (S[i, rel[a]] - S[i, irr[b]])))
+                    x = F[rel[a]] + F[irr[b]]
+                    if x > 0:
+                        sg = F[rel[a]] / x
+                    else:  # both underflowed
+                        sg = 0.5 * (1.0 - tanh(0.5 * (S[i, rel[a]] - S[i, irr[b]])))
                     acc += sg
                     C[i, irr[b]] += sg
                 C[i, rel[a]] = -wgt * acc

@@ -93,12 +93,12 @@ from omlc._core import label_space as _lsk
 from omlc._core.linear import NonFiniteError, learn
 from omlc._core.losses import SquaredLoss
 from omlc._core.optimizers import SGD, AdaGrad, ScaledSGD
-from omlc._core.rowstream import RowStream
+from omlc._core.rowstream import RowStream, all_finite
 from omlc._validation import check_fits, check_random_state, csr_arrays
 from omlc.learners._label_costs import (COSTS, cost_from_counts, example_costs, label_weights,
                                         label_weights_bruteforce)
 from omlc.learners._online_pca import CappedMSG
-from omlc.learners._rls import rls_apply, rls_gain_sparse
+from omlc.learners._regressor import _Regressor
 from omlc.learners.base import BaseLearner, positive_float
 
 __all__ = ["DPP", "CSDPP", "OnlineBR", "OnlineCS", "OnlineRandomProjection", "COSTS",
@@ -130,6 +130,8 @@ _ERRORS = {
 def _finite_scores(D):
     """The scores, or NonFiniteError naming the first row that is not finite
     (state given NaN or inf, e.g. by a tampered pickle: never silent NaN)."""
+    if all_finite(D):               # compiled, ~0.1 us: the single-row hot path
+        return D
     bad = ~np.isfinite(D).all(axis=1) if D.ndim == 2 else ~np.isfinite(D)
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
@@ -159,75 +161,6 @@ def _check_dpp_size(name, M, K):
                       f"floating-point operations per learned row (O(code_dim x labels + "
                       f"code_dim^3), ~{flops / 1e9:.2g} s a row at 1 GFLOP/s); a smaller "
                       f"code_dim is much faster", UserWarning, stacklevel=5)
-
-
-# ----------------------------------------------------------------------------- regression
-class _Regressor:
-    """x -> R^width by online ridge (RLS, exact), SGD (step eta/sqrt(t)) or
-    AdaGrad on the compiled linear core with the squared loss."""
-
-    def __init__(self, d, width, solver, lam, eta, intercept, owner="the model"):
-        self.d = d
-        self.width = width
-        self.solver = solver
-        self.intercept = bool(intercept)
-        self.eta = eta
-        rows = d + (1 if intercept else 0)
-        check_fits(8 * rows * (width * (2 if solver == "adagrad" else 1)
-                               + (rows if solver == "ridge" else 0)),
-                   f"{owner}: the {solver} regressor ({rows:,} features x {width:,} outputs)")
-        self.W = np.zeros((rows, width))
-        self.t = 0
-        if solver == "ridge":
-            self.Ainv = np.eye(rows) / lam
-        elif solver == "adagrad":
-            self.G = np.zeros_like(self.W)
-        self._noy = (np.zeros(2, np.int64), np.zeros(0, np.int32))
-
-    def scores_row(self, idx, vals):
-        r = self.W[idx].T @ vals if len(idx) else np.zeros(self.width)
-        if self.intercept:
-            r = r + self.W[self.d]
-        return r
-
-    def scores(self, X):
-        R = np.asarray(X @ self.W[:self.d])
-        if self.intercept:
-            R = R + self.W[self.d]
-        return R
-
-    def transform(self, Rm):
-        self.W = np.ascontiguousarray(self.W @ Rm)
-
-    def step(self, idx, vals, target, pred, weight=1.0):
-        """One row of importance ``weight``: ridge as the row (intercept
-        included) and its residual scaled by sqrt(weight) -- the weighted
-        least-squares solution --; SGD/AdaGrad with the gradient scaled."""
-        if not (np.isfinite(pred).all() and np.isfinite(target).all()):
-            raise FloatingPointError("non-finite scores (NaN or inf)")
-        if self.solver == "ridge":
-            if self.intercept:
-                idx = np.append(idx, self.d)
-                vals = np.append(vals, 1.0)
-            vals = np.asarray(vals, np.float64)
-            residual = pred - target
-            if weight != 1.0:
-                root = math.sqrt(weight)
-                vals, residual = vals * root, residual * root
-            g = rls_gain_sparse(self.Ainv, idx, vals)
-            rls_apply(self.W, g, residual)
-            self.t += 1
-            return
-        self.t += 1
-        b = 1.0 if self.intercept else 0.0
-        if self.solver == "sgd":
-            opt = SGD(self.W, self.d, b, self.eta / math.sqrt(self.t))
-        else:
-            opt = AdaGrad(self.W, self.G, self.d, b, self.eta, 1e-8)
-        stream = RowStream(np.array([0, len(idx)], np.int64), idx, vals, self.d,
-                           self._noy[0], self._noy[1], self.width)
-        learn(opt, SquaredLoss(), stream, 1, targets=np.ascontiguousarray(target[None, :]),
-              weights=None if weight == 1.0 else np.array([float(weight)]))
 
 
 #: ``code_dim="auto"`` is M = min(K, max(AUTO_CODE_FLOOR, round(0.1 K))):
