@@ -93,7 +93,7 @@ from omlc._core import label_space as _lsk
 from omlc._core.linear import NonFiniteError, learn
 from omlc._core.losses import SquaredLoss
 from omlc._core.optimizers import SGD, AdaGrad, ScaledSGD
-from omlc._core.rowstream import RowStream
+from omlc._core.rowstream import RowStream, all_finite
 from omlc._validation import check_fits, check_random_state, csr_arrays
 from omlc.learners._label_costs import (COSTS, cost_from_counts, example_costs, label_weights,
                                         label_weights_bruteforce)
@@ -130,6 +130,8 @@ _ERRORS = {
 def _finite_scores(D):
     """The scores, or NonFiniteError naming the first row that is not finite
     (state given NaN or inf, e.g. by a tampered pickle: never silent NaN)."""
+    if all_finite(D):               # compiled, ~0.1 us: the single-row hot path
+        return D
     bad = ~np.isfinite(D).all(axis=1) if D.ndim == 2 else ~np.isfinite(D)
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
