@@ -138,6 +138,19 @@ def _rowstream():
     return a, call, rules
 
 
+@spec("rowstream.all_finite")
+def _all_finite():
+    a = {"D": np.linspace(0, 1, 12).reshape(3, 4)}
+
+    def call(a):
+        from omlc._core.rowstream import all_finite
+        if not all_finite(a["D"]):
+            raise ValueError("not finite")
+    # Any shape, dtype or layout: NumPy's check for what is not C-contiguous float64.
+    return a, call, {"D": "ok:short,long,empty,short_col,long_col,dtype_f32,dtype_i32,dtype_i64,"
+                          "strided"}
+
+
 @spec("rowstream.check_csr")
 def _check_csr():
     a, n, d, L = _problem()

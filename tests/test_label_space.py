@@ -415,3 +415,20 @@ def test_a_slow_code_dimension_warns_with_its_cost(monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         omlc.DPP(code_dim=10).partial_fit(X, Y)
+
+
+def test_adagrad_default_step_follows_the_code_scale():
+    """Gap filled: DPP's AdaGrad step defaults to 0.1 / sqrt(K) (its code has
+    entries of order 1/sqrt(K)), O-BR's to 0.1 (+-1 targets); an explicit
+    eta wins. At the default, DPP on a wide stream (solver 'auto' -> AdaGrad)
+    learns: below the no-label Hamming loss on the second half of the pass."""
+    X, Y = problem(n=800, d=2100, K=12, seed=9, density=0.01)
+    Yd = Y.toarray().astype(bool)
+    for m in (omlc.DPP(), omlc.DPP(basis="pbc"), omlc.CSDPP()):
+        D = m.predict_then_learn(X, Y)
+        assert m.solver_ == "adagrad" and m.reg_.eta == pytest.approx(0.1 / np.sqrt(12))
+        if not isinstance(m, omlc.CSDPP) or isinstance(m, omlc.DPP):
+            ham = ls.example_costs("hamming", Yd[400:], D[400:] > 0).mean()
+            assert ham < Yd[400:].mean()
+    assert omlc.OnlineBR().fit(X[:50], Y[:50]).reg_.eta == 0.1
+    assert omlc.DPP(eta=0.5).fit(X[:50], Y[:50]).reg_.eta == 0.5

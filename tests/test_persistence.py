@@ -493,3 +493,23 @@ print("loaded", n)
                          env=env, cwd=tmp_path, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() == f"loaded {len(_fixture_names())}"
+
+
+def test_dpp_adagrad_file_with_the_former_default_step_loads(tmp_path):
+    """DPP's AdaGrad step defaults to 0.1 / sqrt(K) now; a file written with
+    the former default (0.1) keeps its trained step, any other is refused."""
+    X = sp.random(30, 2100, density=0.01, format="csr", random_state=0)
+    Y = sp.csr_matrix((np.random.default_rng(0).random((30, 4)) < 0.4).astype(np.int32))
+    m = omlc.DPP(code_dim=2, solver="adagrad").fit(X, Y)
+    src = tmp_path / "m.omlc"
+    omlc.save(m, src)
+
+    def step(eta):
+        def edit(doc):
+            doc["state"]["reg_"]["state"]["eta"] = eta
+        return edit
+    old = omlc.load_model(_rewrite(src, tmp_path / "old.omlc", step(0.1)))
+    assert old.reg_.eta == 0.1
+    np.testing.assert_array_equal(old.decision_function(X), m.decision_function(X))
+    with pytest.raises(ModelFileError, match="reg_.eta is 0.2"):
+        omlc.load_model(_rewrite(src, tmp_path / "bad.omlc", step(0.2)))

@@ -9,13 +9,29 @@ label ids, weights, the tables' shapes) before calling them. The slow twin is
 the learners' Python loop (``_learn`` with ``compiled=False``); they agree to
 1e-12 (tests/test_boosting_block.py)."""
 import numpy as np
-from libc.math cimport ceil, fabs, floor, isfinite, rint
+from libc.math cimport ceil, exp, fabs, floor, isfinite, rint, sqrt, tanh
 from libc.stdint cimport int32_t
 
 from omlc._core.sparse_hoeffding_tree cimport SparseHTree
 
 # The potentials' losses (OnlineBMR's ``loss``).
 LOSSES = {"hinge": 0, "hinge-nomargin": 1, "rank": 2}
+
+
+cdef inline long _ceil(double v) noexcept nogil:
+    # ceil() of a bounded value without a libm call (|v| <= 2N + 2 here)
+    cdef long i = <long>v
+    return i + 1 if i < v else i
+
+
+cdef inline double _hinge(const double* t0, const double* t1, int N, double x,
+                          double mu) noexcept nogil:
+    """``G_m(x)`` for the hinge losses from table rows ``t0, t1`` of step m
+    (the arithmetic of boosting.expected_pair_loss, so the twins agree exactly)."""
+    cdef double y = x + mu
+    cdef long i = _ceil(-y) + N
+    i = 0 if i < 0 else (2 * N + 1 if i > 2 * N + 1 else i)
+    return y * t0[i] + t1[i]
 
 
 cdef inline double _expected_loss(const double[:, :, ::1] P, const double[:, :, ::1] T0,
@@ -62,7 +78,9 @@ def _bmr_block(list trees, const int32_t[::1] indptr, const int32_t[::1] indices
     cdef int k = out.shape[1]
     cdef Py_ssize_t r
     cdef int i, a, b, c, p, q, nnz, t, m
-    cdef double w, wgt, d, g0, acc, cmax, x
+    cdef double w, wgt, d, g0, acc, cmax, x, mu
+    cdef const double* t0
+    cdef const double* t1
     cdef const int32_t* ip
     cdef const double* vp
     cdef const int32_t* rel
@@ -104,17 +122,27 @@ def _bmr_block(list trees, const int32_t[::1] indptr, const int32_t[::1] indices
                 q += 1
         t = tab_of_p[p]
         wgt = 1.0 / (p * q)
+        mu = 1.0 if loss == 0 else 0.0
         for i in range(N):
             m = N - 1 - i
             for b in range(q):
                 Cq[b] = 0.0
+            t0 = &T0[t, m, 0]
+            t1 = &T1[t, m, 0]
             for a in range(p):
                 acc = 0.0
-                for b in range(q):
-                    d = S[i, irr[b]] - S[i, rel[a]]
-                    g0 = _expected_loss(P, T0, T1, t, m, N, d, loss)
-                    acc += _expected_loss(P, T0, T1, t, m, N, d - 1.0, loss) - g0
-                    Cq[b] += _expected_loss(P, T0, T1, t, m, N, d + 1.0, loss) - g0
+                if loss == 2:
+                    for b in range(q):
+                        d = S[i, irr[b]] - S[i, rel[a]]
+                        g0 = _expected_loss(P, T0, T1, t, m, N, d, loss)
+                        acc += _expected_loss(P, T0, T1, t, m, N, d - 1.0, loss) - g0
+                        Cq[b] += _expected_loss(P, T0, T1, t, m, N, d + 1.0, loss) - g0
+                else:
+                    for b in range(q):
+                        d = S[i, irr[b]] - S[i, rel[a]]
+                        g0 = _hinge(t0, t1, N, d, mu)
+                        acc += _hinge(t0, t1, N, d - 1.0, mu) - g0
+                        Cq[b] += _hinge(t0, t1, N, d + 1.0, mu) - g0
                 C[rel[a]] = wgt * acc
             for b in range(q):
                 C[irr[b]] = wgt * Cq[b]
@@ -137,3 +165,148 @@ def _bmr_block(list trees, const int32_t[::1] indptr, const int32_t[::1] indices
                 if W[i, a] > 0:
                     (<SparseHTree>tl[i])._learn_one(ip, vp, nnz, rel[a], W[i, a])
     return n
+
+
+cdef inline int _hedge_draw(const double[::1] log_v, double u, double* c) noexcept nogil:
+    """The expert (1..N) Hedge draws with uniform ``u`` (AdaOLMR._draw)."""
+    cdef int N = log_v.shape[0], j
+    cdef double mx = log_v[0], acc = 0.0, target
+    for j in range(1, N):
+        if log_v[j] > mx:
+            mx = log_v[j]
+    for j in range(N):
+        acc += exp(log_v[j] - mx)
+        c[j] = acc
+    target = u * c[N - 1]
+    for j in range(N):
+        if c[j] > target:
+            return j + 1
+    return N
+
+
+def _ada_block(list trees, const int32_t[::1] indptr, const int32_t[::1] indices,
+               const double[::1] data, const int32_t[::1] yptr, const int32_t[::1] yind,
+               const double[::1] row_w, const double[::1] scale, double[::1] alpha,
+               double[::1] log_v, const double[::1] unif, long t, int expert,
+               double max_weight, double[:, ::1] out):
+    """Ada.OLMR over a block of rows with sparse trees: logistic costs (eq. 8),
+    projected OGD on ``alpha`` (step ``1/sqrt(t)``), Hedge on ``log_v`` with
+    the next expert drawn from ``unif`` (one uniform per learned row, in
+    order). Rows, weights and ``out`` as in :func:`_bmr_block`. Returns
+    ``(rows done, expert)``; stops before learning a row whose importance
+    weights are not finite or above ``max_weight`` (its draw is made)."""
+    cdef Py_ssize_t n = indptr.shape[0] - 1
+    cdef int N = len(trees)
+    cdef int k = out.shape[1]
+    cdef Py_ssize_t r
+    cdef int i, a, b, c, p, q, nnz, lt, eq, nu = 0
+    cdef double w, wgt, d, sg, acc, cmax, x, g, mx, st
+    cdef const int32_t* ip
+    cdef const double* vp
+    cdef const int32_t* rel
+    H_ = np.empty((N, k))
+    S_ = np.zeros((N + 1, k))
+    C_ = np.empty((N + 1, k))
+    W_ = np.empty((N, k))
+    cum_ = np.empty(N)
+    irr_ = np.empty(k, dtype=np.int32)
+    mark_ = np.zeros(k, dtype=np.int32)
+    cdef double[:, ::1] H = H_, S = S_, W = W_, C = C_
+    cdef double[::1] cum = cum_
+    cdef int32_t[::1] irr = irr_, mark = mark_
+    tl = [<SparseHTree>tr for tr in trees]
+    for r in range(n):
+        nnz = indptr[r + 1] - indptr[r]
+        ip = &indices[indptr[r]] if nnz else NULL
+        vp = &data[indptr[r]] if nnz else NULL
+        for i in range(N):
+            (<SparseHTree>tl[i])._predict(ip, vp, nnz, &H[i, 0])
+        for i in range(N):
+            for c in range(k):
+                S[i + 1, c] = S[i, c] + alpha[i] * H[i, c]
+        for c in range(k):
+            out[r, c] = S[expert, c]
+        w = row_w[r]
+        if w == 0.0:
+            continue
+        p = yptr[r + 1] - yptr[r]
+        if p <= 0 or p >= k:
+            expert = _hedge_draw(log_v, unif[nu], &cum[0])
+            nu += 1
+            t += 1
+            continue
+        rel = &yind[yptr[r]]
+        for a in range(p):
+            mark[rel[a]] = 1
+        q = 0
+        for c in range(k):
+            if mark[c]:
+                mark[c] = 0
+            else:
+                irr[q] = c
+                q += 1
+        wgt = 1.0 / (p * q)
+        for i in range(N + 1):
+            for b in range(q):
+                C[i, irr[b]] = 0.0
+            for a in range(p):
+                acc = 0.0
+                for b in range(q):
+                    # the loop's overflow-free 1 / (1 + exp(d)); a tanh per
+                    # pair is not what a row costs (the trees' split checks are)
+                    sg = 0.5 * (1.0 - tanh(0.5 * (S[i, rel[a]] - S[i, irr[b]])))
+                    acc += sg
+                    C[i, irr[b]] += sg
+                C[i, rel[a]] = -wgt * acc
+            for b in range(q):
+                C[i, irr[b]] = wgt * C[i, irr[b]]
+        st = sqrt(<double>t)
+        for i in range(N):
+            g = 0.0
+            for c in range(k):
+                g += C[i + 1, c] * H[i, c]
+            if w != 1.0:
+                g *= w
+            x = alpha[i] - g / st
+            alpha[i] = -2.0 if x < -2.0 else (2.0 if x > 2.0 else x)
+        for i in range(N):
+            lt = 0
+            eq = 0
+            for a in range(p):
+                for b in range(q):
+                    d = S[i + 1, rel[a]] - S[i + 1, irr[b]]
+                    if d < 0:
+                        lt += 1
+                    elif d == 0:
+                        eq += 1
+            x = (lt + 0.5 * eq) / (p * q)
+            log_v[i] -= x if w == 1.0 else w * x
+        mx = log_v[0]
+        for i in range(1, N):
+            if log_v[i] > mx:
+                mx = log_v[i]
+        for i in range(N):
+            log_v[i] -= mx
+        expert = _hedge_draw(log_v, unif[nu], &cum[0])
+        nu += 1
+        for i in range(N):
+            cmax = C[i, 0]
+            for c in range(1, k):
+                if C[i, c] > cmax:
+                    cmax = C[i, c]
+            for a in range(p):
+                x = cmax - C[i, rel[a]]
+                if x < 0.0:
+                    x = 0.0
+                if w != 1.0:
+                    x *= w
+                x = x * scale[i]
+                if not isfinite(x) or x > max_weight:
+                    return r, expert
+                W[i, a] = x
+        for i in range(N):
+            for a in range(p):
+                if W[i, a] > 0:
+                    (<SparseHTree>tl[i])._learn_one(ip, vp, nnz, rel[a], W[i, a])
+        t += 1
+    return n, expert

@@ -82,20 +82,17 @@ cdef class RowStream:
         # [0, n_labels) (the losses size their buffers by the label count),
         # row numbers of ``order`` in [0, n).
         cdef CSRRows* s = &self.rows
-        cdef int x_bad, y_bad = OK, o_bad = 0
-        cdef int64_t bad_row = -1, bad_pos = -1, k
+        cdef int x_bad = OK, y_bad = OK
+        cdef int64_t o_bad = -1, bad_row = -1, bad_pos = -1
         if s.n_features < 0 or s.n_labels < 0:
             raise ValueError("n_features and n_labels must be >= 0")
-        with nogil:
-            x_bad = _in_bounds(s.x_indptr, n, s.x_indices, nnz, s.n_features)
-            if s.y_indptr != NULL:
-                y_bad = _check_entries(s.y_indptr, n, s.y_indices, ynnz, <const float64_t*> NULL,
-                                       s.n_labels, &bad_row, &bad_pos)
-            if s.order != NULL:
-                for k in range(s.n_rows):
-                    if s.order[k] < 0 or s.order[k] >= n:
-                        o_bad = 1
-                        break
+        if nnz + ynnz + s.n_rows > 65536:
+            # Big blocks let other threads run; a single row (the hot path)
+            # is cheaper than releasing the GIL.
+            with nogil:
+                _check_all(s, n, nnz, ynnz, &x_bad, &y_bad, &o_bad, &bad_row, &bad_pos)
+        else:
+            _check_all(s, n, nnz, ynnz, &x_bad, &y_bad, &o_bad, &bad_row, &bad_pos)
         if x_bad:
             raise ValueError("X: indptr outside its indices" if x_bad == BAD_INDPTR else
                              f"X: a column index is outside [0, {s.n_features})")
@@ -103,8 +100,8 @@ cdef class RowStream:
             raise ValueError(f"Y: label ids must be sorted, unique and in [0, {s.n_labels}) with "
                              f"an indptr inside them (problem {CSRProblem(y_bad).name} at row "
                              f"{bad_row})")
-        if o_bad:
-            raise ValueError(f"order: row {s.order[k]} is outside [0, {n})")
+        if o_bad >= 0:
+            raise ValueError(f"order: row {s.order[o_bad]} is outside [0, {n})")
         return 0
 
     @property
@@ -146,6 +143,21 @@ cpdef enum CSRProblem:
     UNSORTED = 3
     DUPLICATE = 4
     NON_FINITE = 5
+
+
+cdef void _check_all(const CSRRows* s, int64_t n, int64_t nnz, int64_t ynnz, int* x_bad,
+                     int* y_bad, int64_t* o_bad, int64_t* bad_row,
+                     int64_t* bad_pos) noexcept nogil:
+    cdef int64_t k
+    x_bad[0] = _in_bounds(s.x_indptr, n, s.x_indices, nnz, s.n_features)
+    if s.y_indptr != NULL:
+        y_bad[0] = _check_entries(s.y_indptr, n, s.y_indices, ynnz, <const float64_t*> NULL,
+                                  s.n_labels, bad_row, bad_pos)
+    if s.order != NULL:
+        for k in range(s.n_rows):
+            if s.order[k] < 0 or s.order[k] >= n:
+                o_bad[0] = k
+                return
 
 
 cdef int _in_bounds(const int64_t* indptr, int64_t n, const int32_t* indices, int64_t nnz,
@@ -238,3 +250,20 @@ def check_csr(const int64_t[::1] indptr, const int32_t[::1] indices, data,
             code = _check_entries(&indptr[0], n, &indices[0] if nnz else NULL, nnz, p64,
                                   n_cols, &bad_row, &bad_pos)
     return code, bad_row, bad_pos
+
+
+def all_finite(D):
+    """Whether every value of the float64 array ``D`` is finite: one pass,
+    ~0.1 us for a row of scores (NumPy's isfinite().all() costs ~1 us a call,
+    which is a tenth of a single-row decision of the label-space learners).
+    Other dtypes or layouts go through NumPy."""
+    cdef const float64_t[::1] v
+    cdef Py_ssize_t i, n
+    cdef float64_t z = 0.0
+    if not (isinstance(D, np.ndarray) and D.dtype == np.float64 and D.flags.c_contiguous):
+        return bool(np.isfinite(D).all())
+    v = D.reshape(-1)
+    n = v.shape[0]
+    for i in range(n):
+        z += 0.0 * v[i]
+    return z == 0.0

@@ -49,6 +49,14 @@ always zero on text), ``"softmax"`` (weighted online softmax regression on the
 same feature subsets), or an instance such as :class:`OracleWeakLearners`
 (the synthetic weak learner of the theory, for tests).
 
+With ``weak_learner="sparse-tree"`` (and, for OnlineBMR, exact potentials)
+a block of rows is learned by one compiled call (:mod:`omlc._core.boosting`):
+the trees' routing and leaf updates, the partial sums, the costs, Ada.OLMR's
+OGD and Hedge (the uniforms drawn up front, ``rng.random(n)`` being the
+stream of ``n`` single draws) and BMR's costs from the potential tables of
+every relevant-set size in the block, built before the call. The Python loop
+is kept as its twin (``_compiled = False``); they agree to 1e-12 in tests.
+
 Sizes that cannot fit are refused before any row is read: at most
 ``MAX_ESTIMATORS`` weak learners (every row walks all of them), trees whose
 first leaves alone need more than ``MAX_FOREST_BYTES`` (``N`` x features per
@@ -70,247 +78,14 @@ import numpy as np
 from omlc._core.linear import NonFiniteError
 from omlc._validation import check_random_state, check_X
 from omlc.learners.base import BaseLearner, positive_float
+from omlc.learners._weak_learners import (MAX_FOREST_BYTES, OracleWeakLearners,  # noqa: F401
+                                          SoftmaxWeakLearners, SparseTreeWeakLearners,
+                                          TreeWeakLearners, WeakLearners, _make_weak_learners)
 from omlc.learners.hoeffding_tree import dense_rows
 
 MAX_ESTIMATORS = 10_000
 WEAK_LEARNERS = ("tree", "sparse-tree", "softmax")
-MAX_FOREST_BYTES = 2 << 30
 MAX_TABLE_BYTES = 256 << 20
-
-
-# --- weak learners ---------------------------------------------------------------
-
-class WeakLearners:
-    """A bank of ``N`` weak learners (the pluggable interface).
-
-    ``setup(n_estimators, n_features, n_labels, n_features_per_tree, rng)`` is
-    called once; ``predict(x, H, labels=None)`` writes each learner's
-    distribution over the labels into row ``i`` of ``H`` for the dense row
-    ``x`` (``labels`` is given only while learning, for oracles);
-    ``update(x, labels, W)`` has learner ``i`` learn ``(x, labels[j])`` with
-    importance weight ``W[i, j] >= 0``.
-    """
-
-    def get_params(self, deep=True):
-        return dict(vars(self))
-
-    def __repr__(self):
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
-        return f"{type(self).__name__}({args})"
-
-    def __eq__(self, other):
-        return type(self) is type(other) and self.get_params() == other.get_params()
-
-    def setup(self, n_estimators, n_features, n_labels, n_features_per_tree, rng):
-        raise NotImplementedError
-
-    def predict(self, x, H, labels=None):
-        raise NotImplementedError
-
-    def update(self, x, labels, W):
-        raise NotImplementedError
-
-
-def _subsets(rng, N, d, m):
-    m = d if m is None else min(int(m), d)
-    return np.stack([np.sort(rng.choice(d, m, replace=False)) for _ in range(N)]).astype(np.int32)
-
-
-def _loguniform(rng, lo, hi, n):
-    return np.exp(rng.uniform(math.log(lo), math.log(hi), n))
-
-
-class TreeWeakLearners(WeakLearners):
-    """Hoeffding trees (:class:`omlc._core.hoeffding_tree.HTree`) with the
-    authors' randomised per-tree parameters (ranges as ``(low, high)``).
-
-    ``max_leaves`` caps each tree (None: unbounded); a tree stops splitting at
-    the cap.
-    """
-
-    def __init__(self, delta=(0.01, 0.9), grace_period=(5.0, 20.0), tau=(0.01, 0.9),
-                 weight=(3.0, 10.0), n_bins=10, max_depth=None, max_leaves=None):
-        self.delta = delta
-        self.grace_period = grace_period
-        self.tau = tau
-        self.weight = weight
-        self.n_bins = n_bins
-        self.max_depth = max_depth
-        self.max_leaves = max_leaves
-
-    def setup(self, N, d, k, m, rng):
-        from omlc._core.hoeffding_tree import MAX_BINS, HTree, leaf_bytes
-        nb = self.n_bins
-        if isinstance(nb, bool) or not isinstance(nb, numbers.Integral) or not 1 <= nb <= MAX_BINS:
-            raise ValueError(f"n_bins must be an integer in [1, {MAX_BINS}], got {nb!r}")
-        a = d if m is None else min(int(m), d)
-        need = N * leaf_bytes(a, k)
-        if need > MAX_FOREST_BYTES:
-            raise ValueError(f"{N} trees of {a} features x {k} labels need {need / 2**30:,.1f} GiB "
-                             f"for their first leaves alone (limit {MAX_FOREST_BYTES >> 30} GiB); "
-                             f"use fewer trees or features per tree")
-        subs = _subsets(rng, N, d, m)
-        deltas = _loguniform(rng, *self.delta, N)
-        graces = rng.uniform(*self.grace_period, N)
-        taus = _loguniform(rng, *self.tau, N)
-        self.scale_ = rng.uniform(*self.weight, N)[:, None]
-        md = -1 if self.max_depth is None else int(self.max_depth)
-        ml = -1 if self.max_leaves is None else int(self.max_leaves)
-        self.trees_ = [HTree(k, subs[i], graces[i], deltas[i], taus[i], int(self.n_bins), md, ml)
-                       for i in range(N)]
-
-    def get_params(self, deep=True):
-        return {k: v for k, v in vars(self).items() if not k.endswith("_")}
-
-    def predict(self, x, H, labels=None):
-        from omlc._core.hoeffding_tree import forest_predict
-        forest_predict(self.trees_, x, H)
-
-    def update(self, x, labels, W):
-        from omlc._core.hoeffding_tree import forest_learn
-        forest_learn(self.trees_, x, labels, np.ascontiguousarray(W * self.scale_))
-
-
-class SparseTreeWeakLearners(WeakLearners):
-    """Hoeffding trees for sparse high-dimensional rows
-    (:class:`omlc._core.sparse_hoeffding_tree.SparseHTree`; omlc's, not the paper's):
-    each leaf draws up to ``n_cand`` split candidates from the non-zeros of
-    the rows that reach it and keeps statistics of non-zero values only
-    (zeros follow from class weights), so a row costs O(``n_cand`` log nnz)
-    per tree instead of reading a fixed random subset that is almost always
-    zero on text. The randomised per-tree parameters are the authors'
-    (:class:`TreeWeakLearners`); ``n_features_per_tree`` is not used.
-    ``max_leaves`` (default 32) bounds memory: one leaf holds
-    ``n_cand x labels x 6`` doubles."""
-
-    sparse = True
-
-    def __init__(self, n_cand=10, delta=(0.01, 0.9), grace_period=(5.0, 20.0), tau=(0.01, 0.9),
-                 weight=(3.0, 10.0), n_bins=10, max_depth=None, max_leaves=32):
-        self.n_cand = n_cand
-        self.delta = delta
-        self.grace_period = grace_period
-        self.tau = tau
-        self.weight = weight
-        self.n_bins = n_bins
-        self.max_depth = max_depth
-        self.max_leaves = max_leaves
-
-    def get_params(self, deep=True):
-        return {k: v for k, v in vars(self).items() if not k.endswith("_")}
-
-    def setup(self, N, d, k, m, rng):
-        from omlc._core.sparse_hoeffding_tree import SparseHTree, sparse_leaf_bytes
-        need = N * sparse_leaf_bytes(self.n_cand, k)
-        if need > MAX_FOREST_BYTES:
-            raise ValueError(f"{N} sparse trees of {self.n_cand} candidates x {k} labels need "
-                             f"{need / 2**30:,.1f} GiB per leaf level (limit "
-                             f"{MAX_FOREST_BYTES >> 30} GiB); use fewer trees or candidates")
-        deltas = _loguniform(rng, *self.delta, N)
-        graces = rng.uniform(*self.grace_period, N)
-        taus = _loguniform(rng, *self.tau, N)
-        self.scale_ = rng.uniform(*self.weight, N)[:, None]
-        seeds = rng.integers(1, 2 ** 62, N)
-        md = -1 if self.max_depth is None else int(self.max_depth)
-        ml = -1 if self.max_leaves is None else int(self.max_leaves)
-        self.trees_ = [SparseHTree(k, int(self.n_cand), graces[i], deltas[i], taus[i],
-                                   int(self.n_bins), md, ml, seed=int(seeds[i]))
-                       for i in range(N)]
-
-    def predict(self, x, H, labels=None):
-        from omlc._core.sparse_hoeffding_tree import sparse_forest_predict
-        sparse_forest_predict(self.trees_, x[0], x[1], H)
-
-    def update(self, x, labels, W):
-        from omlc._core.sparse_hoeffding_tree import sparse_forest_learn
-        sparse_forest_learn(self.trees_, x[0], x[1], labels, np.ascontiguousarray(W * self.scale_))
-
-
-class SoftmaxWeakLearners(WeakLearners):
-    """Weighted online softmax (multinomial logistic) regression per learner on
-    its random feature subset: step ``lr`` on ``w * (-log h[l])``; the cheap
-    alternative of the paper's Section 6 (not the paper's experiments)."""
-
-    def __init__(self, lr=0.1):
-        self.lr = lr
-
-    def get_params(self, deep=True):
-        return {k: v for k, v in vars(self).items() if not k.endswith("_")}
-
-    def setup(self, N, d, k, m, rng):
-        self.subs_ = _subsets(rng, N, d, m)
-        self.W_ = np.zeros((N, self.subs_.shape[1], k))
-        self.b_ = np.zeros((N, k))
-
-    def _proba(self, x):
-        Z = np.einsum("nm,nmk->nk", x[self.subs_], self.W_) + self.b_
-        Z -= Z.max(axis=1, keepdims=True)
-        np.exp(Z, out=Z)
-        Z /= Z.sum(axis=1, keepdims=True)
-        return Z
-
-    def predict(self, x, H, labels=None):
-        H[:] = self._proba(x)
-
-    def update(self, x, labels, W):
-        P = self._proba(x)
-        G = P * W.sum(axis=1)[:, None]
-        for j, lab in enumerate(labels):
-            G[:, lab] -= W[:, j]
-        xs = x[self.subs_]
-        self.W_ -= float(self.lr) * xs[:, :, None] * G[:, None, :]
-        self.b_ -= float(self.lr) * G
-
-
-class OracleWeakLearners(WeakLearners):
-    """The theory's weak learner (Section 4, Theorem 4's construction): while
-    learning, each of the N learners outputs ``e_l`` with ``l`` drawn from the
-    baseline ``u_edge^Y`` of the revealed row (edge capped at ``1/|Y|``);
-    it satisfies OnlineWLC with that edge. Without labels it outputs the
-    uniform distribution. For tests of the loss bounds only."""
-
-    def __init__(self, edge=0.3, seed=0):
-        self.edge = edge
-        self.seed = seed
-
-    def get_params(self, deep=True):
-        return {k: v for k, v in vars(self).items() if not k.endswith("_")}
-
-    def setup(self, N, d, k, m, rng):
-        self.rng_ = np.random.default_rng(self.seed)
-        self.k_ = k
-
-    def predict(self, x, H, labels=None):
-        k = self.k_
-        if labels is None or len(labels) == 0 or len(labels) == k:
-            H[:] = 1.0 / k
-            return
-        g = min(float(self.edge), 1.0 / len(labels))
-        u = np.full(k, (1 - g * len(labels)) / k)
-        u[labels] += g
-        draws = self.rng_.choice(k, size=H.shape[0], p=u / u.sum())
-        H[:] = 0.0
-        H[np.arange(H.shape[0]), draws] = 1.0
-
-    def update(self, x, labels, W):
-        pass
-
-
-def _make_weak_learners(spec, n_features=None):
-    import copy
-    if isinstance(spec, str):
-        if spec == "tree":
-            return TreeWeakLearners()
-        if spec == "sparse-tree":
-            return SparseTreeWeakLearners()
-        if spec == "softmax":
-            return SoftmaxWeakLearners()
-        raise ValueError(f"weak_learner must be 'tree', 'sparse-tree', 'softmax' or a "
-                     f"WeakLearners instance, got {spec!r}")
-    if isinstance(spec, WeakLearners):
-        return copy.deepcopy(spec)
-    raise ValueError(f"weak_learner must be 'tree', 'sparse-tree', 'softmax' or a "
-                     f"WeakLearners instance, got {spec!r}")
 
 
 # --- pairwise losses of one row --------------------------------------------------
@@ -435,6 +210,48 @@ def _cut(score, c):
         return score - score.min(axis=-1, keepdims=True) + 1.0
     kth = -np.partition(-score, c, axis=-1)[..., c:c + 1]
     return score - kth
+
+
+class _Block:
+    """A block of rows for the compiled booster (omlc._core.boosting): CSR
+    arrays in visiting order, row weights, and the bookkeeping after the call."""
+
+    def __init__(self, model, X, Y, order):
+        if order is not None:
+            X, Y = X[np.asarray(order)], Y[np.asarray(order)]
+        self.n, self.k = X.shape[0], model.n_labels_
+        w = model._pending_weights
+        w = np.ones(self.n) if w is None else np.ascontiguousarray(w, dtype=np.float64)
+        self.sizes = np.diff(Y.indptr)
+        self.learned = w != 0.0
+        wl = model.weak_learners_
+        self.trees = wl.trees_
+        self.args = (X.indptr.astype(np.int32, copy=False), X.indices.astype(np.int32, copy=False),
+                     X.data.astype(np.float64, copy=False), Y.indptr.astype(np.int32, copy=False),
+                     Y.indices.astype(np.int32, copy=False), w,
+                     np.ascontiguousarray(wl.scale_[:, 0]))
+        self.raw = np.empty((self.n, self.k))
+
+    def finish(self, model, done, out):
+        """Counters for the ``done`` rows learned, the predictions' cuts;
+        raises if the block stopped at an overflowing row."""
+        from omlc._core.hoeffding_tree import MAX_WEIGHT
+        n, k, learned, sizes = self.n, self.k, self.learned, self.sizes
+        if out is not None:
+            seen_before = getattr(model, "n_samples_seen_", 0) + np.concatenate(
+                ([0], np.cumsum(learned[:-1])))
+            labels_before = model.label_count_ + np.concatenate(
+                ([0], np.cumsum((sizes * learned)[:-1])))
+            cut = _block_cuts(model.top_k, labels_before, seen_before)[:done + (done < n)]
+            for c in np.unique(cut):
+                rows = np.flatnonzero(cut == c)
+                out[rows] = _cut(self.raw[rows], int(c))
+        part = learned[:done]
+        model.t_ += int(part.sum())
+        model.label_count_ += int((sizes[:done] * part).sum())
+        model.n_degenerate_ += int((part & ((sizes[:done] == 0) | (sizes[:done] == k))).sum())
+        if done < n:
+            raise ValueError(f"weights must be finite and at most {MAX_WEIGHT:g}")
 
 
 def _block_cuts(top_k, labels_before, seen_before):
@@ -676,6 +493,27 @@ class AdaOLMR(_Booster):
     def _skip(self):
         self._draw()
 
+    def _learn_block(self, X, Y, order, out):
+        from omlc._core.boosting import _ada_block
+        from omlc._core.hoeffding_tree import MAX_WEIGHT
+        blk = _Block(self, X, Y, order)
+        # One uniform per learned row, drawn up front: rng.random(n) is the
+        # stream of n single draws (the Python loop's _draw per row).
+        state = self.rng_.bit_generator.state
+        unif = self.rng_.random(int(blk.learned.sum()))
+        self._pending = 0
+        try:
+            done, expert = _ada_block(blk.trees, *blk.args, self.alpha_, self.log_v_, unif,
+                                      int(self.t_), int(self.expert_), MAX_WEIGHT, blk.raw)
+            self.expert_ = int(expert)
+            if done < blk.n:
+                # the failing row made its draw (as in the loop), no later row did
+                self.rng_.bit_generator.state = state
+                self.rng_.random(int(blk.learned[:done + 1].sum()))
+            blk.finish(self, done, out)
+        finally:
+            self._pending = 0
+
     def expert_probabilities(self):
         """Hedge's current distribution over the N experts."""
         self._check_fitted()
@@ -814,42 +652,15 @@ class OnlineBMR(_Booster):
     def _learn_block(self, X, Y, order, out):
         from omlc._core.boosting import LOSSES, _bmr_block
         from omlc._core.hoeffding_tree import MAX_WEIGHT
-        k = self.n_labels_
-        if order is not None:
-            X, Y = X[np.asarray(order)], Y[np.asarray(order)]
-        n = X.shape[0]
-        w = self._pending_weights
-        w = np.ones(n) if w is None else np.ascontiguousarray(w, dtype=np.float64)
-        sizes = np.diff(Y.indptr)
-        learned = w != 0.0
-        live = learned & (sizes > 0) & (sizes < k)
-        tab_of_p, P, T0, T1 = self._table_stack(np.unique(sizes[live]))
-        wl = self.weak_learners_
-        raw = np.empty((n, k))
+        blk = _Block(self, X, Y, order)
+        live = blk.learned & (blk.sizes > 0) & (blk.sizes < blk.k)
+        tab_of_p, P, T0, T1 = self._table_stack(np.unique(blk.sizes[live]))
         self._pending = 0
         try:
-            done = _bmr_block(wl.trees_, X.indptr.astype(np.int32, copy=False),
-                              X.indices.astype(np.int32, copy=False),
-                              X.data.astype(np.float64, copy=False),
-                              Y.indptr.astype(np.int32, copy=False),
-                              Y.indices.astype(np.int32, copy=False), w,
-                              np.ascontiguousarray(wl.scale_[:, 0]), tab_of_p, P, T0, T1,
-                              LOSSES[self.loss], MAX_WEIGHT, raw)
-            seen_before = getattr(self, "n_samples_seen_", 0) + np.concatenate(
-                ([0], np.cumsum(learned[:-1])))
-            labels_before = self.label_count_ + np.concatenate(
-                ([0], np.cumsum((sizes * learned)[:-1])))
-            if out is not None:
-                cut = _block_cuts(self.top_k, labels_before, seen_before)
-                for c in np.unique(cut[:done + (done < n)]):
-                    rows = np.flatnonzero(cut[:done + (done < n)] == c)
-                    out[rows] = _cut(raw[rows], int(c))
-            part = learned[:done]
-            self.t_ += int(part.sum())
-            self.label_count_ += int((sizes[:done] * part).sum())
-            self.n_degenerate_ += int((part & ((sizes[:done] == 0) | (sizes[:done] == k))).sum())
-            self.n_gamma_capped_ += int((live[:done] & (float(self.gamma) * sizes[:done] > 1.0)).sum())
-            if done < n:
-                raise ValueError(f"weights must be finite and at most {MAX_WEIGHT:g}")
+            done = _bmr_block(blk.trees, *blk.args, tab_of_p, P, T0, T1, LOSSES[self.loss],
+                              MAX_WEIGHT, blk.raw)
+            self.n_gamma_capped_ += int((live[:done] & (float(self.gamma) * blk.sizes[:done]
+                                                        > 1.0)).sum())
+            blk.finish(self, done, out)
         finally:
             self._pending = 0

@@ -1,0 +1,81 @@
+"""The regression of the label-space learners (Chu, Huang & Lin 2019: online
+ridge, lambda = 1, or their Sect. 5.2 gradient descent; AdaGrad): features to
+the code space. Re-exported by :mod:`omlc.learners.label_space`."""
+import math
+
+import numpy as np
+
+from omlc._core.linear import learn
+from omlc._core.losses import SquaredLoss
+from omlc._core.optimizers import SGD, AdaGrad
+from omlc._core.rowstream import RowStream
+from omlc._validation import check_fits
+from omlc.learners._rls import rls_apply, rls_gain_sparse
+
+
+class _Regressor:
+    """x -> R^width by online ridge (RLS, exact), SGD (step eta/sqrt(t)) or
+    AdaGrad on the compiled linear core with the squared loss."""
+
+    def __init__(self, d, width, solver, lam, eta, intercept, owner="the model"):
+        self.d = d
+        self.width = width
+        self.solver = solver
+        self.intercept = bool(intercept)
+        self.eta = eta
+        rows = d + (1 if intercept else 0)
+        check_fits(8 * rows * (width * (2 if solver == "adagrad" else 1)
+                               + (rows if solver == "ridge" else 0)),
+                   f"{owner}: the {solver} regressor ({rows:,} features x {width:,} outputs)")
+        self.W = np.zeros((rows, width))
+        self.t = 0
+        if solver == "ridge":
+            self.Ainv = np.eye(rows) / lam
+        elif solver == "adagrad":
+            self.G = np.zeros_like(self.W)
+        self._noy = (np.zeros(2, np.int64), np.zeros(0, np.int32))
+
+    def scores_row(self, idx, vals):
+        r = self.W[idx].T @ vals if len(idx) else np.zeros(self.width)
+        if self.intercept:
+            r = r + self.W[self.d]
+        return r
+
+    def scores(self, X):
+        R = np.asarray(X @ self.W[:self.d])
+        if self.intercept:
+            R = R + self.W[self.d]
+        return R
+
+    def transform(self, Rm):
+        self.W = np.ascontiguousarray(self.W @ Rm)
+
+    def step(self, idx, vals, target, pred, weight=1.0):
+        """One row of importance ``weight``: ridge as the row (intercept
+        included) and its residual scaled by sqrt(weight) -- the weighted
+        least-squares solution --; SGD/AdaGrad with the gradient scaled."""
+        if not (np.isfinite(pred).all() and np.isfinite(target).all()):
+            raise FloatingPointError("non-finite scores (NaN or inf)")
+        if self.solver == "ridge":
+            if self.intercept:
+                idx = np.append(idx, self.d)
+                vals = np.append(vals, 1.0)
+            vals = np.asarray(vals, np.float64)
+            residual = pred - target
+            if weight != 1.0:
+                root = math.sqrt(weight)
+                vals, residual = vals * root, residual * root
+            g = rls_gain_sparse(self.Ainv, idx, vals)
+            rls_apply(self.W, g, residual)
+            self.t += 1
+            return
+        self.t += 1
+        b = 1.0 if self.intercept else 0.0
+        if self.solver == "sgd":
+            opt = SGD(self.W, self.d, b, self.eta / math.sqrt(self.t))
+        else:
+            opt = AdaGrad(self.W, self.G, self.d, b, self.eta, 1e-8)
+        stream = RowStream(np.array([0, len(idx)], np.int64), idx, vals, self.d,
+                           self._noy[0], self._noy[1], self.width)
+        learn(opt, SquaredLoss(), stream, 1, targets=np.ascontiguousarray(target[None, :]),
+              weights=None if weight == 1.0 else np.array([float(weight)]))
