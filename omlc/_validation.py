@@ -216,6 +216,8 @@ def csr_arrays(M):
 
 
 def _one_dimensional(X):
+    if type(X) is np.ndarray:           # the common case, without asarray's call
+        return X.ndim == 1 and X.dtype != object
     if sp.issparse(X) or isinstance(X, (str, bytes)):
         return False
     try:
@@ -537,15 +539,18 @@ def check_feature_names(owner, X, reset):
     """Record (``reset``) or compare ``owner.feature_names_in_`` with the
     names of ``X``, with scikit-learn's rules: names seen at fit and differing
     later are an error; names on one side only are not."""
-    names = feature_names_of(X)
     if reset:
+        names = feature_names_of(X)
         if names is not None:
             owner.feature_names_in_ = names
         elif hasattr(owner, "feature_names_in_"):
             del owner.feature_names_in_
         return
     fitted = getattr(owner, "feature_names_in_", None)
-    if fitted is None or names is None:
+    if fitted is None:                  # the usual case: no names looked up per call
+        return
+    names = feature_names_of(X)
+    if names is None:
         return
     if names.shape != fitted.shape or not (names == fitted).all():
         diff = [n for n in names if n not in set(fitted)][:3]

@@ -368,6 +368,16 @@ def _label_weights():
                      "yhat": "ok:dtype_i32,dtype_i64,dtype_f32,dtype_f64,strided"}
 
 
+@spec("label_space.ridge_room")
+def _ridge_room():
+    a = {"P": np.eye(4), "w": np.array([0.5, -0.1, 0.3, 0.7])}
+
+    def call(a):
+        from omlc._core.label_space import ridge_room
+        ridge_room(a["P"], a["w"])
+    return a, call, {}
+
+
 @spec("label_space.secular_eigh_py")
 def _secular_eigh():
     a = {"d": np.array([0.2, 1.0, 1.0, 0.0]), "z": np.array([0.5, -0.1, 0.3, 0.7])}

@@ -240,3 +240,11 @@ def dpp_learn(X, Y, *, cost, basis, solver, M, full_rank, pca_step, u, intercept
         P = Pn
     return out, dict(W=W, Ainv=Ainv, F=F, Q=Q, sigma=sigma, P=P, t=t, drop=drop, G=G,
                      folds=folds)
+
+
+def ridge_room(P, w):
+    """Twin of the kernel's ridge_room: every diagonal entry of P keeps more
+    than PRECISION_FLOOR of itself after the rank-one step P - w w^T."""
+    diag = np.diag(P)
+    with np.errstate(all="ignore"):
+        return bool(np.all(diag - w * w > PRECISION_FLOOR * diag))

@@ -143,3 +143,22 @@ def test_secular_eigh_against_lapack_and_twin(case):
         lr, Vr = ref.secular_eigh(d, z, rho)
         np.testing.assert_allclose(lam, lr, atol=1e-12)
         np.testing.assert_allclose(V, Vr, atol=1e-12)
+
+
+def test_ridge_room_matches_the_twin():
+    rng = np.random.default_rng(3)
+    for h in (0, 1, 5, 40):
+        A = rng.standard_normal((h, h))
+        P = np.ascontiguousarray(A @ A.T + np.eye(h))
+        for scale in (0.1, 0.9, 1.0, 1.1, 10.0):
+            w = np.sqrt(np.diag(P)) * scale * rng.random(h)
+            assert lsk.ridge_room(P, w) == ref.ridge_room(P, w)
+        if h:
+            w = np.zeros(h)
+            w[-1] = np.sqrt(P[-1, -1])            # leaves exactly 0 of the last entry
+            assert not lsk.ridge_room(P, w) and not ref.ridge_room(P, w)
+            for bad in (np.nan, np.inf):
+                w[-1] = bad
+                assert not lsk.ridge_room(P, w) and not ref.ridge_room(P, w)
+    with pytest.raises(ValueError, match="4 x 4"):
+        lsk.ridge_room(np.eye(3), np.zeros(4))

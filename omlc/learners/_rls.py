@@ -11,8 +11,12 @@ before the step. For one row ``G`` is ``P_new h = P_old h / (1 + h^T P_old h)``.
 This is BLAS-bound NumPy (an O(h^2) rank-k update per step), so it is not a
 compiled kernel; tests/test_rls.py checks it against a batch ridge solve.
 """
+import math
+
 import numpy as np
 from scipy.linalg.blas import dger
+
+from omlc._core.label_space import ridge_room
 
 
 def rls_gain(P, H):
@@ -50,16 +54,17 @@ def rls_gain_sparse(P, idx, vals):
     # w w^T with w = Px / sqrt(1 + gamma): entry (i, j) is the same product
     # as (j, i), so P stays exactly symmetric. P^T is a Fortran-ordered view
     # of P, so BLAS updates it in place.
-    with np.errstate(all="ignore"):
-        w = Px / np.sqrt(1.0 + gamma)
-        diag = P.ravel()[::P.shape[0] + 1]
-        # P_ii - w_i^2 is what is left of P's diagonal; when a step removes
-        # all but ~1e-12 of it (a feature ~1e6 or more against lam = 1, or a
-        # tiny lam) the rest is rounding, P stops being positive definite and
-        # a few rows later the outputs are NaN. Refuse the step instead.
-        ok = (np.isfinite(gamma) and gamma > -0.5
-              and bool(np.all(diag - w * w > PRECISION_FLOOR * diag)))
-    if not ok:
+    # P_ii - w_i^2 is what is left of P's diagonal; when a step removes all
+    # but ~1e-12 of it (a feature ~1e6 or more against lam = 1, or a tiny
+    # lam) the rest is rounding, P stops being positive definite and a few
+    # rows later the outputs are NaN. Refuse the step instead. gamma is
+    # checked first, as a Python float, and the diagonal in one compiled
+    # pass (ridge_room): no NumPy temporaries or errstate on the hot path.
+    if not (math.isfinite(gamma) and gamma > -0.5):
+        raise FloatingPointError(
+            "the ridge regression's inverse (lam I + sum x x^T)^-1 lost its precision")
+    w = Px / math.sqrt(1.0 + gamma)
+    if not ridge_room(P, w):
         raise FloatingPointError(
             "the ridge regression's inverse (lam I + sum x x^T)^-1 lost its precision")
     g = Px / (1.0 + gamma)
