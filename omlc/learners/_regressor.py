@@ -8,7 +8,7 @@ import numpy as np
 from omlc._core.linear import learn
 from omlc._core.losses import SquaredLoss
 from omlc._core.optimizers import SGD, AdaGrad
-from omlc._core.rowstream import RowStream
+from omlc._core.rowstream import RowStream, all_finite
 from omlc._validation import check_fits
 from omlc.learners._rls import rls_apply, rls_gain_sparse
 
@@ -54,7 +54,7 @@ class _Regressor:
         """One row of importance ``weight``: ridge as the row (intercept
         included) and its residual scaled by sqrt(weight) -- the weighted
         least-squares solution --; SGD/AdaGrad with the gradient scaled."""
-        if not (np.isfinite(pred).all() and np.isfinite(target).all()):
+        if not (all_finite(pred) and all_finite(target)):     # compiled: ~0.1 us, not ~2
             raise FloatingPointError("non-finite scores (NaN or inf)")
         if self.solver == "ridge":
             if self.intercept:
