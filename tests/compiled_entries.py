@@ -498,20 +498,35 @@ def _tokenize():
 
 # ------------------------------------------------------------ objects as found
 
-def _instances():
-    """One instance of every public compiled class, after some use."""
+def _instance_makers():
+    """Makers of one instance of every public compiled class, after some use."""
     from omlc._core import libsvm_parser, losses
-    a, n, d, L = _problem()
-    out = [losses.ALTLoss(), losses.PALoss(1, 0.5), losses.PairwiseLoss(1, True, 0.1),
-           losses.SquaredLoss(), losses.Loss(), libsvm_parser.LibsvmParser(), _stream(a, d, L)]
-    for kind in _OPTS:
-        out.append(_optimizer(kind, _opt_state(kind, d, L + 1, True), d, 1.0))
-    trees = _trees(False, 1) + _trees(True, 1)
-    x, idx = np.linspace(0, 1, 5), np.array([1, 4, 9], np.int32)
-    for k in range(40):
-        trees[0].learn(x * (k % 3), k % 3)
-        trees[1].learn(idx, np.ones(3) * (k % 3), k % 3)
-    return out + trees
+
+    def stream():
+        a, n, d, L = _problem()
+        return _stream(a, d, L)
+
+    def tree(sparse):
+        t = _trees(sparse, 1)[0]
+        x, idx = np.linspace(0, 1, 5), np.array([1, 4, 9], np.int32)
+        for k in range(40):
+            if sparse:
+                t.learn(idx, np.ones(3) * (k % 3), k % 3)
+            else:
+                t.learn(x * (k % 3), k % 3)
+        return t
+
+    def opt(kind):
+        d, L = 5, 3
+        return _optimizer(kind, _opt_state(kind, d, L + 1, True), d, 1.0)
+    return ([losses.ALTLoss, lambda: losses.PALoss(1, 0.5),
+             lambda: losses.PairwiseLoss(1, True, 0.1), losses.SquaredLoss, losses.Loss,
+             libsvm_parser.LibsvmParser, stream]
+            + [lambda k=k: opt(k) for k in _OPTS] + [lambda: tree(False), lambda: tree(True)])
+
+
+def _instances():
+    return [make() for make in _instance_makers()]
 
 
 def _tree_calls(t):
@@ -555,7 +570,7 @@ def object_cases():
         name = type(o).__name__
 
         def copied(i=i):
-            o = _instances()[i]
+            o = _instance_makers()[i]()
             for f in (pickle.dumps, copy.copy, copy.deepcopy):
                 try:
                     c = f(o)
@@ -572,7 +587,7 @@ def object_cases():
                 continue
 
             def assigned(i=i, attr=attr):
-                o = _instances()[i]
+                o = _instance_makers()[i]()
                 v = getattr(o, attr)
                 setattr(o, attr, v + 10**6 if isinstance(v, (int, float)) else None)
                 if isinstance(o, (HTree, SparseHTree)):
@@ -580,7 +595,7 @@ def object_cases():
             cases.append((f"{name}.{attr} assigned", assigned))
             if isinstance(v, np.ndarray) and v.size:
                 def written(i=i, attr=attr):
-                    o = _instances()[i]
+                    o = _instance_makers()[i]()
                     arr = getattr(o, attr)
                     arr.flat[arr.size // 2] = 10**6
                     if isinstance(o, (HTree, SparseHTree)):
@@ -589,11 +604,26 @@ def object_cases():
     return cases
 
 
+_NOTES = {}
+
+
+def _note(path, text):
+    """The case about to run, for the parent test if this process dies:
+    one open file rewritten in place (an open per case cost seconds), flushed
+    to the kernel, which keeps it when the process is killed."""
+    fh = _NOTES.get(path)
+    if fh is None:
+        fh = _NOTES[path] = open(path, "w")     # noqa: SIM115 (lives as long as the run)
+    fh.seek(0)
+    fh.write(text)
+    fh.truncate()
+    fh.flush()
+
+
 def run_objects(last=os.devnull):
     failures = []
     for what, thunk in object_cases():
-        with open(last, "w") as fh:
-            fh.write(what + "\n")
+        _note(last, what + "\n")
         try:
             res = thunk()
         except Exception:
@@ -680,8 +710,10 @@ def run(only=None, last=os.devnull):
             for mname, bad in mutations(fresh[key], rule):
                 a, call, _ = make()
                 a[key] = bad
-                with open(last, "w") as fh:
-                    fh.write(f"{name}: {key} {mname}\n{bad!r}\n")
+                # (no repr of the array: NumPy's costs a millisecond a call)
+                _note(last, f"{name}: {key} {mname} "
+                            f"{getattr(bad, 'dtype', type(bad).__name__)} "
+                            f"{getattr(bad, 'shape', bad)}\n")
                 n_calls += 1
                 try:
                     call(a)

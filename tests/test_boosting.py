@@ -386,3 +386,17 @@ def test_compiled_block_refuses_overflowing_weights_like_the_loop(cls):
             m.partial_fit(X, Y, sample_weight=w)
     assert fast.t_ == slow.t_ and fast.label_count_ == slow.label_count_
     assert fast.rng_.random() == slow.rng_.random()
+
+
+def test_sparse_tree_grace_default_is_omlcs():
+    """SparseTreeWeakLearners' grace period defaults to [50, 200] importance
+    weight (omlc's choice, see its docstring); the paper's trees keep the
+    authors' [5, 20]; every tree's grace is drawn from the bank's range."""
+    from omlc.learners import SparseTreeWeakLearners
+    X, Y = _block_data(4, n=100)
+    for wl in (SparseTreeWeakLearners(), SparseTreeWeakLearners(grace_period=(5.0, 20.0))):
+        m = omlc.OnlineBMR(n_estimators=6, weak_learner=wl, random_state=0).partial_fit(X, Y)
+        lo, hi = wl.grace_period
+        assert all(lo <= t.grace <= hi for t in m.weak_learners_.trees_)
+    assert SparseTreeWeakLearners().grace_period == (50.0, 200.0)
+    assert TreeWeakLearners().grace_period == (5.0, 20.0)

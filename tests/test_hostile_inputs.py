@@ -118,7 +118,7 @@ def test_label_tables_are_indicators_and_ambiguous_ones_refused(tmp_path):
     _run_family(tmp_path, "label_tables", 60)
 
 
-@pytest.mark.parametrize("examples", [60, pytest.param(600, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("examples", [40, pytest.param(600, marks=pytest.mark.slow)])
 def test_non_finite_inputs_raise_or_stay_finite(tmp_path, examples):
     """Every learner (and the HoeffdingTree) given a huge column, a vanishing
     lam or huge sample weights: NonFiniteError or a clean refusal, or finite
@@ -126,7 +126,7 @@ def test_non_finite_inputs_raise_or_stay_finite(tmp_path, examples):
     _run_family(tmp_path, "non_finite", examples)
 
 
-@pytest.mark.parametrize("examples", [100, pytest.param(800, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("examples", [60, pytest.param(800, marks=pytest.mark.slow)])
 def test_tampered_state_is_refused_or_stays_finite(tmp_path, examples):
     """Every learner's state arrays damaged (NaN, inf, out-of-range values,
     wrong length or dtype) through a pickle or an assignment: a clean error

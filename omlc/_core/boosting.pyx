@@ -209,11 +209,10 @@ def _ada_block(list trees, const int32_t[::1] indptr, const int32_t[::1] indices
     C_ = np.empty((N + 1, k))
     W_ = np.empty((N, k))
     cum_ = np.empty(N)
-    F_ = np.empty(k)
     irr_ = np.empty(k, dtype=np.int32)
     mark_ = np.zeros(k, dtype=np.int32)
     cdef double[:, ::1] H = H_, S = S_, W = W_, C = C_
-    cdef double[::1] cum = cum_, F = F_
+    cdef double[::1] cum = cum_
     cdef int32_t[::1] irr = irr_, mark = mark_
     tl = [<SparseHTree>tr for tr in trees]
     for r in range(n):
@@ -248,24 +247,14 @@ def _ada_block(list trees, const int32_t[::1] indptr, const int32_t[::1] indices
                 q += 1
         wgt = 1.0 / (p * q)
         for i in range(N + 1):
-            # 1 / (1 + exp(s_l - s_r)) = F_l / (F_l + F_r), F_c = exp(min s - s_c):
-            # k exponentials per expert instead of one tanh per pair
-            mx = S[i, 0]
-            for c in range(1, k):
-                if S[i, c] < mx:
-                    mx = S[i, c]
-            for c in range(k):
-                F[c] = exp(mx - S[i, c])
             for b in range(q):
                 C[i, irr[b]] = 0.0
             for a in range(p):
                 acc = 0.0
                 for b in range(q):
-                    x = F[rel[a]] + F[irr[b]]
-                    if x > 0:
-                        sg = F[rel[a]] / x
-                    else:  # both underflowed
-                        sg = 0.5 * (1.0 - tanh(0.5 * (S[i, rel[a]] - S[i, irr[b]])))
+                    # the loop's overflow-free 1 / (1 + exp(d)); a tanh per
+                    # pair is not what a row costs (the trees' split checks are)
+                    sg = 0.5 * (1.0 - tanh(0.5 * (S[i, rel[a]] - S[i, irr[b]])))
                     acc += sg
                     C[i, irr[b]] += sg
                 C[i, rel[a]] = -wgt * acc
