@@ -21,6 +21,7 @@ _EXPORTS = {
     "FALT": "omlc.learners",
     "SALT": "omlc.learners",
     "KernelFALT": "omlc.learners",
+    "KernelPassiveAggressiveBR": "omlc.learners",
     "PassiveAggressiveBR": "omlc.learners",
     "OSMLELM": "omlc.learners",
     "ELMOMLL": "omlc.learners",

@@ -73,7 +73,8 @@ _CACHES = {"tables_"}
 
 def _classes():
     from omlc import learners
-    names = ["FALT", "SALT", "PassiveAggressiveBR", "KernelFALT", "OSMLELM", "ELMOMLL",
+    names = ["FALT", "SALT", "PassiveAggressiveBR", "KernelFALT", "KernelPassiveAggressiveBR",
+             "OSMLELM", "ELMOMLL",
              "RankSVM", "MMP", "DPP", "CSDPP", "OnlineBR", "OnlineCS", "OnlineRandomProjection",
              "AdaOLMR", "OnlineBMR", "HoeffdingTree"]
     return {n: getattr(learners, n) for n in names}

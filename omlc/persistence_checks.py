@@ -374,7 +374,8 @@ def _validated_hoeffding_tree(model, state):
 
 def _group_checks(model):
     name = type(model).__name__
-    if name == "KernelFALT" or (name == "PassiveAggressiveBR" and model.kernel != "linear"):
+    if name in ("KernelFALT", "KernelPassiveAggressiveBR") or (
+            name == "PassiveAggressiveBR" and model.kernel != "linear"):
         return [_check_support]
     if name in ("OSMLELM", "ELMOMLL"):
         return [_check_elm_buffers]

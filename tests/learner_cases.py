@@ -44,6 +44,8 @@ def all_learners():
         learners.KernelFALT(kernel="rbf", gamma=1.0, eta=1.0, M=8),
         learners.KernelFALT(kernel="rbf", gamma=1.0, M=8, budget=300, budget_policy="smallest"),
         learners.PassiveAggressiveBR(kernel="rbf", gamma=1.0, variant="pa1", C=1.0),
+        learners.KernelPassiveAggressiveBR(kernel="poly", gamma=1.0, degree=2, variant="pa2",
+                                           C=1.0, budget=200),
         learners.OSMLELM(n_hidden=60),
         learners.ELMOMLL(n_hidden=100, C=16.0),
         learners.RankSVM(solver="ansgd", lam=1e-4, random_state=0),

@@ -16,7 +16,8 @@ def test_every_registered_class_once():
     classes = registry.learner_classes()
     assert len(classes) == len(set(classes))
     assert set(classes) == {learners.FALT, learners.SALT, learners.PassiveAggressiveBR,
-                            learners.KernelFALT, learners.OSMLELM, learners.ELMOMLL,
+                            learners.KernelFALT, learners.KernelPassiveAggressiveBR,
+                            learners.OSMLELM, learners.ELMOMLL,
                             learners.RankSVM, learners.MMP, learners.DPP, learners.CSDPP,
                             learners.OnlineBR, learners.OnlineCS,
                             learners.OnlineRandomProjection, learners.AdaOLMR,
@@ -75,7 +76,7 @@ def test_parse_param():
 
 def test_reproduction_builds_through_the_registry():
     m = alt.make_learner("PA-II-BR(k)", {"C": 2.0, "sigma2": 8.0}, n_labels=6, n_train=100)
-    assert type(m) is learners.PassiveAggressiveBR
+    assert type(m) is learners.KernelPassiveAggressiveBR
     assert (m.variant, m.kernel, m.C, m.gamma) == ("pa2", "rbf", 2.0, 1.0 / 16)
     m = alt.make_learner("FALT(l)", {"eta": 0.25, "M": 2.0}, n_labels=6, n_train=100)
     assert (type(m), m.eta, m.M) == (learners.FALT, 0.25, 12)
@@ -86,7 +87,7 @@ def test_reproduction_builds_through_the_registry():
 
 
 _CLASS_USE = re.compile(r"from omlc\.learners(\.\w+)? import|omlc\.(FALT|SALT|PassiveAggressiveBR|"
-                        r"KernelFALT|OSMLELM|ELMOMLL)\b")
+                        r"KernelFALT|KernelPassiveAggressiveBR|OSMLELM|ELMOMLL)\b")
 
 
 @pytest.mark.parametrize("path", ["omlc/cli.py", "omlc/commands/run.py", "omlc/commands/model.py",

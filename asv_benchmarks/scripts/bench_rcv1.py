@@ -1,4 +1,4 @@
-"""Run ``omlc bench`` and store its table and JSON under asv_benchmarks/reports/.
+"""Run ``omlc bench`` and store its table and JSON in the results store (datasets/results/).
 
     python asv_benchmarks/scripts/bench_rcv1.py [omlc bench options...]
 
@@ -16,7 +16,7 @@ from omlc.cli import main  # noqa: E402
 
 if __name__ == "__main__":
     argv = sys.argv[1:]
-    reports = HERE.parent / "reports"
+    reports = HERE.parent.parent / "datasets" / "results"
     if "--json" not in argv:
         argv += ["--json", str(reports / "bench_rcv1.json")]
     if "--md" not in argv:

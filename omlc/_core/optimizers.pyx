@@ -170,21 +170,21 @@ cdef class AdaGrad(Optimizer):
         self.Gb = self.G + n_features * self.row_bytes if intercept != 0.0 else NULL
         self.eta = eta
         self.delta = delta
-        # Owned here (freed with the optimiser): 16 columns of rows of up to
-        # 1024 nonzeros, in W's dtype.
+        # One buffer owned here (freed with the optimiser): 16 columns of rows
+        # of up to 1024 nonzeros in W's dtype, then the label <-> column maps.
         cdef ColumnCache* cc = &self.cache
-        cdef int64_t block
+        cdef int64_t i, item = W.itemsize
         cc.cap, cc.nnz_cap, cc.n = 16, 1024, 0
-        buf = np.empty((2 * cc.cap + 2) * cc.nnz_cap, dtype=W.dtype)
-        ids = np.full(self.K + cc.cap, -1, dtype=np.int32)
-        self._keep["cache"], self._keep["cache_ids"] = buf, ids
-        block = cc.cap * cc.nnz_cap * self.row_bytes // self.K if self.K else 0
+        buf = np.empty((2 * cc.cap + 2) * cc.nnz_cap * item + 4 * (self.K + cc.cap), np.uint8)
+        self._keep["cache"] = buf
         cc.w = <char*> cnp.PyArray_DATA(buf)
-        cc.g = cc.w + block
-        cc.xs = cc.g + block
-        cc.ds = cc.xs + block // cc.cap
-        cc.slot = <int32_t*> cnp.PyArray_DATA(ids)
+        cc.g = cc.w + cc.cap * cc.nnz_cap * item
+        cc.xs = cc.g + cc.cap * cc.nnz_cap * item
+        cc.ds = cc.xs + cc.nnz_cap * item
+        cc.slot = <int32_t*> (cc.ds + cc.nnz_cap * item)
         cc.label = cc.slot + self.K
+        for i in range(self.K):
+            cc.slot[i] = -1
 
     cdef int64_t fit_row(self, const Row* r, float64_t* s, Loss loss, const Target* y,
                          int64_t M, Workspace* ws) noexcept nogil:

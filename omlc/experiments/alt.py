@@ -280,8 +280,8 @@ REGISTRY_NAMES = {
     "PA-I-BR(l)": ("pa1-br", {}),
     "PA-II-BR(l)": ("pa2-br", {}),
     "FALT(k)": ("kfalt", {"kernel": "rbf"}),
-    "PA-I-BR(k)": ("pa1-br", {"kernel": "rbf"}),
-    "PA-II-BR(k)": ("pa2-br", {"kernel": "rbf"}),
+    "PA-I-BR(k)": ("kpa1-br", {"kernel": "rbf"}),
+    "PA-II-BR(k)": ("kpa2-br", {"kernel": "rbf"}),
     "OSML-ELM": ("osmlelm", {}),
     "ELM-OMLL": ("elmomll", {}),
 }

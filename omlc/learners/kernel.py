@@ -529,7 +529,15 @@ class KernelFALT(_SupportSetLearner):
 
     def _decision(self, X):
         s = support_scores(self, X)
-        return s[:, :-1] - s[:, -1:]
+        D = s[:, :-1] - s[:, -1:]
+        if not np.isfinite(D).all():
+            # Finite scores whose difference overflows (coefficients near the
+            # float range, e.g. after weights ~1e308): refused, never inf.
+            row = int(np.flatnonzero(~np.isfinite(D).all(axis=1))[0])
+            raise NonFiniteError(f"row {row}: a label score minus the threshold score overflows "
+                                 f"(the support coefficients are near the float range: smaller "
+                                 f"sample weights or eta)", row, 0)
+        return D
 
 
 class KernelPassiveAggressiveBR(_SupportSetLearner):
@@ -539,7 +547,9 @@ class KernelPassiveAggressiveBR(_SupportSetLearner):
     L independent PA / PA-I / PA-II learners in dual form sharing one support
     set: ``alpha_{k,j} = tau_{k,j} y_{k,j}`` with ``||x||^2`` replaced by
     ``K(x, x)``; label j is relevant iff ``sum_k alpha_{k,j} K(x_k, x) > 0``.
-    :class:`omlc.PassiveAggressiveBR` delegates here for non-linear kernels;
+    :class:`omlc.PassiveAggressiveBR` delegates here for non-linear kernels
+    (its ``kernel=`` stays for the files and code that use it); registry
+    names ``kpa1-br``, ``kpa2-br``;
     this class also accepts ``kernel="linear"`` (it then equals the primal
     compiled learner).
 
@@ -548,7 +558,7 @@ class KernelPassiveAggressiveBR(_SupportSetLearner):
 
     Examples
     --------
-    >>> from omlc.learners.kernel import KernelPassiveAggressiveBR
+    >>> from omlc import KernelPassiveAggressiveBR
     >>> from omlc.datasets import make_multilabel_stream
     >>> X, Y = make_multilabel_stream(n_samples=600, n_features=50, n_labels=5, seed=0)
     >>> model = KernelPassiveAggressiveBR(kernel="poly", degree=2).fit(X, Y, shuffle=True)

@@ -31,8 +31,11 @@ class PassiveAggressiveBR(LinearLearner):
     C : float, default=1.0
         Aggressiveness (ignored by ``pa``).
     kernel : {"linear", "rbf", "poly"}, default="linear"
-        Non-linear kernels keep a support set (see :class:`omlc.learners.KernelFALT`
-        for the kernel parameters ``gamma``, ``degree``, ``coef0`` and ``budget``).
+        Non-linear kernels keep a support set: the same learner as
+        :class:`omlc.KernelPassiveAggressiveBR` (the kernel learner, exported
+        beside this one as KernelFALT is beside FALT; ``kernel=`` stays for the
+        model files and code that use it). Kernel parameters ``gamma``,
+        ``degree``, ``coef0`` and ``budget``: see :class:`omlc.learners.KernelFALT`.
     fit_intercept : bool, default=False
         Linear kernel only: add a constant feature (value 1) to every row.
     dtype : numpy.float64 or numpy.float32, default=numpy.float64
