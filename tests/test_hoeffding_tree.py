@@ -246,3 +246,30 @@ for case, edit in {CORRUPT!r}.items():
 """
     out = _in_subprocess(code).split("\n")
     assert sorted(line.split()[1] for line in out if line.startswith("refused")) == sorted(CORRUPT)
+
+
+def test_dense_rows_skip_the_csr_round_trip_with_the_same_result():
+    # A finite float ndarray goes straight to the tree (no CSR and back);
+    # it must learn and predict exactly as the same rows given as CSR.
+    import scipy.sparse as sp
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((400, 6))
+    X[rng.random(X.shape) < 0.3] = 0.0
+    y = (X[:, 0] + X[:, 1] > 0).astype(int) + (X[:, 2] > 1)
+    a, b = (HoeffdingTree(grace_period=20, delta=0.1, tau=0.2) for _ in range(2))
+    a.partial_fit(X[:1], y[:1], n_classes=3)
+    b.partial_fit(sp.csr_matrix(X[:1]), y[:1], n_classes=3)
+    for i in range(1, 400):
+        Xi = X[i:i + 1].astype(np.float32) if i % 3 == 0 else X[i:i + 1]
+        assert np.array_equal(a.predict_then_learn(Xi, y[i:i + 1]),
+                              b.predict_then_learn(sp.csr_matrix(Xi), y[i:i + 1]))
+    assert a.n_leaves_ == b.n_leaves_ > 1
+    assert np.array_equal(a.predict_proba(X), b.predict_proba(sp.csr_matrix(X)))
+    bad = X[:2].copy()
+    bad[1, 3] = np.nan
+    with pytest.raises(ValueError, match="non-finite"):
+        a.predict_proba(bad)
+    with pytest.raises(ValueError):
+        a.partial_fit(bad, y[:2])
+    with pytest.raises(ValueError, match="features"):
+        a.predict_proba(X[:, :5])

@@ -14,6 +14,7 @@ import numbers
 
 import numpy as np
 
+from omlc._core.rowstream import all_finite
 from omlc._validation import check_random_state, check_X
 from omlc.exceptions import NotFittedError
 from omlc.learners.base import Estimator, positive_float
@@ -46,6 +47,17 @@ def dense_rows(X):
         x[idx] = data[a:b]
         yield x
         x[idx] = 0.0
+
+
+def _dense_fast(X, n_features):
+    """``X`` as a C-contiguous float64 array when it already is a finite 2-D
+    float ndarray of ``n_features`` columns, else None (check_X then converts
+    it or says why not). Such rows need no CSR round trip: ``sp.csr_matrix``
+    and back cost ~45 us of a ~55 us single-row call."""
+    if type(X) is not np.ndarray or X.ndim != 2 or X.dtype.kind != "f" or X.shape[1] != n_features:
+        return None
+    A = np.ascontiguousarray(X, dtype=np.float64)
+    return A if all_finite(A) else None
 
 
 class HoeffdingTree(Estimator):
@@ -117,7 +129,12 @@ class HoeffdingTree(Estimator):
         with self._lock:
             self._check_params()
             first = not hasattr(self, "tree_")
-            X = check_X(X, None if first else self.n_features_in_)
+            A = None if first else _dense_fast(X, self.n_features_in_)
+            if A is None:
+                X = check_X(X, None if first else self.n_features_in_)
+                rows = dense_rows(X)
+            else:
+                X = rows = A
             y = np.asarray(y)
             if y.ndim != 1 or y.shape[0] != X.shape[0]:
                 raise ValueError(f"y must be 1-d with {X.shape[0]} entries, got shape {y.shape}")
@@ -146,7 +163,7 @@ class HoeffdingTree(Estimator):
             if y.size and y.max() >= self.n_classes_:
                 raise ValueError(f"class {int(y.max())} out of range: the tree has {self.n_classes_} classes")
             out = np.empty((X.shape[0], self.n_classes_)) if prequential else None
-            for i, (x, c, wi) in enumerate(zip(dense_rows(X), y, w)):
+            for i, (x, c, wi) in enumerate(zip(rows, y, w)):
                 if out is not None:
                     self.tree_.predict_into(x, out[i])
                 self.tree_.learn(x, int(c), float(wi))
@@ -156,9 +173,14 @@ class HoeffdingTree(Estimator):
         with self._lock:
             if not hasattr(self, "tree_"):
                 raise NotFittedError("HoeffdingTree has not seen any data yet")
-            X = check_X(X, self.n_features_in_)
+            A = _dense_fast(X, self.n_features_in_)
+            if A is None:
+                X = check_X(X, self.n_features_in_)
+                rows = dense_rows(X)
+            else:
+                X = rows = A
             out = np.empty((X.shape[0], self.n_classes_))
-            for i, x in enumerate(dense_rows(X)):
+            for i, x in enumerate(rows):
                 self.tree_.predict_into(x, out[i])
             return out
 
