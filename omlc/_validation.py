@@ -232,7 +232,7 @@ def check_X(X, n_features=None, name="X", owner="the model"):
     """Return ``X`` as a canonical CSR matrix with float64 or float32 values,
     or raise ``ValueError``/``TypeError``. ``owner`` names the model in the
     feature-count message (scikit-learn's wording)."""
-    if _one_dimensional(X):
+    if type(X) is not sp.csr_matrix and _one_dimensional(X):
         # scikit-learn's rule and wording: a 1-D array is ambiguous (one row, or
         # one feature?), so it is refused rather than guessed.
         raise ValueError(f"{name}: expected a 2-D array, got a 1-D array instead. Reshape your "

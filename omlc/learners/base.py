@@ -188,7 +188,7 @@ class BaseLearner(Estimator):
         self._check_params()
         n_labels = _labels_from(n_labels, classes)
         first = not self.is_fitted
-        if not first:
+        if not first and "feature_names_in_" in self.__dict__:
             check_feature_names(self, X, reset=False)
         names_from = X
         X = check_X(X, None if first else self.n_features_in_, owner=type(self).__name__)
@@ -384,7 +384,8 @@ class BaseLearner(Estimator):
         """Dense ``(n_samples, n_labels)`` scores; positive means predicted relevant."""
         with self._lock:
             self._check_fitted()
-            check_feature_names(self, X, reset=False)
+            if "feature_names_in_" in self.__dict__:    # a call less on the single-row path
+                check_feature_names(self, X, reset=False)
             X = check_X(X, self.n_features_in_, owner=type(self).__name__)
             return self._decision(X)
 
