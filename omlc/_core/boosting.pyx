@@ -24,6 +24,22 @@ cdef inline long _ceil(double v) noexcept nogil:
     return i + 1 if i < v else i
 
 
+cdef inline int _irrelevant(const int32_t* rel, int p, int k, int32_t* mark,
+                            int32_t* irr) noexcept nogil:
+    """The labels not in ``rel`` (``p`` ids) into ``irr``, ascending; returns
+    their count. ``mark`` is k zeros on entry and on return."""
+    cdef int a, c, q = 0
+    for a in range(p):
+        mark[rel[a]] = 1
+    for c in range(k):
+        if mark[c]:
+            mark[c] = 0
+        else:
+            irr[q] = c
+            q += 1
+    return q
+
+
 cdef inline double _hinge(const double* t0, const double* t1, int N, double x,
                           double mu) noexcept nogil:
     """``G_m(x)`` for the hinge losses from table rows ``t0, t1`` of step m
@@ -111,15 +127,7 @@ def _bmr_block(list trees, const int32_t[::1] indptr, const int32_t[::1] indices
         if w == 0.0 or p <= 0 or p >= k:
             continue
         rel = &yind[yptr[r]]
-        for a in range(p):
-            mark[rel[a]] = 1
-        q = 0
-        for c in range(k):
-            if mark[c]:
-                mark[c] = 0
-            else:
-                irr[q] = c
-                q += 1
+        q = _irrelevant(rel, p, k, &mark[0], &irr[0])
         t = tab_of_p[p]
         wgt = 1.0 / (p * q)
         mu = 1.0 if loss == 0 else 0.0
@@ -236,15 +244,7 @@ def _ada_block(list trees, const int32_t[::1] indptr, const int32_t[::1] indices
             t += 1
             continue
         rel = &yind[yptr[r]]
-        for a in range(p):
-            mark[rel[a]] = 1
-        q = 0
-        for c in range(k):
-            if mark[c]:
-                mark[c] = 0
-            else:
-                irr[q] = c
-                q += 1
+        q = _irrelevant(rel, p, k, &mark[0], &irr[0])
         wgt = 1.0 / (p * q)
         for i in range(N + 1):
             for b in range(q):
