@@ -53,6 +53,7 @@ import zipfile
 import numpy as np
 
 from omlc.exceptions import ModelFileError
+from omlc.io.atomic import replaced_on_success
 from omlc.persistence_checks import (_MAX_DIM, _check_values, _counter, _Invalid,
                                      _nested_classes, _tree_classes, _TreeSpec, _validated_state)
 
@@ -193,7 +194,7 @@ def save(model, path):
         text = json.dumps(doc, allow_nan=False, indent=1, sort_keys=True)
         directory = os.path.dirname(os.path.abspath(path))
         fd, tmp = tempfile.mkstemp(prefix=".omlc-save-", suffix=".tmp", dir=directory)
-        try:
+        with replaced_on_success(tmp, path):
             with os.fdopen(fd, "wb") as fh:
                 with zipfile.ZipFile(fh, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
                     zf.writestr(_JSON, text)
@@ -204,13 +205,6 @@ def save(model, path):
                 os.fsync(fh.fileno())
             # mkstemp makes the file private (0600); a model file gets the usual mode.
             os.chmod(tmp, 0o666 & ~_umask())
-            os.replace(tmp, path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
     return path
 
 

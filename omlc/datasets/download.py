@@ -15,6 +15,7 @@ import urllib.request
 from pathlib import Path
 
 from omlc.datasets import registry
+from omlc.io.atomic import replaced_on_success
 
 __all__ = ["download", "fetch", "DownloadError", "ChecksumError", "sha256_file"]
 
@@ -53,7 +54,7 @@ def _fetch_url(url, dest, *, sha256=None, timeout=60.0, force=False, progress=No
     fd, tmp = tempfile.mkstemp(prefix=f".part-{dest.name}-", dir=dest.parent)
     h = hashlib.sha256()
     done = 0
-    try:
+    with replaced_on_success(tmp, dest):
         with os.fdopen(fd, "wb") as out:
             req = urllib.request.Request(url, headers={"User-Agent": "omlc-downloader"})
             try:
@@ -81,13 +82,6 @@ def _fetch_url(url, dest, *, sha256=None, timeout=60.0, force=False, progress=No
         digest = h.hexdigest()
         if sha256 is not None and digest != sha256.lower():
             raise ChecksumError(f"{url}: sha256 {digest} does not match the expected {sha256}")
-        os.replace(tmp, dest)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
     return dest
 
 

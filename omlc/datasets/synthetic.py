@@ -50,6 +50,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from omlc._validation import check_fits, format_bytes
+from omlc.io.atomic import replaced_on_success
 from omlc.io.dataset import Dataset
 
 __all__ = ["make_multilabel_stream", "make_rcv1_like", "rcv1_like_splits", "RCV1_LIKE",
@@ -510,7 +511,7 @@ def _dump_in_chunks(ds, path, chunk_size):
     if suffix in (".gz", ".bz2", ".xz"):
         # Keep the compression suffix so dump_libsvm picks the codec from the name.
         tmp = path.with_name(f".part-{os.getpid()}-{path.name}")
-    try:
+    with replaced_on_success(tmp, path):
         if suffix in (".gz", ".bz2", ".xz"):
             import bz2
             import gzip
@@ -524,13 +525,6 @@ def _dump_in_chunks(ds, path, chunk_size):
             for a in range(0, n, chunk_size):
                 b = min(a + chunk_size, n)
                 dump_libsvm(ds.X[a:b], ds.Y[a:b], fh)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
 
 
 def rcv1_like_splits(labels="topics", seed=0, *, cache_dir=None, chunk_size=50_000,

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
+from omlc.io.atomic import replaced_on_success
 from omlc.io.dataset import Dataset, NumberedNames
 
 # 2: per-file CRC-32 and identity records, names stored compactly.
@@ -91,18 +92,11 @@ def _write_meta(directory, meta):
     """Write ``meta.json`` atomically (temp file + rename) with its checksum."""
     meta["checksum"] = _meta_checksum(meta)
     tmp = Path(directory) / f".meta-{os.getpid()}-{uuid.uuid4().hex[:8]}.json"
-    try:
+    with replaced_on_success(tmp, Path(directory) / "meta.json"):
         with open(tmp, "w", encoding="ascii") as fh:
             json.dump(meta, fh, ensure_ascii=True)
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, Path(directory) / "meta.json")
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def _read_meta(directory):
