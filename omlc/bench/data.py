@@ -7,9 +7,10 @@ The text files are rewritten only when the cache entries they came from
 change (``done.json`` keeps the entries' source keys).
 """
 import json
-import os
 import time
 from pathlib import Path
+
+from omlc.io.atomic import replaced_on_success
 
 
 def libsvm_to_vw(src, dst):
@@ -18,7 +19,7 @@ def libsvm_to_vw(src, dst):
     row as unlabelled, so such rows are counted and reported."""
     empty = 0
     tmp = Path(str(dst) + ".part")
-    with open(src, "rb") as fi, open(tmp, "wb") as fo:
+    with replaced_on_success(tmp, dst), open(src, "rb") as fi, open(tmp, "wb") as fo:
         for line in fi:
             head, sep, rest = line.partition(b" ")
             if b":" in head:  # no labels: the line starts with a feature
@@ -30,7 +31,6 @@ def libsvm_to_vw(src, dst):
                 ids = [b"%d" % v for v in sorted(int(t) for t in ids)]
                 head = b",".join(ids)
             fo.write(head + b" | " + rest if sep else head + b" |\n")
-    os.replace(tmp, dst)
     return empty
 
 
