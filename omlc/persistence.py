@@ -54,7 +54,7 @@ import numpy as np
 
 from omlc.exceptions import ModelFileError
 from omlc.io.atomic import replaced_on_success
-from omlc.persistence_checks import (_MAX_DIM, _check_values, _counter, _Invalid,
+from omlc.persistence_checks import (_MAX_DIM, _check_values, _counter, _feature_names, _Invalid,
                                      _nested_classes, _tree_classes, _TreeSpec, _validated_state)
 
 __all__ = ["save", "load_model", "savable_learners", "unsavable_learners", "FORMAT_VERSION"]
@@ -466,11 +466,8 @@ def _scaled(model, doc, zf, used):
             if not (unseen | (np.isfinite(mn) & np.isfinite(mx) & (mn <= mx))).all():
                 raise _Invalid("scaler arrays 'data_min_'/'data_max_' are not ranges")
         if "feature_names_in_" in state:
-            names = state["feature_names_in_"]
-            if not isinstance(names, list) or len(names) != d or \
-                    not all(isinstance(n, str) for n in names):
-                raise _Invalid(f"scaler.feature_names_in_ must be {d} strings")
-            state["feature_names_in_"] = np.asarray(names, dtype=object)
+            state["feature_names_in_"] = _feature_names(state["feature_names_in_"], d,
+                                                        "scaler.feature_names_in_")
         for k, v in state.items():
             setattr(scaler, k, v)
     from omlc.preprocessing import ScaledLearner

@@ -19,6 +19,15 @@ class _Invalid(Exception):
     pass
 
 
+def _feature_names(names, d, what):
+    """A model file's column names (JSON strings) as the object array a
+    fitted model holds, or _Invalid naming ``what``."""
+    if not isinstance(names, list) or len(names) != d or \
+            not all(isinstance(n, str) for n in names):
+        raise _Invalid(f"{what} must be {d} strings")
+    return np.asarray(names, dtype=object)
+
+
 def _nested_classes():
     from omlc.learners import boosting
     from omlc.learners.label_space import _Regressor
@@ -406,11 +415,8 @@ def _validated_state(model, state):
     ref = {k: v for k, v in vars(ref_model).items() if k.endswith("_") and not k.startswith("_")}
     done = set()
     if "feature_names_in_" in state:
-        names = state["feature_names_in_"]
-        if not isinstance(names, list) or len(names) != d or \
-                not all(isinstance(n, str) for n in names):
-            raise _Invalid(f"feature_names_in_ must be {d} strings")
-        state["feature_names_in_"] = np.asarray(names, dtype=object)
+        state["feature_names_in_"] = _feature_names(state["feature_names_in_"], d,
+                                                    "feature_names_in_")
         done.add("feature_names_in_")
     for check in _group_checks(model):
         done |= check(state, ref, d)
