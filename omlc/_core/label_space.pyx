@@ -36,7 +36,8 @@ from omlc._core.losses cimport Loss, SquaredLoss, Target
 from omlc._core.online_pca cimport (axpy, dot, dots, kept_rows, materialise, msg_step,
                                     reorthonormalise, reset_lazy, sample_drop, secular_eigh)
 from omlc._core.optimizers cimport Optimizer, OVERFLOW
-from omlc._core.rowstream cimport CSRRows, Row, RowStream, get_row, row_value
+from omlc._core.rowstream cimport (CSRRows, Row, RowStream, finite_values, get_row,
+                                   row_value)
 from omlc._core.workspace cimport Workspace, workspace_alloc
 
 cnp.import_array()
@@ -180,14 +181,6 @@ def secular_eigh_py(d, z, double rho):
 
 
 # ----------------------------------------------------------------------------- the block
-cdef inline bint finite(const float64_t* s, int64_t n) noexcept nogil:
-    cdef int64_t i
-    cdef float64_t z = 0.0
-    for i in range(n):
-        z += 0.0 * s[i]
-    return z == 0.0
-
-
 def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint full_rank,
               double pca_step, double u, bint intercept,
               cnp.ndarray W, Optimizer opt, cnp.ndarray Ainv, cnp.ndarray F,
@@ -327,7 +320,7 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                     s[j] = Wp[d * width + j] if intercept else 0.0
                 for p in range(r.x_nnz):
                     axpy(row_value(&r, p), Wp + r.x_indices[p] * width, s, width)
-            if not finite(s, width):
+            if not finite_values(s, width):
                 err = NONFINITE_SCORES
                 break
             if lazy:
@@ -378,7 +371,7 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                     x = reff[m]
                     for k in range(K):
                         ytil[k] += x * Pp[m * K + k]
-            if not finite(ytil, K):
+            if not finite_values(ytil, K):
                 err = NONFINITE_SCORES
                 break
             # ---- the ridge step's precision check comes before any change

@@ -27,7 +27,7 @@ from libc.stdint cimport int32_t, int64_t
 
 from omlc._core.losses cimport Loss, Target
 from omlc._core.optimizers cimport OVERFLOW, Optimizer, prefetch_next_row
-from omlc._core.rowstream cimport CSRRows, Row, RowStream, get_row
+from omlc._core.rowstream cimport CSRRows, Row, RowStream, finite_values, get_row
 from omlc._core.workspace cimport Workspace, workspace_alloc
 
 cnp.import_array()
@@ -45,16 +45,6 @@ class NonFiniteError(ValueError, ArithmeticError):
         super().__init__(message)
         self.row = row
         self.n_learned = n_learned
-
-
-cdef inline bint all_finite(const float64_t* s, int64_t K) noexcept nogil:
-    # 0 * x is 0 for every finite x and NaN for inf or NaN; the sum has no
-    # overflow of its own and vectorises.
-    cdef int64_t l
-    cdef float64_t z = 0.0
-    for l in range(K):
-        z += 0.0 * s[l]
-    return z == 0.0
 
 
 cdef inline bint write_decision(float64_t* out_row, const float64_t* s, int64_t L,
@@ -184,7 +174,7 @@ def learn(Optimizer opt, Loss loss, RowStream stream, int64_t M, out=None, targe
                             opt.output(&r, ws.d, &ws)
                         else:
                             opt.score(&r, ws.d, &ws)
-                        if not all_finite(ws.d, K):
+                        if not finite_values(ws.d, K):
                             bad = 1
                             break
                         if not write_decision(outp + k * L, ws.d, L, n_extra):
@@ -197,7 +187,7 @@ def learn(Optimizer opt, Loss loss, RowStream stream, int64_t M, out=None, targe
                 opt.score_output(&r, ws.s, ws.d, &ws)
             else:
                 opt.score(&r, ws.s, &ws)
-            if not all_finite(ws.s, K):
+            if not finite_values(ws.s, K):
                 bad = 1
                 break
             if outp != NULL and not write_decision(outp + k * L,
@@ -214,7 +204,7 @@ def learn(Optimizer opt, Loss loss, RowStream stream, int64_t M, out=None, targe
                 bad = 3
                 break
             n_updated += updated
-            if not all_finite(ws.s, K):
+            if not finite_values(ws.s, K):
                 bad = 2
                 break
         loss.weight = 1.0
@@ -249,7 +239,7 @@ def decide(Optimizer opt, RowStream stream, out, int n_extra=0):
                 opt.output(&r, sc, &ws)
             else:
                 opt.score(&r, sc, &ws)
-            if not all_finite(sc, K):
+            if not finite_values(sc, K):
                 bad = 1
                 break
             if not write_decision(outp + k * L, sc, L, n_extra):

@@ -72,3 +72,14 @@ cdef class RowStream:
     cdef int64_t[::1] _order
     cdef CSRRows rows
     cdef int _check_bounds(self, int64_t n, int64_t nnz, int64_t ynnz) except -1
+
+
+cdef inline bint finite_values(const float64_t* s, int64_t n) noexcept nogil:
+    # 0 * x is 0 for every finite x and NaN for inf or NaN; the sum has no
+    # overflow of its own and vectorises. The one finiteness test of the
+    # kernels' scores (linear, label space) and of rowstream.all_finite.
+    cdef int64_t i
+    cdef float64_t z = 0.0
+    for i in range(n):
+        z += 0.0 * s[i]
+    return z == 0.0
