@@ -169,41 +169,97 @@ def _storage(arr):
     return None
 
 
+def _group_storage(arrs):
+    """``(buffer, kc)`` when the 2-D arrays ``arrs`` (one shape, one dtype) lie
+    side by side in one C-contiguous buffer of ``len(arrs) * kc`` columns,
+    member i in the top rows of columns ``i*kc .. i*kc + K``; else None."""
+    if len(arrs) == 1:
+        buf = _storage(arrs[0])
+        return None if buf is None else (buf, buf.shape[1])
+    base = arrs[0].base
+    n = len(arrs)
+    if not (isinstance(base, np.ndarray) and base.ndim == 2 and base.flags.c_contiguous
+            and base.flags.writeable and base.shape[1] % n == 0):
+        return None
+    kc = base.shape[1] // n
+    for i, a in enumerate(arrs):
+        if (a.base is not base or a.dtype != base.dtype or a.strides != base.strides
+                or a.shape[0] > base.shape[0] or a.shape[1] > kc
+                or a.ctypes.data != base.ctypes.data + i * kc * base.itemsize):
+            return None
+    return base, kc
+
+
+def _groups(model, keys):
+    """The column-growing arrays of ``model`` as the groups that share one
+    buffer (``model._interleaved()``: one feature's rows of each side by
+    side, which the averaging optimisers read together), others alone."""
+    inter = tuple(k for k in (model._interleaved() if hasattr(model, "_interleaved") else ())
+                  if k in keys)
+    groups = [inter] if len(inter) > 1 else []
+    return groups + [(k,) for k in keys if not (len(inter) > 1 and k in inter)]
+
+
+def interleave(model):
+    """Put the arrays ``model._interleaved()`` names side by side in one
+    buffer (a copy, once: e.g. a model loaded from a file) unless they are;
+    ``Kcap`` stays what it was when all of them share it, else ``K``."""
+    keys = tuple(k for k in model._interleaved() if isinstance(getattr(model, k, None),
+                                                               np.ndarray))
+    if len(keys) < 2:
+        return
+    arrs = [getattr(model, k) for k in keys]
+    if _group_storage(arrs) is not None:
+        return
+    R, K = arrs[0].shape
+    buf = np.empty((R, len(keys) * K), dtype=arrs[0].dtype)
+    for i, (k, a) in enumerate(zip(keys, arrs)):
+        v = buf[:, i * K:(i + 1) * K]
+        v[...] = a
+        setattr(model, k, v)
+
+
 def capacity(model):
-    """``(row capacity of W_, Kcap)``: the buffer ``model.W_`` is the corner of."""
-    buf = _storage(model.W_)
-    return buf.shape if buf is not None else model.W_.shape
+    """``(row capacity, Kcap)`` of the storage of ``model.W_``."""
+    keys = [k for k, (_, by_cols) in _spec(model).items()
+            if by_cols and isinstance(getattr(model, k, None), np.ndarray)]
+    group = next(g for g in _groups(model, keys) if "W_" in g)
+    st = _group_storage([getattr(model, k) for k in group])
+    return (st[0].shape[0], st[1]) if st is not None else model.W_.shape
 
 
-def _column_capacity(model, keys, K1):
+def _column_capacity(model, groups, K1):
     """The ``Kcap`` every column-growing array of ``model`` is to have for
     ``K1`` columns: the present one while all share it and it has room,
     else double it."""
     caps = set()
-    for key in keys:
-        buf = _storage(getattr(model, key))
-        caps.add(buf.shape[1] if buf is not None else -1)
+    for g in groups:
+        st = _group_storage([getattr(model, k) for k in g])
+        caps.add(st[1] if st is not None else -1)
     kc = caps.pop() if len(caps) == 1 else -1
     if kc >= K1:
         return kc
-    return max(K1, 2 * max(kc, getattr(model, keys[0]).shape[1]), 4)
+    return max(K1, 2 * max(kc, getattr(model, groups[0][0]).shape[1]), 4)
 
 
-def _regrown(arr, R1, K1, kc):
-    """``arr`` (shape ``(R0, K0)``) in the top-left corner of a buffer of at
-    least ``R1`` rows and exactly ``kc`` columns: its own when it has them,
-    else a new one (rows doubled when they run out); returns the corner
-    ``(R0, K1)`` view of that buffer (columns ``K0..K1`` not yet set)."""
-    R0, K0 = arr.shape
-    buf = _storage(arr)
-    if buf is None or buf.shape[1] != kc or buf.shape[0] < R1:
-        rows = buf.shape[0] if buf is not None else R0
+def _regrown(model, group, R1, kc):
+    """The arrays of ``group`` (shape ``(R0, K0)``) each in the top-left corner
+    of its ``kc`` columns of one buffer of at least ``R1`` rows: the present
+    one when it has them, else a new one (rows doubled when they run out).
+    Returns each member's ``(rows, kc)`` slot (columns from K0 not yet set)."""
+    arrs = [getattr(model, k) for k in group]
+    R0, K0 = arrs[0].shape
+    st = _group_storage(arrs)
+    if st is None or st[1] != kc or st[0].shape[0] < R1:
+        rows = st[0].shape[0] if st is not None else R0
         if rows < R1:
             rows = max(R1, 2 * R0, 16)
-        new = np.empty((rows, kc), dtype=arr.dtype)
-        new[:R0, :K0] = arr
-        buf = new
-    return buf
+        buf = np.empty((rows, len(group) * kc), dtype=arrs[0].dtype)
+        for i, a in enumerate(arrs):
+            buf[:R0, i * kc:i * kc + K0] = a
+    else:
+        buf = st[0]
+    return {k: buf[:, i * kc:(i + 1) * kc] for i, k in enumerate(group)}
 
 
 def grow(model, n_features=None, n_labels=None):
@@ -228,17 +284,17 @@ def grow(model, n_features=None, n_labels=None):
             raise RuntimeError(f"{key} has {getattr(model, key).shape[0]} rows, expected {d0 + b}")
     cols = _label_columns(model, L1 - L0) if L1 > L0 else None
     col_keys = [k for k, (_, by_cols) in spec.items() if by_cols]
-    kc = _column_capacity(model, col_keys, L1 + getattr(model, col_keys[0]).shape[1] - L0) \
+    groups = _groups(model, col_keys)
+    kc = _column_capacity(model, groups, L1 + getattr(model, col_keys[0]).shape[1] - L0) \
         if col_keys else 0
     R0, R1 = d0 + b, d1 + b
     # Every buffer first (what can run out of memory), then the in-place moves.
     bufs = {}
+    for g in groups:
+        bufs.update(_regrown(model, g, R1, kc))
     for key, (by_rows, by_cols) in spec.items():
-        arr = getattr(model, key)
-        if by_cols:
-            bufs[key] = _regrown(arr, R1, L1 + arr.shape[1] - L0, kc)
-        elif by_rows and d1 > d0:
-            bufs[key] = _with_capacity(arr, R1)
+        if not by_cols and by_rows and d1 > d0:
+            bufs[key] = _with_capacity(getattr(model, key), R1)
     new = {}
     for key, (by_rows, by_cols) in spec.items():
         if key not in bufs:
