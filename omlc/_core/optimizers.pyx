@@ -318,7 +318,7 @@ cdef class RowAdaGrad(Optimizer):
                 self.G[j] += x * x * gq
                 a[i] = -self.eta * x / (self.delta + sqrt(self.G[j]))
                 c += x * a[i]
-            omlc_axpy_dd(r.x_indices + p0, a, nb, <float64_t*> self.W, K, g)
+            omlc_axpy_dd(r.x_indices + p0, a, nb, <float64_t*> self.W, K, self.ld, g)
         if self.Wb != NULL:
             j = self.n_features
             self.G[j] += self.b * self.b * gq
