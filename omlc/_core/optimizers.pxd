@@ -38,6 +38,7 @@ cdef class Optimizer:
     cdef char* W
     cdef bint w_f32
     cdef readonly int64_t K       # columns of W
+    cdef readonly int64_t ld      # row stride of W and its companions, in items (>= K)
     cdef readonly int64_t n_features
     cdef int64_t row_bytes
     cdef float64_t b              # value of the intercept's constant feature (0: none)
