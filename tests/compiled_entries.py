@@ -166,6 +166,57 @@ def _check_csr():
     return a, call, {"xp": "ptr ok:long", "xi": f"idx:{d}", "xv": "ok:dtype_f32"}
 
 
+@spec("rowstream.canonical_csr")
+def _canonical_csr():
+    a, n, d, L = _problem()
+
+    def call(a):
+        from omlc._core.rowstream import canonical_csr
+        if not canonical_csr(a["xp"], a["xi"], a["xv"], n, d):
+            raise ValueError("not canonical")
+        if not canonical_csr(a["yp"], a["yi"], np.ones(len(a["yi"])), n, L, True):
+            raise ValueError("not canonical")
+    # int32 indptr and float32 values are canonical too.
+    return a, call, {"xp": "ptr ok:dtype_i32", "xi": f"idx:{d}", "xv": "ok:dtype_f32",
+                     "yp": "ptr ok:dtype_i32", "yi": f"idx:{L}"}
+
+
+@spec("label_space.ridge_scores")
+def _ridge_scores():
+    a, n, d, L = _problem()
+    a = {k: a[k] for k in ("xp", "xi", "xv")}
+    a.update(W=np.linspace(-1, 1, (d + 1) * 3).reshape(d + 1, 3), out=np.zeros((n, 3)))
+
+    def call(a):
+        from omlc._core.label_space import ridge_scores
+        ridge_scores(_stream(a, d, L, labelled=False), a["W"], True, a["out"])
+    rules = _xy_rules(d, L)
+    # rows of out past the stream's are left alone (a shorter indptr is fewer rows)
+    rules["out"] = "ok:long"
+    rules["xp"] = "ptr ok:ptr_short_of_data,short"
+    return a, call, rules
+
+
+@spec("label_space.br_ridge_learn")
+def _br_ridge_learn():
+    a, n, d, L = _problem()
+    a.update(W=np.zeros((d + 1, L)), Ainv=np.eye(d + 1), weights=np.linspace(0, 2, n),
+             out=np.zeros((n, L)))
+
+    def call(a):
+        from omlc._core.label_space import br_ridge_learn
+        done, err, _ = br_ridge_learn(_stream(a, d, L), a["W"], a["Ainv"], True, a["weights"],
+                                      a["out"])
+        if err:
+            raise ValueError(f"error {err} at row {done}")
+    rules = _xy_rules(d, L)
+    rules["out"] = "ok:long"
+    # weights past the stream's rows are not read; a negative weight makes a
+    # NaN step, which the precision check refuses (an error code).
+    rules["weights"] = "ok:long"
+    return a, call, rules
+
+
 def _opt_state(kind, d, K, intercept):
     rows = d + (1 if intercept else 0)
     W = np.zeros((rows, K))
