@@ -8,8 +8,9 @@ import numpy as np
 from omlc._core.linear import learn
 from omlc._core.losses import SquaredLoss
 from omlc._core.optimizers import SGD, AdaGrad
+from omlc._core.label_space import ridge_scores
 from omlc._core.rowstream import RowStream, all_finite
-from omlc._validation import check_fits
+from omlc._validation import check_fits, csr_arrays
 from omlc.learners._rls import rls_apply, rls_gain_sparse
 
 
@@ -42,10 +43,29 @@ class _Regressor:
         return r
 
     def scores(self, X):
-        R = np.asarray(X @ self.W[:self.d])
-        if self.intercept:
-            R += self.W[self.d]         # R is the product's fresh array: no copy
-        return R
+        return self.scores_checked(X)[0]
+
+    def scores_checked(self, X):
+        """``(R, bad)``: the scores of the checked CSR rows ``X`` and the
+        first row that is not all finite (-1: none), in one compiled pass
+        (``ridge_scores``: SciPy's order for ``X @ W[:d] + W[d]``, the same
+        for a row alone as inside a block)."""
+        W = self.W
+        if not _plain(W):
+            R = np.asarray(X @ W[:self.d])
+            if self.intercept:
+                R += W[self.d]
+            bad = np.flatnonzero(~np.isfinite(R).all(axis=1))
+            return R, int(bad[0]) if bad.size else -1
+        R = np.empty((X.shape[0], self.width))
+        xp, xi, xv = csr_arrays(X)
+        bad = ridge_scores(RowStream(xp, xi, xv, self.d), W, self.intercept, R)
+        return R, bad
+
+    def compiled_ridge(self):
+        """Whether the ridge state can go to ``br_ridge_learn`` as it is
+        (C-contiguous float64 arrays, updated in place)."""
+        return _plain(self.W) and _plain(self.Ainv)
 
     def transform(self, Rm):
         self.W = np.ascontiguousarray(self.W @ Rm)
@@ -88,3 +108,8 @@ class _Regressor:
                            self._noy[0], self._noy[1], self.width)
         learn(opt, SquaredLoss(), stream, 1, targets=np.ascontiguousarray(target[None, :]),
               weights=None if weight == 1.0 else np.array([float(weight)]))
+
+
+def _plain(A):
+    return type(A) is np.ndarray and A.dtype == np.float64 and A.flags.c_contiguous \
+        and A.flags.writeable and A.ndim == 2

@@ -134,10 +134,13 @@ def _finite_scores(D):
         return D
     bad = ~np.isfinite(D).all(axis=1) if D.ndim == 2 else ~np.isfinite(D)
     if bad.any():
-        row = int(np.flatnonzero(bad)[0])
-        raise NonFiniteError(f"non-finite scores (NaN or inf) at row {row}: the model's state "
-                             "holds NaN or inf; refit it", row)
+        _non_finite_scores(int(np.flatnonzero(bad)[0]))
     return D
+
+
+def _non_finite_scores(row):
+    raise NonFiniteError(f"non-finite scores (NaN or inf) at row {row}: the model's state "
+                         "holds NaN or inf; refit it", row)
 
 
 #: Above this many floating-point operations per learned row, a DPP / CS-DPP
@@ -643,8 +646,25 @@ class OnlineBR(_OnlineLSR):
     def _decode_chunk(self, R, Yc, w=None):
         return R
 
+    def _learn(self, X, Y, order, out):
+        reg = self.reg_
+        if not (reg.solver == "ridge" and reg.compiled_ridge()):
+            return super()._learn(X, Y, order, out)
+        # The whole block in one compiled call (scores, targets, the RLS step
+        # and its checks): the Python loop cost ~15 us a row on top of the
+        # O(d^2) step.
+        weights = self._pending_weights
+        done, err, index = _lsk.br_ridge_learn(self._stream(X, Y, order), reg.W, reg.Ainv,
+                                               reg.intercept, weights, out)
+        reg.t += done if weights is None else int(np.count_nonzero(weights[:done]))
+        if err:
+            raise NonFiniteError(_ERRORS[err].format(pos=done, index=index, lam=self.lam), done)
+
     def _decision(self, X):
-        return _finite_scores(self.reg_.scores(X))
+        R, bad = self.reg_.scores_checked(X)
+        if bad >= 0:
+            _non_finite_scores(bad)
+        return R
 
 
 class OnlineRandomProjection(_OnlineLSR):
