@@ -33,6 +33,7 @@ def _nested_classes():
     from omlc.learners.label_space import _Regressor
     return {"Regressor": _Regressor, "TreeWeakLearners": boosting.TreeWeakLearners,
             "SparseTreeWeakLearners": boosting.SparseTreeWeakLearners,
+            "SparseVoteWeakLearners": boosting.SparseVoteWeakLearners,
             "SoftmaxWeakLearners": boosting.SoftmaxWeakLearners,
             "OracleWeakLearners": boosting.OracleWeakLearners}
 
@@ -40,7 +41,8 @@ def _nested_classes():
 def _tree_classes():
     from omlc._core.hoeffding_tree import HTree
     from omlc._core.sparse_hoeffding_tree import SparseHTree
-    return {"HTree": HTree, "SparseHTree": SparseHTree}
+    from omlc._core.sparse_vote import SparseVote
+    return {"HTree": HTree, "SparseHTree": SparseHTree, "SparseVote": SparseVote}
 
 
 class _TreeSpec:
@@ -309,6 +311,22 @@ def _check_tree(where, spec, kind, n_classes, d, fixed):
         raise _Invalid(f"{where}: {exc}") from None
 
 
+def _check_vote(spec, ref, L, d):
+    """The sparse-vote bank (``SparseVote``): sizes and ``beta`` as the
+    learner's; its counts are checked by ``SparseVote`` itself."""
+    where = "weak_learners_.vote_"
+    if not isinstance(spec, _TreeSpec) or spec.kind != "SparseVote" or len(spec.args) != 5:
+        raise _Invalid(f"{where} must be a SparseVote")
+    own, n, k, beta, st = spec.args
+    if not isinstance(own, np.ndarray) or own.dtype != np.int32 or own.shape != (d,) or \
+            n != ref.n_learners or k != L or beta != ref.beta:
+        raise _Invalid(f"{where} does not fit the learner's sizes and parameters")
+    try:
+        return _tree_classes()["SparseVote"](own, n, k, beta, _state=st)
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise _Invalid(f"{where}: {exc}") from None
+
+
 def _check_weak_learners(state, ref, d):
     """The boosters' bank of weak learners: same kind and parameters as the
     learner's, every tree checked by :func:`_check_tree`."""
@@ -322,7 +340,7 @@ def _check_weak_learners(state, ref, d):
         raise _Invalid(f"weak_learners_ has entries {sorted(got)}, expected {sorted(want)}")
     L = state["n_labels_"]
     for k, v in want.items():
-        if k in ("trees_", "rng_") or not k.endswith("_"):
+        if k in ("trees_", "rng_", "vote_") or not k.endswith("_"):
             continue
         got[k] = _compare(f"weak_learners_.{k}", v, got[k])
     if "subs_" in want and got["subs_"].size and got["subs_"].max() >= d:
@@ -346,6 +364,8 @@ def _check_weak_learners(state, ref, d):
                                f"expected {rt.n_attrs}")
             built.append(tree)
         got["trees_"] = built
+    if "vote_" in want:
+        got["vote_"] = _check_vote(got["vote_"], want["vote_"], L, d)
     if "scale_" in want and np.any(got["scale_"] <= 0):
         raise _Invalid("weak_learners_.scale_ must be positive")
     done = {"weak_learners_"}

@@ -35,6 +35,7 @@ NO_BUFFERS = {
     "hoeffding_tree.check_weight": "a number",
     "hoeffding_tree.leaf_bytes": "two numbers",
     "sparse_hoeffding_tree.sparse_leaf_bytes": "two numbers",
+    "sparse_vote.vote_bytes": "two numbers",
     "libsvm_parser.parse_float": "a bytes token",
     "libsvm_parser.LibsvmParser.take": "no argument (its output is checked by the LIBSVM reader)",
     "losses.ALTLoss": "a flag",
@@ -512,6 +513,31 @@ def _sparse_forest():
     return a, call, {"idx": "ok:idx_high", "labels": "idx:3 ok:idx_dup,idx_unsorted"}
 
 
+def _vote():
+    from omlc._core.sparse_vote import SparseVote
+    return SparseVote(np.array([0, 1, 1, 0, 1, 0, 0, 1, 1, 0], np.int32), 2, 3)
+
+
+@spec("sparse_vote.SparseVote", "sparse_vote.SparseVote.learn",
+      "sparse_vote.SparseVote.predict_into")
+def _sparse_vote():
+    a = {"own": np.array([0, 1, 1, 0, 1, 0, 0, 1, 1, 0], np.int32),
+         "idx": np.array([1, 4, 9], np.int32), "labels": np.array([0, 2], np.int32),
+         "weights": np.ones((2, 2)), "out": np.zeros((2, 3))}
+
+    def call(a):
+        from omlc._core.sparse_vote import SparseVote
+        v = SparseVote(a["own"], 2, 3)
+        for _ in range(4):
+            v.learn(a["idx"], a["labels"], a["weights"])
+        v.predict_into(a["idx"], a["out"])
+    # own is copied to int32 (any length is a number of features, any ids in
+    # [0, 2) a dealing of them); a shorter row is a row; labels are a set in
+    # any order.
+    return a, call, {"own": "idx:2 ok:short,long,dtype_i64,strided,idx_dup,idx_unsorted",
+                     "idx": "idx:10 ok:short,empty", "labels": "idx:3 ok:idx_unsorted"}
+
+
 @spec("libsvm_parser.LibsvmParser", "libsvm_parser.LibsvmParser.feed")
 def _libsvm_feed():
     text = b"1,2 0:1.5 3:2\n0 1:1\n\n2 2:0.25 4:1e3\n"
@@ -577,13 +603,20 @@ def _instance_makers():
                 t.learn(x * (k % 3), k % 3)
         return t
 
+    def vote():
+        v = _vote()
+        for k in range(20):
+            v.learn(np.array([1, 4, 9], np.int32), np.array([k % 3], np.int32), np.ones((2, 1)))
+        return v
+
     def opt(kind):
         d, L = 5, 3
         return _optimizer(kind, _opt_state(kind, d, L + 1, True), d, 1.0)
     return ([losses.ALTLoss, lambda: losses.PALoss(1, 0.5),
              lambda: losses.PairwiseLoss(1, True, 0.1), losses.SquaredLoss, losses.Loss,
              libsvm_parser.LibsvmParser, stream]
-            + [lambda k=k: opt(k) for k in _OPTS] + [lambda: tree(False), lambda: tree(True)])
+            + [lambda k=k: opt(k) for k in _OPTS] + [lambda: tree(False), lambda: tree(True)]
+            + [vote])
 
 
 def _instances():
