@@ -69,6 +69,14 @@ cdef class AdaGrad(Optimizer):
     cdef void _step(self, const Row* r, float64_t* s, Workspace* ws) noexcept nogil
 
 
+cdef class RowAdaGrad(Optimizer):
+    cdef readonly float64_t eta
+    cdef readonly float64_t delta
+    cdef float64_t* G             # one accumulator per row of W
+
+    cdef void _step(self, const Row* r, float64_t* s, float64_t gq, Workspace* ws) noexcept nogil
+
+
 cdef class ScaledSGD(Optimizer):
     cdef readonly float64_t eta
     cdef readonly float64_t power

@@ -21,7 +21,7 @@ from libc.stdint cimport int32_t, int64_t
 
 from omlc._core.averaging cimport csum_add, la_dot, la_restart, la_row_settled, la_settle
 from omlc._core.rowstream cimport row_value, sq_norm
-from omlc._core.simd cimport (omlc_ansgd_pass, omlc_axpy2, omlc_settle_score_dd,
+from omlc._core.simd cimport (omlc_ansgd_pass, omlc_axpy2, omlc_axpy_dd, omlc_settle_score_dd,
                               omlc_settle_score_df, omlc_settle_score_fd,
                               omlc_settle_score_ff, omlc_score2, omlc_simd_build)
 from omlc._core.weight_loops cimport (DENSE_ADAGRAD, DENSE_AXPY, ColumnCache, _adagrad,
@@ -244,6 +244,90 @@ cdef class AdaGrad(Optimizer):
         cdef bint cached = not dense and r.x_nnz <= self.cache.nnz_cap
         adagrad_step(r, self.W, self.G, self.w_f32, K, self.ld, ws, s, n_act, dense, cached, self.eta,
                      self.delta, self.b, self.Wb, self.Gb, &self.cache)
+
+
+cdef class RowAdaGrad(Optimizer):
+    """Row-wise AdaGrad: one accumulator per feature (row of W), shared by
+    the feature's K outputs. ``G[j]`` (float64, shape ``(rows of W,)``) sums
+    the mean over the outputs of the squared gradients of row j,
+    ``x_j^2 mean_l(g_l^2)``, the current one included; the step is
+    ``w_j -= eta x_j g / (delta + sqrt(G[j]))``.
+
+    The per-coordinate form (:class:`AdaGrad`) pays a square root and a
+    division per nonzero and output; here it is one per nonzero, and the
+    step on the row's K weights is an axpy (the cost of plain SGD). The
+    adaptivity kept is the per-feature one -- rare features take large
+    steps, which is what AdaGrad buys on sparse text -- while the outputs of
+    a feature share a step size. It is the row-wise AdaGrad of embedding
+    tables (FBGEMM's ``rowwise_adagrad``: the mean of the squared gradients
+    over the row), used here as a regressor's optimiser by the label-space
+    learners (omlc.learners.label_space), whose papers leave the optimiser
+    open. float64 weights only; up to M steps per row, each with the loss
+    re-evaluated at the moved scores."""
+
+    def __init__(self, W, G, int64_t n_features, double intercept=0.0, double eta=1.0,
+                 double delta=1.0):
+        self._bind_weights(W, n_features, intercept)
+        if self.w_f32:
+            raise ValueError("RowAdaGrad keeps float64 weights")
+        self.G = <float64_t*> _bind(G, (W.shape[0],), np.float64, "G", self._keep)
+        if not (eta > 0.0 and delta > 0.0):
+            raise ValueError("need eta > 0 and delta > 0")
+        self.eta = eta
+        self.delta = delta
+
+    cdef int64_t fit_row(self, const Row* r, float64_t* s, Loss loss, const Target* y,
+                         int64_t M, Workspace* ws) noexcept nogil:
+        cdef int64_t rep, l, n = 0
+        cdef float64_t q = sq_norm(r, self.b)
+        cdef float64_t xmax = max_abs_value(r, self.b)
+        cdef float64_t gq
+        if q == 0.0:
+            return 0
+        for rep in range(M):
+            if loss.coefficients(s, y, q, ws.g, ws) == 0:
+                n = rep > 0
+                break
+            gq = 0.0
+            for l in range(self.K):
+                gq += ws.g[l] * ws.g[l]
+            gq /= self.K
+            # As AdaGrad: a squared gradient that overflows would freeze the
+            # row's weights silently (the step becomes 0); refuse it instead.
+            if not (gq * xmax * xmax < DBL_MAX):
+                n = OVERFLOW
+                break
+            self._step(r, s, gq, ws)
+            n = 1
+        return n
+
+    cdef void _step(self, const Row* r, float64_t* s, float64_t gq, Workspace* ws) noexcept nogil:
+        """One step with the coefficients ws.g (gq: the mean of their
+        squares): per nonzero a scalar step ``a_p`` (G's update, one square
+        root and one division), then ``W[j_p] += a_p g`` as one axpy over the
+        row, and s += (sum_p x_p a_p) g."""
+        cdef int64_t l, p0, i, j, nb, K = self.K
+        cdef float64_t x, c = 0.0, ab
+        cdef float64_t a[64]
+        cdef const float64_t* g = ws.g
+        for p0 in range(0, r.x_nnz, 64):
+            nb = min(64, r.x_nnz - p0)
+            for i in range(nb):
+                x = row_value(r, p0 + i)
+                j = r.x_indices[p0 + i]
+                self.G[j] += x * x * gq
+                a[i] = -self.eta * x / (self.delta + sqrt(self.G[j]))
+                c += x * a[i]
+            omlc_axpy_dd(r.x_indices + p0, a, nb, <float64_t*> self.W, K, self.ld, g)
+        if self.Wb != NULL:
+            j = self.n_features
+            self.G[j] += self.b * self.b * gq
+            ab = -self.eta * self.b / (self.delta + sqrt(self.G[j]))
+            c += self.b * ab
+            for l in range(K):
+                (<float64_t*> self.Wb)[l] += ab * g[l]
+        for l in range(K):
+            s[l] += c * g[l]
 
 
 cdef int _bind_average(Optimizer o, LazyAverage* avg, object A, object snap, object state,
