@@ -75,9 +75,11 @@ one pass; the curves blame, in this order:
   curves of every candidate (c fixed at 1, 0.1, 0.01, 0.001; lam 0..1e-3; the
   Gaussian start; the threshold column; the bias; the averaged output) are in
   datasets/results/ranking_issue22.md: only c matters much (lam 1e-4 and the
-  bias each cost 1.2-2x, the rest < 15%); the smoothing width alpha_t N_t
-  does not (the hinge without smoothing ranks the same). The default solver
-  stays SGD (as good, cheaper, no bound to learn).
+  bias each cost 1.2-2x, the rest < 15%). Neither the smoothing width
+  alpha_t N_t nor the momentum is the cause: at c = 1, width alpha_t or no
+  smoothing gives .0667, outputting Psi instead of M .0603; with the bound
+  both are worse (.0408, .0438). The default solver stays SGD (as good,
+  cheaper, no bound to learn).
 
 On dense, low-dimensional data with label base rates (the ANSGD paper's
 corel5k, mediamill), pass ``fit_intercept=True`` and a search over ``lam``.
