@@ -4,6 +4,7 @@ against a fresh model's, counters, support sets, ELM buffers, DPP state, and
 Hoeffding trees (a saved tree is rebuilt only after its node arrays have
 passed). Every failure is :class:`_Invalid` with one line saying what is
 wrong; ``load_model`` reports it as a ``ModelFileError``."""
+import copy
 import math
 
 import numpy as np
@@ -169,6 +170,21 @@ def _check_elm_buffers(state, ref, d):
         raise _Invalid("initialised_ must be a bool")
     state["H_buffer_"], state["T_buffer_"] = np.ascontiguousarray(H), np.ascontiguousarray(T)
     return {"H_buffer_", "T_buffer_", "initialised_"}
+
+
+def _check_regressor_solver(state, ref, d):
+    """Label-space learners: files from before ``solver="auto"`` chose the
+    row-wise AdaGrad at large widths hold a per-coordinate AdaGrad regressor
+    (``G`` the shape of W); they keep it, and the reference follows. Only
+    that pair is allowed; anything else must match the fresh model's."""
+    reg, rreg = state.get("reg_"), ref.get("reg_")
+    if type(reg) is type(rreg) and getattr(reg, "solver", None) == "adagrad" \
+            and getattr(rreg, "solver", None) == "row_adagrad":
+        old = copy.copy(rreg)
+        old.solver = "adagrad"
+        old.G = np.zeros_like(rreg.W)
+        ref["reg_"] = old
+    return set()
 
 
 def _check_dpp_state(state, ref, d):
@@ -409,7 +425,9 @@ def _group_checks(model):
     if name in ("OSMLELM", "ELMOMLL"):
         return [_check_elm_buffers]
     if name in ("DPP", "CSDPP"):
-        return [_check_dpp_state]
+        return [_check_regressor_solver, _check_dpp_state]
+    if name in ("OnlineBR", "OnlineCS", "OnlineRandomProjection"):
+        return [_check_regressor_solver]
     if name in ("AdaOLMR", "OnlineBMR"):
         return [_check_weak_learners]
     return []

@@ -224,6 +224,8 @@ def _opt_state(kind, d, K, intercept):
         return {"W": W}
     if kind == "AdaGrad":
         return {"W": W, "G": np.zeros((rows, K))}
+    if kind == "RowAdaGrad":
+        return {"W": W, "G": np.zeros(rows)}
     if kind == "ScaledSGD":
         return {"W": W, "state": np.array([1.0, 0, 0, 0, 0]), "A": np.zeros((rows, K)),
                 "snap": np.zeros((rows, 2))}
@@ -240,6 +242,8 @@ def _optimizer(kind, s, d, b):
         return O.SGD(s["W"], d, b, 0.5)
     if kind == "AdaGrad":
         return O.AdaGrad(s["W"], s["G"], d, b, 0.5, 1.0)
+    if kind == "RowAdaGrad":
+        return O.RowAdaGrad(s["W"], s["G"], d, b, 0.5, 1.0)
     if kind == "ScaledSGD":
         return O.ScaledSGD(s["W"], s["state"], d, b, 0.5, 0.1, 1.0, 1.0, s["A"], s["snap"])
     if kind == "ANSGD":
@@ -247,7 +251,7 @@ def _optimizer(kind, s, d, b):
     return O.AdaGradL2(s["W"], s["G"], s["last"], s["state"], d, b, 0.3, 1.0, 1e-3)
 
 
-_OPTS = ["SGD", "AdaGrad", "ScaledSGD", "ANSGD", "AdaGradL2"]
+_OPTS = ["SGD", "AdaGrad", "RowAdaGrad", "ScaledSGD", "ANSGD", "AdaGradL2"]
 
 
 def _learn_spec(kind, loss_name):

@@ -232,6 +232,10 @@ def dpp_learn(X, Y, *, cost, basis, solver, M, full_rank, pca_step, u, intercept
             if solver == "sgd":
                 c = c / math.sqrt(t)
                 W -= eta * np.outer(x, c)
+            elif solver == "row_adagrad":
+                if (x != 0).any() and c.any():
+                    G += x ** 2 * np.mean(c ** 2)
+                    W -= eta * np.outer(x / (delta_ada + np.sqrt(G)), c)
             else:
                 g = np.outer(x, c)
                 G += g * g

@@ -43,7 +43,7 @@ def run_both(cost, basis, solver, code_dim, K=7, n=40, seed=0, eta=None):
     Mw = m.F_.shape[0]
     state = dict(W=reg.W.copy(), Ainv=None if solver != "ridge" else reg.Ainv.copy(),
                  F=m.F_.copy(), Q=m.Q_.copy(), sigma=m.sigma_.copy(), P=m.P_.copy(), t=0,
-                 G=None if solver != "adagrad" else reg.G.copy())
+                 G=None if solver not in ("adagrad", "row_adagrad") else reg.G.copy())
     D = m.predict_then_learn(X, Y)
     R, st = ref.dpp_learn(X.toarray(), Y.toarray(), cost=cost, basis=basis, solver=solver, M=Mw,
                           full_rank=m.full_rank_, pca_step=1.0, u=m.u_, intercept=True,
@@ -51,7 +51,7 @@ def run_both(cost, basis, solver, code_dim, K=7, n=40, seed=0, eta=None):
     return m, D, R, st
 
 
-@pytest.mark.parametrize("solver", ["ridge", "sgd", "adagrad"])
+@pytest.mark.parametrize("solver", ["ridge", "sgd", "adagrad", "row_adagrad"])
 @pytest.mark.parametrize("basis", ["pbc", "pbt", "none"])
 def test_kernel_equals_reference(basis, solver):
     for cost, code_dim in (("hamming", 3), ("f1", 3), ("rank", 7)):

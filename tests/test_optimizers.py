@@ -11,7 +11,7 @@ import reference_losses as rl
 import reference_optimizers as ref
 from omlc._core.linear import decide, learn
 from omlc._core.losses import ALTLoss, PALoss, PAVariant, SquaredLoss
-from omlc._core.optimizers import SGD, AdaGrad, ScaledSGD
+from omlc._core.optimizers import SGD, AdaGrad, RowAdaGrad, ScaledSGD
 from omlc._core.rowstream import RowStream
 from omlc._validation import check_Y, csr_arrays
 
@@ -79,6 +79,58 @@ def test_adagrad(loss):
     W_ref, G_ref, _ = ref.adagrad(np.zeros_like(W), np.zeros_like(W), X, Y, coef, 0.7, 0.5, 3, 1.0)
     np.testing.assert_allclose(W, W_ref, rtol=0, atol=1e-12)
     np.testing.assert_allclose(G, G_ref, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("loss", ["alt", "squared"])
+@pytest.mark.parametrize("intercept", [0.0, 1.0])
+@pytest.mark.parametrize("x_dtype", [np.float64, np.float32])
+def test_row_adagrad(loss, intercept, x_dtype):
+    """One accumulator per feature row (the mean of the squared gradients
+    over its outputs), against the dense twin: an empty row, empty and full
+    label sets, up to 3 steps per row, the pre-update scores."""
+    X, Y = problem(12, x_dtype=x_dtype)
+    make, args, coef = LOSSES[loss]
+    W = np.zeros((X.shape[1] + (intercept != 0), columns(loss)))
+    G = np.zeros(W.shape[0])
+    out = np.empty((X.shape[0], L))
+    learn(RowAdaGrad(W, G, X.shape[1], intercept, 0.7, 0.5), make(*args), stream(X, Y), 3, out)
+    W_ref, G_ref, S_ref = ref.row_adagrad(np.zeros_like(W), np.zeros_like(G), X, Y, coef, 0.7,
+                                          0.5, 3, intercept)
+    np.testing.assert_allclose(W, W_ref, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(G, G_ref, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(out, S_ref[:, :L] - (S_ref[:, L:L + 1] if loss == "alt" else 0),
+                               rtol=0, atol=1e-12)
+
+
+def test_row_adagrad_long_rows_and_real_targets():
+    """Rows longer than the kernel's 64-nonzero blocks, a repeated feature
+    across rows, real-valued targets (the label-space learners' use)."""
+    rng = np.random.default_rng(13)
+    d = 300
+    X = sp.random(25, d, density=0.5, format="csr", random_state=13,
+                  data_rvs=lambda k: rng.normal(scale=0.2, size=k))
+    Y = check_Y((rng.random((25, L)) < 0.3).astype(int))
+    T = rng.normal(size=(25, L))
+    W = np.zeros((d + 1, L))
+    G = np.zeros(d + 1)
+    out = np.empty((25, L))
+    learn(RowAdaGrad(W, G, d, 1.0, 0.1, 1e-8), SquaredLoss(), stream(X, Y), 1, out, targets=T)
+    rows = iter(T)
+    W_ref, G_ref, S_ref = ref.row_adagrad(np.zeros_like(W), np.zeros_like(G), X, Y,
+                                          lambda s, rel, q: s - next(rows), 0.1, 1e-8, 1, 1.0)
+    np.testing.assert_allclose(W, W_ref, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(G, G_ref, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(out, S_ref, rtol=0, atol=1e-12)
+
+
+def test_row_adagrad_checks_its_arrays():
+    W = np.zeros((4, 3))
+    with pytest.raises(ValueError, match="G must be a float64 array of shape"):
+        RowAdaGrad(W, np.zeros((4, 3)), 3, 1.0)
+    with pytest.raises(ValueError, match="float64 weights"):
+        RowAdaGrad(W.astype(np.float32), np.zeros(4), 3, 1.0)
+    with pytest.raises(ValueError, match="need eta > 0"):
+        RowAdaGrad(W, np.zeros(4), 3, 1.0, 0.0)
 
 
 @pytest.mark.parametrize("x_dtype", [np.float64, np.float32])

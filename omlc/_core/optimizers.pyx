@@ -21,7 +21,7 @@ from libc.stdint cimport int32_t, int64_t
 
 from omlc._core.averaging cimport csum_add, la_dot, la_restart, la_row_settled, la_settle
 from omlc._core.rowstream cimport row_value, sq_norm
-from omlc._core.simd cimport (omlc_ansgd_pass, omlc_axpy2, omlc_settle_score_dd,
+from omlc._core.simd cimport (omlc_ansgd_pass, omlc_axpy2, omlc_axpy_dd, omlc_settle_score_dd,
                               omlc_settle_score_df, omlc_settle_score_fd,
                               omlc_settle_score_ff, omlc_score2, omlc_simd_build)
 from omlc._core.weight_loops cimport (DENSE_ADAGRAD, DENSE_AXPY, ColumnCache, _adagrad,
@@ -123,6 +123,7 @@ cdef class Optimizer:
         self.b = intercept
         self.Wb = self.W + n_features * self.row_bytes if intercept != 0.0 else NULL
         self.separate_output = False
+        self.settles = False
         return 0
 
     @property
@@ -246,6 +247,90 @@ cdef class AdaGrad(Optimizer):
                      self.delta, self.b, self.Wb, self.Gb, &self.cache)
 
 
+cdef class RowAdaGrad(Optimizer):
+    """Row-wise AdaGrad: one accumulator per feature (row of W), shared by
+    the feature's K outputs. ``G[j]`` (float64, shape ``(rows of W,)``) sums
+    the mean over the outputs of the squared gradients of row j,
+    ``x_j^2 mean_l(g_l^2)``, the current one included; the step is
+    ``w_j -= eta x_j g / (delta + sqrt(G[j]))``.
+
+    The per-coordinate form (:class:`AdaGrad`) pays a square root and a
+    division per nonzero and output; here it is one per nonzero, and the
+    step on the row's K weights is an axpy (the cost of plain SGD). The
+    adaptivity kept is the per-feature one -- rare features take large
+    steps, which is what AdaGrad buys on sparse text -- while the outputs of
+    a feature share a step size. It is the row-wise AdaGrad of embedding
+    tables (FBGEMM's ``rowwise_adagrad``: the mean of the squared gradients
+    over the row), used here as a regressor's optimiser by the label-space
+    learners (omlc.learners.label_space), whose papers leave the optimiser
+    open. float64 weights only; up to M steps per row, each with the loss
+    re-evaluated at the moved scores."""
+
+    def __init__(self, W, G, int64_t n_features, double intercept=0.0, double eta=1.0,
+                 double delta=1.0):
+        self._bind_weights(W, n_features, intercept)
+        if self.w_f32:
+            raise ValueError("RowAdaGrad keeps float64 weights")
+        self.G = <float64_t*> _bind(G, (W.shape[0],), np.float64, "G", self._keep)
+        if not (eta > 0.0 and delta > 0.0):
+            raise ValueError("need eta > 0 and delta > 0")
+        self.eta = eta
+        self.delta = delta
+
+    cdef int64_t fit_row(self, const Row* r, float64_t* s, Loss loss, const Target* y,
+                         int64_t M, Workspace* ws) noexcept nogil:
+        cdef int64_t rep, l, n = 0
+        cdef float64_t q = sq_norm(r, self.b)
+        cdef float64_t xmax = max_abs_value(r, self.b)
+        cdef float64_t gq
+        if q == 0.0:
+            return 0
+        for rep in range(M):
+            if loss.coefficients(s, y, q, ws.g, ws) == 0:
+                n = rep > 0
+                break
+            gq = 0.0
+            for l in range(self.K):
+                gq += ws.g[l] * ws.g[l]
+            gq /= self.K
+            # As AdaGrad: a squared gradient that overflows would freeze the
+            # row's weights silently (the step becomes 0); refuse it instead.
+            if not (gq * xmax * xmax < DBL_MAX):
+                n = OVERFLOW
+                break
+            self._step(r, s, gq, ws)
+            n = 1
+        return n
+
+    cdef void _step(self, const Row* r, float64_t* s, float64_t gq, Workspace* ws) noexcept nogil:
+        """One step with the coefficients ws.g (gq: the mean of their
+        squares): per nonzero a scalar step ``a_p`` (G's update, one square
+        root and one division), then ``W[j_p] += a_p g`` as one axpy over the
+        row, and s += (sum_p x_p a_p) g."""
+        cdef int64_t l, p0, i, j, nb, K = self.K
+        cdef float64_t x, c = 0.0, ab
+        cdef float64_t a[64]
+        cdef const float64_t* g = ws.g
+        for p0 in range(0, r.x_nnz, 64):
+            nb = min(64, r.x_nnz - p0)
+            for i in range(nb):
+                x = row_value(r, p0 + i)
+                j = r.x_indices[p0 + i]
+                self.G[j] += x * x * gq
+                a[i] = -self.eta * x / (self.delta + sqrt(self.G[j]))
+                c += x * a[i]
+            omlc_axpy_dd(r.x_indices + p0, a, nb, <float64_t*> self.W, K, self.ld, g)
+        if self.Wb != NULL:
+            j = self.n_features
+            self.G[j] += self.b * self.b * gq
+            ab = -self.eta * self.b / (self.delta + sqrt(self.G[j]))
+            c += self.b * ab
+            for l in range(K):
+                (<float64_t*> self.Wb)[l] += ab * g[l]
+        for l in range(K):
+            s[l] += c * g[l]
+
+
 cdef int _bind_average(Optimizer o, LazyAverage* avg, object A, object snap, object state,
                        tuple sums, char* V0, char* V1) except -1:
     """Point ``avg`` at the running sums ``A`` (shape of W), their per-row
@@ -321,6 +406,7 @@ cdef class ScaledSGD(Optimizer):
         if self.average:
             _bind_average(self, &self.avg, A, snap, state, ((2, 4),), self.W, NULL)
             self.separate_output = True
+            self.settles = True
         elif snap is not None:
             raise ValueError("snap is given without A")
 
@@ -331,6 +417,13 @@ cdef class ScaledSGD(Optimizer):
         if self.average and self.st[3] > 0:
             return _average(self, ((2, 4),), ("W",), self.st[3])
         return self.last_iterate()
+
+    cdef void prepare_row(self, const Row* r) noexcept nogil:
+        self.row_settled = False
+
+    cdef void _mark_settled(self, const Row* r) noexcept nogil:
+        self.row_settled = True
+        self.settled_idx = r.x_indices
 
     cdef void renormalise(self) noexcept nogil:
         """Fold the scale into V (and settle every average row): O(d K), rare."""
@@ -391,6 +484,8 @@ cdef class ScaledSGD(Optimizer):
                                      self.avg.snap, hi, lo, s32, d32)
             if self.Wb != NULL:
                 la_settle(&self.avg, self.n_features)
+            self._mark_settled(r)
+            if self.Wb != NULL:
                 vb32 = <const float32_t*> self.Wb
                 ab32 = (<const float32_t*> self.avg.A) + self.n_features * self.ld
                 for l in range(K):
@@ -410,6 +505,8 @@ cdef class ScaledSGD(Optimizer):
                                  self.avg.snap, hi, lo, s, d)
         if self.Wb != NULL:
             la_settle(&self.avg, self.n_features)
+        self._mark_settled(r)
+        if self.Wb != NULL:
             vb64 = <const float64_t*> self.Wb
             ab64 = (<const float64_t*> self.avg.A) + self.n_features * self.ld
             for l in range(K):
@@ -446,11 +543,12 @@ cdef class ScaledSGD(Optimizer):
         cdef float64_t shrink = 1.0 - eta_t * self.lam
         cdef float64_t q = sq_norm(r, self.b)
         n = loss.coefficients(s, y, q, ws.g, ws)
-        if self.average:
+        if self.average and not (self.row_settled and self.settled_idx == r.x_indices):
             for p in range(r.x_nnz):
                 la_settle(&self.avg, r.x_indices[p])
             if self.Wb != NULL:
                 la_settle(&self.avg, self.n_features)
+        self.row_settled = False
         self.st[0] *= shrink
         if n != 0:
             for l in range(self.K):
@@ -524,6 +622,7 @@ cdef class ANSGD(Optimizer):
         self.separate_output = True
         if self.average:
             _bind_average(self, &self.avg, A, snap, state, ((4, 5), (6, 7)), self.U, self.W)
+            self.settles = True
 
     def last_iterate(self):
         return self.st[0] * self._keep["U"] + self.st[1] * self._keep["W"]
@@ -607,6 +706,7 @@ cdef class ANSGD(Optimizer):
                 la_settle(&self.avg, r.x_indices[p])
             if self.Wb != NULL:
                 la_settle(&self.avg, self.n_features)
+            self._mark_settled(r)
             self._mix(r, cu, cv, s, ws)
             self.output(r, d, ws)
             return
@@ -618,6 +718,8 @@ cdef class ANSGD(Optimizer):
                         cu, cv, s, d)
         if Vb != NULL:
             la_settle(&self.avg, self.n_features)
+        self._mark_settled(r)
+        if Vb != NULL:
             Ab = (<const float64_t*> self.avg.A) + self.n_features * self.ld
             for l in range(K):
                 s[l] += self.b * (cu * Ub[l] + cv * Vb[l])
@@ -625,6 +727,13 @@ cdef class ANSGD(Optimizer):
         if 1.0 / T != 1.0:
             for l in range(K):
                 d[l] *= 1.0 / T
+
+    cdef void prepare_row(self, const Row* r) noexcept nogil:
+        self.row_settled = False
+
+    cdef void _mark_settled(self, const Row* r) noexcept nogil:
+        self.row_settled = True
+        self.settled_idx = r.x_indices
 
     cdef void renormalise(self) noexcept nogil:
         """Fold p, q, r into U and V (and settle every average row): O(d K)."""
@@ -657,11 +766,12 @@ cdef class ANSGD(Optimizer):
         q1 = (1.0 - alpha) * self.st[1] + alpha * c * self.st[2]
         # At t = 1 (alpha = 1) M is Psi alone and U is still 0: p may restart at 1.
         p1 = (1.0 - alpha) * self.st[0] if alpha != 1.0 else 1.0
-        if self.average:
+        if self.average and not (self.row_settled and self.settled_idx == r.x_indices):
             for p in range(r.x_nnz):
                 la_settle(&self.avg, r.x_indices[p])
             if self.Wb != NULL:
                 la_settle(&self.avg, self.n_features)
+        self.row_settled = False
         if n != 0:
             cv = -e / r1
             for l in range(self.K):

@@ -5,18 +5,19 @@ import math
 
 import numpy as np
 
+from omlc._core.label_space import ridge_scores
 from omlc._core.linear import learn
 from omlc._core.losses import SquaredLoss
-from omlc._core.optimizers import SGD, AdaGrad
-from omlc._core.label_space import ridge_scores
+from omlc._core.optimizers import SGD, AdaGrad, RowAdaGrad
 from omlc._core.rowstream import RowStream, all_finite
 from omlc._validation import check_fits, csr_arrays
 from omlc.learners._rls import rls_apply, rls_gain_sparse
 
 
 class _Regressor:
-    """x -> R^width by online ridge (RLS, exact), SGD (step eta/sqrt(t)) or
-    AdaGrad on the compiled linear core with the squared loss."""
+    """x -> R^width by online ridge (RLS, exact), SGD (step eta/sqrt(t)),
+    AdaGrad or row-wise AdaGrad on the compiled linear core with the squared
+    loss."""
 
     def __init__(self, d, width, solver, lam, eta, intercept, owner="the model"):
         self.d = d
@@ -26,7 +27,8 @@ class _Regressor:
         self.eta = eta
         rows = d + (1 if intercept else 0)
         check_fits(8 * rows * (width * (2 if solver == "adagrad" else 1)
-                               + (rows if solver == "ridge" else 0)),
+                               + (rows if solver == "ridge" else 0)
+                               + (1 if solver == "row_adagrad" else 0)),
                    f"{owner}: the {solver} regressor ({rows:,} features x {width:,} outputs)")
         self.W = np.zeros((rows, width))
         self.t = 0
@@ -34,6 +36,8 @@ class _Regressor:
             self.Ainv = np.eye(rows) / lam
         elif solver == "adagrad":
             self.G = np.zeros_like(self.W)
+        elif solver == "row_adagrad":
+            self.G = np.zeros(rows)     # one accumulator per feature (RowAdaGrad)
         self._noy = (np.zeros(2, np.int64), np.zeros(0, np.int32))
 
     def scores_row(self, idx, vals):
@@ -102,6 +106,8 @@ class _Regressor:
         b = 1.0 if self.intercept else 0.0
         if self.solver == "sgd":
             opt = SGD(self.W, self.d, b, self.eta / math.sqrt(self.t))
+        elif self.solver == "row_adagrad":
+            opt = RowAdaGrad(self.W, self.G, self.d, b, self.eta, 1e-8)
         else:
             opt = AdaGrad(self.W, self.G, self.d, b, self.eta, 1e-8)
         stream = RowStream(np.array([0, len(idx)], np.int64), idx, vals, self.d,
