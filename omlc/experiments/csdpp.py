@@ -103,30 +103,37 @@ def load_full(name):
     return sp.vstack([p.X for p in parts]).tocsr(), sp.vstack([p.Y for p in parts]).tocsr()
 
 
+#: The paper's settings (Sect. 5: lambda = 1, raw features), passed
+#: explicitly so that omlc's own defaults (chosen for one-pass use, see
+#: omlc.learners.label_space) do not move the reproduction.
+PAPER = {"lam": 1.0}
+
+
 def make(method, frac, seed, n_labels=None):
     from omlc.learners.label_space import CSDPP, OnlineBR, OnlineCS, OnlineRandomProjection
     kind, _, rest = method.partition(":")
     if kind == "GD-O-BR":
-        return OnlineBR(solver="sgd", eta=1.0)
+        return OnlineBR(solver="sgd", eta=1.0, **PAPER)
     if kind == "GD-DPP":
         return CSDPP(cost="hamming", code_dim=10, basis=rest, solver="sgd", eta=1.0,
-                     random_state=seed)
+                     random_state=seed, **PAPER)
     if kind == "RR-O-BR":
-        return OnlineBR(solver="ridge")
+        return OnlineBR(solver="ridge", **PAPER)
     if kind == "RR-DPP":
         basis, _, step = rest.partition("/")
         if step and n_labels is None:
             raise ValueError(f"{method}: the step multiplier K needs n_labels")
         return CSDPP(cost="hamming", code_dim=10, basis=basis, solver="ridge",
-                     pca_step=float(n_labels) if step else 1.0, random_state=seed)
+                     pca_step=float(n_labels) if step else 1.0, random_state=seed, **PAPER)
     if kind == "O-BR":
-        return OnlineBR()
+        return OnlineBR(**PAPER)
     if kind == "O-CS":
-        return OnlineCS(code_dim=frac, random_state=seed)
+        return OnlineCS(code_dim=frac, random_state=seed, **PAPER)
     if kind == "O-RAND":
-        return OnlineRandomProjection(code_dim=frac, random_state=seed)
+        return OnlineRandomProjection(code_dim=frac, random_state=seed, **PAPER)
     basis, _, cost = rest.partition("/")
-    return CSDPP(cost=cost or "hamming", code_dim=frac, basis=basis, random_state=seed)
+    return CSDPP(cost=cost or "hamming", code_dim=frac, basis=basis, random_state=seed,
+                 **PAPER)
 
 
 def stream_costs(model, X, Y, clean=None):
