@@ -27,7 +27,7 @@ import os
 import numpy as np
 import scipy.sparse as sp
 
-from omlc._core.rowstream import check_csr
+from omlc._core.rowstream import canonical_csr, check_csr
 
 INT32_MAX = np.iinfo(np.int32).max
 
@@ -232,7 +232,15 @@ def check_X(X, n_features=None, name="X", owner="the model"):
     """Return ``X`` as a canonical CSR matrix with float64 or float32 values,
     or raise ``ValueError``/``TypeError``. ``owner`` names the model in the
     feature-count message (scikit-learn's wording)."""
-    if type(X) is not sp.csr_matrix and _one_dimensional(X):
+    if type(X) is sp.csr_matrix:
+        # The common case, a canonical CSR matrix (a single row above all),
+        # in one compiled pass: it is returned as it is, as below. Anything
+        # else, or any problem, takes the full path, which says what is wrong.
+        rows, cols = X.shape
+        if (cols == n_features or n_features is None) and cols <= INT32_MAX \
+                and canonical_csr(X.indptr, X.indices, X.data, rows, cols):
+            return X
+    elif _one_dimensional(X):
         # scikit-learn's rule and wording: a 1-D array is ambiguous (one row, or
         # one feature?), so it is refused rather than guessed.
         raise ValueError(f"{name}: expected a 2-D array, got a 1-D array instead. Reshape your "
@@ -327,6 +335,13 @@ def check_Y(Y, n_samples=None, n_labels=None, name="Y"):
     the ones are used by the learners; the returned matrix may keep the
     caller's value dtype.
     """
+    if type(Y) is sp.csr_matrix:
+        # A canonical 0/1 CSR indicator in one compiled pass (see check_X).
+        rows, cols = Y.shape
+        if (cols == n_labels or n_labels is None) and (rows == n_samples or n_samples is None) \
+                and cols <= INT32_MAX and canonical_csr(Y.indptr, Y.indices, Y.data, rows, cols,
+                                                        True):
+            return Y
     if not sp.issparse(Y) and not isinstance(Y, np.ndarray) and _is_label_lists(Y, n_labels):
         Y = _from_label_lists(Y, n_labels, name)
     else:

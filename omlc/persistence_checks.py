@@ -4,6 +4,7 @@ against a fresh model's, counters, support sets, ELM buffers, DPP state, and
 Hoeffding trees (a saved tree is rebuilt only after its node arrays have
 passed). Every failure is :class:`_Invalid` with one line saying what is
 wrong; ``load_model`` reports it as a ``ModelFileError``."""
+import copy
 import math
 
 import numpy as np
@@ -33,6 +34,7 @@ def _nested_classes():
     from omlc.learners.label_space import _Regressor
     return {"Regressor": _Regressor, "TreeWeakLearners": boosting.TreeWeakLearners,
             "SparseTreeWeakLearners": boosting.SparseTreeWeakLearners,
+            "SparseVoteWeakLearners": boosting.SparseVoteWeakLearners,
             "SoftmaxWeakLearners": boosting.SoftmaxWeakLearners,
             "OracleWeakLearners": boosting.OracleWeakLearners}
 
@@ -40,7 +42,8 @@ def _nested_classes():
 def _tree_classes():
     from omlc._core.hoeffding_tree import HTree
     from omlc._core.sparse_hoeffding_tree import SparseHTree
-    return {"HTree": HTree, "SparseHTree": SparseHTree}
+    from omlc._core.sparse_vote import SparseVote
+    return {"HTree": HTree, "SparseHTree": SparseHTree, "SparseVote": SparseVote}
 
 
 class _TreeSpec:
@@ -167,6 +170,21 @@ def _check_elm_buffers(state, ref, d):
         raise _Invalid("initialised_ must be a bool")
     state["H_buffer_"], state["T_buffer_"] = np.ascontiguousarray(H), np.ascontiguousarray(T)
     return {"H_buffer_", "T_buffer_", "initialised_"}
+
+
+def _check_regressor_solver(state, ref, d):
+    """Label-space learners: files from before ``solver="auto"`` chose the
+    row-wise AdaGrad at large widths hold a per-coordinate AdaGrad regressor
+    (``G`` the shape of W); they keep it, and the reference follows. Only
+    that pair is allowed; anything else must match the fresh model's."""
+    reg, rreg = state.get("reg_"), ref.get("reg_")
+    if type(reg) is type(rreg) and getattr(reg, "solver", None) == "adagrad" \
+            and getattr(rreg, "solver", None) == "row_adagrad":
+        old = copy.copy(rreg)
+        old.solver = "adagrad"
+        old.G = np.zeros_like(rreg.W)
+        ref["reg_"] = old
+    return set()
 
 
 def _check_dpp_state(state, ref, d):
@@ -309,6 +327,22 @@ def _check_tree(where, spec, kind, n_classes, d, fixed):
         raise _Invalid(f"{where}: {exc}") from None
 
 
+def _check_vote(spec, ref, L, d):
+    """The sparse-vote bank (``SparseVote``): sizes and ``beta`` as the
+    learner's; its counts are checked by ``SparseVote`` itself."""
+    where = "weak_learners_.vote_"
+    if not isinstance(spec, _TreeSpec) or spec.kind != "SparseVote" or len(spec.args) != 5:
+        raise _Invalid(f"{where} must be a SparseVote")
+    own, n, k, beta, st = spec.args
+    if not isinstance(own, np.ndarray) or own.dtype != np.int32 or own.shape != (d,) or \
+            n != ref.n_learners or k != L or beta != ref.beta:
+        raise _Invalid(f"{where} does not fit the learner's sizes and parameters")
+    try:
+        return _tree_classes()["SparseVote"](own, n, k, beta, _state=st)
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise _Invalid(f"{where}: {exc}") from None
+
+
 def _check_weak_learners(state, ref, d):
     """The boosters' bank of weak learners: same kind and parameters as the
     learner's, every tree checked by :func:`_check_tree`."""
@@ -322,7 +356,7 @@ def _check_weak_learners(state, ref, d):
         raise _Invalid(f"weak_learners_ has entries {sorted(got)}, expected {sorted(want)}")
     L = state["n_labels_"]
     for k, v in want.items():
-        if k in ("trees_", "rng_") or not k.endswith("_"):
+        if k in ("trees_", "rng_", "vote_") or not k.endswith("_"):
             continue
         got[k] = _compare(f"weak_learners_.{k}", v, got[k])
     if "subs_" in want and got["subs_"].size and got["subs_"].max() >= d:
@@ -346,6 +380,8 @@ def _check_weak_learners(state, ref, d):
                                f"expected {rt.n_attrs}")
             built.append(tree)
         got["trees_"] = built
+    if "vote_" in want:
+        got["vote_"] = _check_vote(got["vote_"], want["vote_"], L, d)
     if "scale_" in want and np.any(got["scale_"] <= 0):
         raise _Invalid("weak_learners_.scale_ must be positive")
     done = {"weak_learners_"}
@@ -389,7 +425,9 @@ def _group_checks(model):
     if name in ("OSMLELM", "ELMOMLL"):
         return [_check_elm_buffers]
     if name in ("DPP", "CSDPP"):
-        return [_check_dpp_state]
+        return [_check_regressor_solver, _check_dpp_state]
+    if name in ("OnlineBR", "OnlineCS", "OnlineRandomProjection"):
+        return [_check_regressor_solver]
     if name in ("AdaOLMR", "OnlineBMR"):
         return [_check_weak_learners]
     return []

@@ -35,6 +35,7 @@ NO_BUFFERS = {
     "hoeffding_tree.check_weight": "a number",
     "hoeffding_tree.leaf_bytes": "two numbers",
     "sparse_hoeffding_tree.sparse_leaf_bytes": "two numbers",
+    "sparse_vote.vote_bytes": "two numbers",
     "libsvm_parser.parse_float": "a bytes token",
     "libsvm_parser.LibsvmParser.take": "no argument (its output is checked by the LIBSVM reader)",
     "losses.ALTLoss": "a flag",
@@ -165,6 +166,57 @@ def _check_csr():
     return a, call, {"xp": "ptr ok:long", "xi": f"idx:{d}", "xv": "ok:dtype_f32"}
 
 
+@spec("rowstream.canonical_csr")
+def _canonical_csr():
+    a, n, d, L = _problem()
+
+    def call(a):
+        from omlc._core.rowstream import canonical_csr
+        if not canonical_csr(a["xp"], a["xi"], a["xv"], n, d):
+            raise ValueError("not canonical")
+        if not canonical_csr(a["yp"], a["yi"], np.ones(len(a["yi"])), n, L, True):
+            raise ValueError("not canonical")
+    # int32 indptr and float32 values are canonical too.
+    return a, call, {"xp": "ptr ok:dtype_i32", "xi": f"idx:{d}", "xv": "ok:dtype_f32",
+                     "yp": "ptr ok:dtype_i32", "yi": f"idx:{L}"}
+
+
+@spec("label_space.ridge_scores")
+def _ridge_scores():
+    a, n, d, L = _problem()
+    a = {k: a[k] for k in ("xp", "xi", "xv")}
+    a.update(W=np.linspace(-1, 1, (d + 1) * 3).reshape(d + 1, 3), out=np.zeros((n, 3)))
+
+    def call(a):
+        from omlc._core.label_space import ridge_scores
+        ridge_scores(_stream(a, d, L, labelled=False), a["W"], True, a["out"])
+    rules = _xy_rules(d, L)
+    # rows of out past the stream's are left alone (a shorter indptr is fewer rows)
+    rules["out"] = "ok:long"
+    rules["xp"] = "ptr ok:ptr_short_of_data,short"
+    return a, call, rules
+
+
+@spec("label_space.br_ridge_learn")
+def _br_ridge_learn():
+    a, n, d, L = _problem()
+    a.update(W=np.zeros((d + 1, L)), Ainv=np.eye(d + 1), weights=np.linspace(0, 2, n),
+             out=np.zeros((n, L)))
+
+    def call(a):
+        from omlc._core.label_space import br_ridge_learn
+        done, err, _ = br_ridge_learn(_stream(a, d, L), a["W"], a["Ainv"], True, a["weights"],
+                                      a["out"])
+        if err:
+            raise ValueError(f"error {err} at row {done}")
+    rules = _xy_rules(d, L)
+    rules["out"] = "ok:long"
+    # weights past the stream's rows are not read; a negative weight makes a
+    # NaN step, which the precision check refuses (an error code).
+    rules["weights"] = "ok:long"
+    return a, call, rules
+
+
 def _opt_state(kind, d, K, intercept):
     rows = d + (1 if intercept else 0)
     W = np.zeros((rows, K))
@@ -172,6 +224,8 @@ def _opt_state(kind, d, K, intercept):
         return {"W": W}
     if kind == "AdaGrad":
         return {"W": W, "G": np.zeros((rows, K))}
+    if kind == "RowAdaGrad":
+        return {"W": W, "G": np.zeros(rows)}
     if kind == "ScaledSGD":
         return {"W": W, "state": np.array([1.0, 0, 0, 0, 0]), "A": np.zeros((rows, K)),
                 "snap": np.zeros((rows, 2))}
@@ -188,6 +242,8 @@ def _optimizer(kind, s, d, b):
         return O.SGD(s["W"], d, b, 0.5)
     if kind == "AdaGrad":
         return O.AdaGrad(s["W"], s["G"], d, b, 0.5, 1.0)
+    if kind == "RowAdaGrad":
+        return O.RowAdaGrad(s["W"], s["G"], d, b, 0.5, 1.0)
     if kind == "ScaledSGD":
         return O.ScaledSGD(s["W"], s["state"], d, b, 0.5, 0.1, 1.0, 1.0, s["A"], s["snap"])
     if kind == "ANSGD":
@@ -195,7 +251,7 @@ def _optimizer(kind, s, d, b):
     return O.AdaGradL2(s["W"], s["G"], s["last"], s["state"], d, b, 0.3, 1.0, 1e-3)
 
 
-_OPTS = ["SGD", "AdaGrad", "ScaledSGD", "ANSGD", "AdaGradL2"]
+_OPTS = ["SGD", "AdaGrad", "RowAdaGrad", "ScaledSGD", "ANSGD", "AdaGradL2"]
 
 
 def _learn_spec(kind, loss_name):
@@ -461,6 +517,31 @@ def _sparse_forest():
     return a, call, {"idx": "ok:idx_high", "labels": "idx:3 ok:idx_dup,idx_unsorted"}
 
 
+def _vote():
+    from omlc._core.sparse_vote import SparseVote
+    return SparseVote(np.array([0, 1, 1, 0, 1, 0, 0, 1, 1, 0], np.int32), 2, 3)
+
+
+@spec("sparse_vote.SparseVote", "sparse_vote.SparseVote.learn",
+      "sparse_vote.SparseVote.predict_into")
+def _sparse_vote():
+    a = {"own": np.array([0, 1, 1, 0, 1, 0, 0, 1, 1, 0], np.int32),
+         "idx": np.array([1, 4, 9], np.int32), "labels": np.array([0, 2], np.int32),
+         "weights": np.ones((2, 2)), "out": np.zeros((2, 3))}
+
+    def call(a):
+        from omlc._core.sparse_vote import SparseVote
+        v = SparseVote(a["own"], 2, 3)
+        for _ in range(4):
+            v.learn(a["idx"], a["labels"], a["weights"])
+        v.predict_into(a["idx"], a["out"])
+    # own is copied to int32 (any length is a number of features, any ids in
+    # [0, 2) a dealing of them); a shorter row is a row; labels are a set in
+    # any order.
+    return a, call, {"own": "idx:2 ok:short,long,dtype_i64,strided,idx_dup,idx_unsorted",
+                     "idx": "idx:10 ok:short,empty", "labels": "idx:3 ok:idx_unsorted"}
+
+
 @spec("libsvm_parser.LibsvmParser", "libsvm_parser.LibsvmParser.feed")
 def _libsvm_feed():
     text = b"1,2 0:1.5 3:2\n0 1:1\n\n2 2:0.25 4:1e3\n"
@@ -526,13 +607,20 @@ def _instance_makers():
                 t.learn(x * (k % 3), k % 3)
         return t
 
+    def vote():
+        v = _vote()
+        for k in range(20):
+            v.learn(np.array([1, 4, 9], np.int32), np.array([k % 3], np.int32), np.ones((2, 1)))
+        return v
+
     def opt(kind):
         d, L = 5, 3
         return _optimizer(kind, _opt_state(kind, d, L + 1, True), d, 1.0)
     return ([losses.ALTLoss, lambda: losses.PALoss(1, 0.5),
              lambda: losses.PairwiseLoss(1, True, 0.1), losses.SquaredLoss, losses.Loss,
              libsvm_parser.LibsvmParser, stream]
-            + [lambda k=k: opt(k) for k in _OPTS] + [lambda: tree(False), lambda: tree(True)])
+            + [lambda k=k: opt(k) for k in _OPTS] + [lambda: tree(False), lambda: tree(True)]
+            + [vote])
 
 
 def _instances():

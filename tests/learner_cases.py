@@ -63,6 +63,7 @@ def all_learners():
         learners.CSDPP(cost="rank", code_dim=6, solver="adagrad", eta=0.5),
         learners.CSDPP(cost="accuracy", code_dim=6, basis="pbc", solver="sgd", eta=2.0),
         learners.OnlineBR(),
+        learners.OnlineBR(solver="row_adagrad", eta=0.5),
         learners.OnlineCS(code_dim=6),
         learners.OnlineRandomProjection(code_dim=6),
         # Capped trees (a Hoeffding tree's memory grows with its leaves by

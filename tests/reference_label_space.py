@@ -232,6 +232,10 @@ def dpp_learn(X, Y, *, cost, basis, solver, M, full_rank, pca_step, u, intercept
             if solver == "sgd":
                 c = c / math.sqrt(t)
                 W -= eta * np.outer(x, c)
+            elif solver == "row_adagrad":
+                if (x != 0).any() and c.any():
+                    G += x ** 2 * np.mean(c ** 2)
+                    W -= eta * np.outer(x / (delta_ada + np.sqrt(G)), c)
             else:
                 g = np.outer(x, c)
                 G += g * g
@@ -248,3 +252,36 @@ def ridge_room(P, w):
     diag = np.diag(P)
     with np.errstate(all="ignore"):
         return bool(np.all(diag - w * w > PRECISION_FLOOR * diag))
+
+
+def ridge_scores(X, W, intercept):
+    """Twin of ``ridge_scores`` on dense X: ``X W[:d] (+ W[d])``."""
+    X = np.asarray(X, np.float64)
+    d = X.shape[1]
+    R = X @ W[:d]
+    return R + W[d] if intercept else R
+
+
+def br_ridge_learn(X, Y, W, Ainv, intercept, weights=None):
+    """Twin of ``br_ridge_learn`` on dense X (n x d) and 0/1 Y (n x K): the
+    per-row scores (n x K) and the final W, Ainv and steps taken."""
+    X = np.asarray(X, np.float64)
+    W, Ainv = W.copy(), Ainv.copy()
+    out = np.zeros((X.shape[0], W.shape[1]))
+    steps = 0
+    for i in range(X.shape[0]):
+        x = np.append(X[i], 1.0) if intercept else X[i]
+        s = x @ W
+        out[i] = s
+        c = 1.0 if weights is None else float(weights[i])
+        if c == 0.0:
+            continue
+        res = (s - np.where(np.asarray(Y[i], bool), 1.0, -1.0)) * math.sqrt(c)
+        x = x * math.sqrt(c)
+        Px = Ainv @ x
+        gamma = x @ Px
+        w = Px / math.sqrt(1.0 + gamma)
+        Ainv -= np.outer(w, w)
+        W -= np.outer(Px / (1.0 + gamma), res)
+        steps += 1
+    return out, W, Ainv, steps

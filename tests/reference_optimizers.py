@@ -54,6 +54,27 @@ def adagrad(W, G, X, Y, coef, eta, delta, M, intercept=0.0):
     return W, G, np.array(outs).reshape(-1, W.shape[1])
 
 
+def row_adagrad(W, G, X, Y, coef, eta, delta, M, intercept=0.0):
+    """Row-wise AdaGrad: G[j] (one per row of W) sums x_j^2 mean(g^2); the
+    step on row j is -eta x_j g / (delta + sqrt(G[j])). Rows with x = 0 are
+    skipped. Returns W, G and each row's pre-update scores."""
+    W = W.astype(np.float64)
+    G = G.astype(np.float64)
+    outs = []
+    for x, rel in rows(X, Y, intercept):
+        outs.append(x @ W)
+        q = x @ x
+        if q == 0:
+            continue
+        for _ in range(M):
+            g = coef(x @ W, rel, q)
+            if not g.any():
+                break
+            G = G + x ** 2 * np.mean(g ** 2)
+            W = W - eta * np.outer(x / (delta + np.sqrt(G)), g)
+    return W, G, np.array(outs).reshape(-1, W.shape[1])
+
+
 def scaled_sgd(W, X, Y, coef, eta, lam, power, t0, average, intercept=0.0):
     """W <- (1 - eta_t lam) W - eta_t x ⊗ g at eta_t = eta / (1 + t/t0)^power,
     one step per row (every row, also x = 0); the output is the mean of the

@@ -32,3 +32,26 @@ def check_csr(indptr, indices, data, n_cols):
                 return NON_FINITE, i, p
             prev = j
     return OK, -1, -1
+
+
+def canonical_csr(indptr, indices, data, n_rows, n_cols, ones=False):
+    """Twin of ``canonical_csr``: plain 1-D C-contiguous native arrays of the
+    accepted dtypes, a clean ``check_csr`` and values that are finite floats
+    (``ones``: all equal to 1, floats, ints, bools or int8)."""
+    import numpy as np
+    arrays = (indptr, indices, data)
+    if not all(type(a) is np.ndarray and a.ndim == 1 and a.flags.c_contiguous
+               and a.flags.aligned and a.dtype.isnative for a in arrays):
+        return False
+    accepted = {np.dtype(np.float64), np.dtype(np.float32)}
+    if ones:
+        accepted |= {np.dtype(t) for t in (np.int64, np.int32, np.int8, np.uint8, np.bool_)}
+    if (indices.dtype != np.int32 or indptr.dtype not in (np.int32, np.int64)
+            or data.dtype not in accepted or len(indptr) != n_rows + 1 or n_rows < 0
+            or n_cols < 0 or len(data) != len(indices)):
+        return False
+    if check_csr(indptr, indices, None, n_cols)[0] != OK:
+        return False
+    if ones:
+        return all(v == 1 for v in data.tolist())
+    return all(math.isfinite(v) for v in data.tolist())

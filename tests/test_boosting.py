@@ -284,6 +284,34 @@ def test_sparse_tree_weak_learners_learn_from_sparse_rows(booster):
     np.testing.assert_array_equal(again.scores(X[:50]), m.scores(X[:50]))
 
 
+@pytest.mark.parametrize("booster", [omlc.AdaOLMR, omlc.OnlineBMR])
+def test_sparse_vote_weak_learners_learn_from_sparse_rows(booster, tmp_path):
+    """omlc's sparse default (``weak_learner="sparse-vote"``): labels switched
+    on by a few of 300 features, 9 non-zeros per row; far below the
+    label-frequency ranking, and a saved model predicts the same."""
+    n, d, k = 1500, 300, 5
+    X = sp.random(n, d, density=0.03, format="csr", random_state=1)
+    X.data[:] = 1.0
+    head = X[:, :10 * k].toarray()
+    Y = sp.csr_matrix(np.stack([(head[:, 10 * j:10 * j + 10] > 0).any(axis=1)
+                                for j in range(k)], axis=1).astype(float))
+    m = booster(n_estimators=10, weak_learner="sparse-vote", random_state=0)
+    D = m.predict_then_learn(X, Y)
+    freq = np.vstack([np.zeros(k), np.cumsum(Y.toarray(), axis=0)[:-1]])
+    mine, base = ranking_loss(Y[600:], D[600:]), ranking_loss(Y[600:], freq[600:])
+    assert mine < 0.4 * base, (mine, base)
+    # every feature belongs to one learner
+    own = m.weak_learners_.vote_.own_
+    assert own.shape == (d,) and own.min() >= 0 and own.max() < 10
+    again = pickle.loads(pickle.dumps(m))
+    np.testing.assert_array_equal(again.scores(X[:50]), m.scores(X[:50]))
+    path = omlc.save(m, tmp_path / "m.omlc")
+    loaded = omlc.load_model(path)
+    np.testing.assert_array_equal(loaded.scores(X[:50]), m.scores(X[:50]))
+    np.testing.assert_array_equal(loaded.predict_then_learn(X[:80], Y[:80]),
+                                  m.predict_then_learn(X[:80], Y[:80]))
+
+
 class _Recording(OracleWeakLearners):
     """The oracle bank, keeping the importance weights it is handed."""
 
@@ -340,7 +368,11 @@ def _block_data(seed, n=300, d=60, k=7):
     (omlc.OnlineBMR, dict(gamma=0.1)), (omlc.OnlineBMR, dict(gamma=0.01, loss="rank")),
     (omlc.OnlineBMR, dict(gamma=0.3, loss="hinge-nomargin", n_estimators=5)),
     (omlc.AdaOLMR, {}), (omlc.AdaOLMR, dict(n_estimators=5, top_k=2)),
-    (omlc.AdaOLMR, dict(n_estimators=20, top_k=2))])
+    (omlc.AdaOLMR, dict(n_estimators=20, top_k=2)),
+    (omlc.OnlineBMR, dict(gamma=0.1, weak_learner="sparse-vote")),
+    (omlc.OnlineBMR, dict(gamma=0.01, loss="rank", weak_learner="sparse-vote", n_estimators=3)),
+    (omlc.AdaOLMR, dict(weak_learner="sparse-vote")),
+    (omlc.AdaOLMR, dict(weak_learner="sparse-vote", n_estimators=1, top_k=2))])
 def test_compiled_block_equals_the_python_loop(cls, kw):
     """The compiled block (omlc._core.boosting) and its twin, the Python loop
     (tests/reference_boosting.py), to 1e-12: predictions made before learning,
@@ -368,15 +400,21 @@ def test_compiled_block_equals_the_python_loop(cls, kw):
         np.testing.assert_allclose(fast.log_v_, slow.log_v_, rtol=0, atol=1e-12)
         assert fast.rng_.random() == slow.rng_.random()
     assert fast.n_degenerate_ > 0
+    if kw["weak_learner"] == "sparse-vote":
+        for a, b in zip(fast.weak_learners_.vote_._state(), slow.weak_learners_.vote_._state()):
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=0)
+        assert fast.weak_learners_.vote_.T_.max() > 0
+        return
     grown = [t.n_nodes for t in fast.weak_learners_.trees_]
     assert grown == [t.n_nodes for t in slow.weak_learners_.trees_] and max(grown) > 1
 
 
 @pytest.mark.parametrize("cls", [omlc.OnlineBMR, omlc.AdaOLMR])
-def test_compiled_block_refuses_overflowing_weights_like_the_loop(cls):
+@pytest.mark.parametrize("wl", ["sparse-tree", "sparse-vote"])
+def test_compiled_block_refuses_overflowing_weights_like_the_loop(cls, wl):
     from reference_boosting import python_loop
     X, Y = _block_data(2, n=40)
-    fast = cls(n_estimators=4, weak_learner="sparse-tree", random_state=0)
+    fast = cls(n_estimators=4, weak_learner=wl, random_state=0)
     fast.partial_fit(X[:1], Y[:1])
     slow = python_loop(fast)
     w = np.ones(40)

@@ -6,7 +6,7 @@ import pytest
 import scipy.sparse as sp
 
 import omlc
-from omlc.learners._growth import cannot_grow
+from omlc.learners._growth import cannot_grow, capacity
 from omlc.learners.registry import learner_names, make_learner
 
 GROWABLE = ["falt", "salt", "pa1-br", "pa2-br", "ranksvm", "ranksvm-sgd", "ranksvm-adagrad", "mmp"]
@@ -119,6 +119,76 @@ def test_one_feature_at_a_time_costs_amortised_constant_copies():
     rows = sp.csr_matrix(([1.0], ([0], [2004])), shape=(1, 2005))
     model.partial_fit(rows, Y[:1])
     assert np.any(model.W_[2004] != 0)
+
+
+LABEL_STREAM = [("falt", {}), ("salt", {"fit_intercept": True}), ("pa1-br", {}),
+                ("ranksvm-sgd", {"average": True, "fit_intercept": True}),
+                ("ranksvm", {"average": True}), ("ranksvm-adagrad", {}), ("mmp", {})]
+
+
+def _storage_id(arr):
+    base = arr.base if arr.base is not None else arr
+    return base.__array_interface__["data"][0]
+
+
+@pytest.mark.parametrize("name,params", LABEL_STREAM, ids=[n for n, _ in LABEL_STREAM])
+def test_one_label_at_a_time_costs_amortised_constant_copies(name, params):
+    """A stream whose every row brings a new label: the storage moves
+    O(log L) times, stays within twice the logical arrays, and each step is
+    bit for bit the step of a twin whose arrays are copied to plain
+    C-contiguous ones after every grow (what a saved and loaded model has:
+    spare columns change no result)."""
+    X, _ = _stream(n=150, d=20)
+    rng = np.random.default_rng(1)
+    params = _params(name, random_state=0, **params)
+    model = make_learner(name, **params)
+    twin = make_learner(name, **params)
+    Y0 = sp.csr_matrix(np.ones((1, 1), np.int32))
+    model.partial_fit(X[:1], Y0)
+    twin.partial_fit(X[:1], Y0)
+    keys = [k for k in ("W_", "U_", "A_", "G_", "snap_", "last_")
+            if isinstance(getattr(model, k, None), np.ndarray)]
+    storages = {_storage_id(model.W_)}
+    for i in range(1, 150):
+        L = i + 1
+        model.grow(n_labels=L)
+        twin.grow(n_labels=L)
+        for k in keys:
+            setattr(twin, k, np.ascontiguousarray(getattr(twin, k)).copy())
+        storages.add(_storage_id(model.W_))
+        y = sp.csr_matrix((rng.random((1, L)) < 0.3).astype(np.int32))
+        out = model.predict_then_learn(X[i:i + 1], y)
+        np.testing.assert_array_equal(out, twin.predict_then_learn(X[i:i + 1], y))
+    for k in keys:
+        np.testing.assert_array_equal(getattr(model, k), getattr(twin, k))
+    np.testing.assert_array_equal(model.decision_function(X), twin.decision_function(X))
+    assert model.n_labels_ == 150 and model.coef_.shape[0] == model.W_.shape[1]
+    assert len(storages) <= 9                          # doublings from 4 to 256 columns
+    assert capacity(model)[1] < 2 * model.W_.shape[1] + 4      # memory stays flat
+    arrays = [getattr(model, k) for k in keys if getattr(model, k).ndim == 2]
+    held = {id(a.base if a.base is not None else a): (a.base if a.base is not None else a).nbytes
+            for a in arrays}
+    assert sum(held.values()) <= 2.1 * sum(a.nbytes for a in arrays)
+    # Saved and pickled models hold the logical arrays only.
+    again = pickle.loads(pickle.dumps(model))
+    assert again.W_.shape == model.W_.shape and capacity(again)[1] == again.W_.shape[1]
+    np.testing.assert_array_equal(again.decision_function(X), model.decision_function(X))
+
+
+def test_label_growth_in_steps_equals_one_grow():
+    """Growing 1 -> 40 labels one call at a time (spare columns reused) and
+    in one call give the same model."""
+    X, Y = _stream(n=80, L=40)
+    a = omlc.FALT(fit_intercept=True).partial_fit(X[:40], Y[:40, :1])
+    b = omlc.FALT(fit_intercept=True).partial_fit(X[:40], Y[:40, :1])
+    for L in range(2, 41):
+        a.grow(n_labels=L)
+    b.grow(n_labels=40)
+    assert not a.W_.flags.c_contiguous          # spare label columns in its storage
+    a.partial_fit(X[40:], Y[40:])
+    b.partial_fit(X[40:], Y[40:])
+    np.testing.assert_array_equal(a.W_, b.W_)
+    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
 
 
 def test_grown_model_saves_pickles_and_keeps_learning(tmp_path):

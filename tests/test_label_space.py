@@ -258,7 +258,7 @@ def test_sparse_solvers_learn_and_run_on_the_linear_core():
         return ls.example_costs("hamming", Y[200:].toarray(), D[200:] > 0).mean()
     for basis in ("pbc", "pbt"):
         exact = late("ridge", basis)
-        for solver in ("sgd", "adagrad"):
+        for solver in ("sgd", "adagrad", "row_adagrad"):
             # the gradient variants track the exact ridge, and beat drift-neglecting "none"
             assert abs(late(solver, basis) - exact) < 0.05
             assert late(solver, basis) < late(solver, "none") - 0.1
@@ -272,8 +272,17 @@ def test_sparse_solvers_learn_and_run_on_the_linear_core():
 def test_auto_solver_cut_off():
     X = sp.random(5, ls.RIDGE_MAX_FEATURES, density=0.01, format="csr", random_state=0)
     Y = sp.csr_matrix(np.eye(5, 4, dtype=np.int32))
-    assert omlc.OnlineBR().fit(X, Y).solver_ == "adagrad"
+    assert omlc.OnlineBR().fit(X, Y).solver_ == "row_adagrad"
     assert omlc.OnlineBR(fit_intercept=False).fit(X, Y).solver_ == "ridge"
+    # row-wise AdaGrad where the outputs are the K labels, per-coordinate
+    # where they are code coordinates (module notes, "Regressors")
+    assert omlc.DPP(code_dim=2, basis="pbc").fit(X, Y).solver_ == "row_adagrad"
+    assert omlc.CSDPP(code_dim=2, basis="pbc").fit(X, Y).solver_ == "row_adagrad"
+    assert omlc.DPP(code_dim=2, basis="pbt").fit(X, Y).solver_ == "adagrad"
+    assert omlc.DPP(code_dim=2, basis="none").fit(X, Y).solver_ == "adagrad"
+    assert omlc.OnlineRandomProjection(code_dim=2).fit(X, Y).solver_ == "adagrad"
+    assert omlc.OnlineCS(code_dim=2).fit(X, Y).solver_ == "adagrad"
+    assert omlc.OnlineBR().fit(X, Y).reg_.G.shape == (ls.RIDGE_MAX_FEATURES + 1,)
 
 
 def test_same_seed_same_numbers_and_bad_params():
@@ -364,6 +373,8 @@ def test_tiny_lam_raises_instead_of_nan():
 
 
 @pytest.mark.parametrize("make", [lambda: omlc.OnlineBR(solver="adagrad", eta=0.2),
+                                  lambda: omlc.OnlineBR(solver="row_adagrad", eta=0.2),
+                                  lambda: omlc.OnlineCS(code_dim=5, solver="row_adagrad"),
                                   lambda: omlc.OnlineBR(solver="sgd", eta=0.7),
                                   lambda: omlc.OnlineCS(code_dim=5, solver="sgd"),
                                   lambda: omlc.OnlineRandomProjection(code_dim=4, solver="adagrad"),
@@ -396,6 +407,7 @@ def test_sizes_that_cannot_fit_are_refused_up_front_with_the_figure(monkeypatch)
     for m, what in ((omlc.DPP(code_dim=1.0), "label-space state"),
                     (omlc.OnlineBR(solver="ridge"), "ridge regressor"),
                     (omlc.OnlineBR(solver="adagrad"), "adagrad regressor"),
+                    (omlc.OnlineBR(solver="row_adagrad"), "row_adagrad regressor"),
                     (omlc.OnlineRandomProjection(code_dim=1.0), "code matrices")):
         with pytest.raises(MemoryError, match=f"{type(m).__name__}: the {what}.* would need"):
             m.partial_fit(X, Y)
@@ -420,13 +432,15 @@ def test_a_slow_code_dimension_warns_with_its_cost(monkeypatch):
 def test_adagrad_default_step_follows_the_code_scale():
     """Gap filled: DPP's AdaGrad step defaults to 0.1 / sqrt(K) (its code has
     entries of order 1/sqrt(K)), O-BR's to 0.1 (+-1 targets); an explicit
-    eta wins. At the default, DPP on a wide stream (solver 'auto' -> AdaGrad)
-    learns: below the no-label Hamming loss on the second half of the pass."""
+    eta wins; the row-wise AdaGrad takes the same step. At the default, DPP
+    on a wide stream (solver 'auto' -> AdaGrad, row-wise for PBC) learns:
+    below the no-label Hamming loss on the second half of the pass."""
     X, Y = problem(n=800, d=2100, K=12, seed=9, density=0.01)
     Yd = Y.toarray().astype(bool)
     for m in (omlc.DPP(), omlc.DPP(basis="pbc"), omlc.CSDPP()):
         D = m.predict_then_learn(X, Y)
-        assert m.solver_ == "adagrad" and m.reg_.eta == pytest.approx(0.1 / np.sqrt(12))
+        assert m.solver_ == ("row_adagrad" if m.basis == "pbc" else "adagrad")
+        assert m.reg_.eta == pytest.approx(0.1 / np.sqrt(12))
         if not isinstance(m, omlc.CSDPP) or isinstance(m, omlc.DPP):
             ham = ls.example_costs("hamming", Yd[400:], D[400:] > 0).mean()
             assert ham < Yd[400:].mean()

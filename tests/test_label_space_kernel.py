@@ -43,7 +43,7 @@ def run_both(cost, basis, solver, code_dim, K=7, n=40, seed=0, eta=None):
     Mw = m.F_.shape[0]
     state = dict(W=reg.W.copy(), Ainv=None if solver != "ridge" else reg.Ainv.copy(),
                  F=m.F_.copy(), Q=m.Q_.copy(), sigma=m.sigma_.copy(), P=m.P_.copy(), t=0,
-                 G=None if solver != "adagrad" else reg.G.copy())
+                 G=None if solver not in ("adagrad", "row_adagrad") else reg.G.copy())
     D = m.predict_then_learn(X, Y)
     R, st = ref.dpp_learn(X.toarray(), Y.toarray(), cost=cost, basis=basis, solver=solver, M=Mw,
                           full_rank=m.full_rank_, pca_step=1.0, u=m.u_, intercept=True,
@@ -51,7 +51,7 @@ def run_both(cost, basis, solver, code_dim, K=7, n=40, seed=0, eta=None):
     return m, D, R, st
 
 
-@pytest.mark.parametrize("solver", ["ridge", "sgd", "adagrad"])
+@pytest.mark.parametrize("solver", ["ridge", "sgd", "adagrad", "row_adagrad"])
 @pytest.mark.parametrize("basis", ["pbc", "pbt", "none"])
 def test_kernel_equals_reference(basis, solver):
     for cost, code_dim in (("hamming", 3), ("f1", 3), ("rank", 7)):
@@ -162,3 +162,89 @@ def test_ridge_room_matches_the_twin():
                 assert not lsk.ridge_room(P, w) and not ref.ridge_room(P, w)
     with pytest.raises(ValueError, match="4 x 4"):
         lsk.ridge_room(np.eye(3), np.zeros(4))
+
+
+def _br_problem(seed, n=12, d=7, K=4):
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, d, density=0.4, format="csr", random_state=seed) * 2.0
+    X = X.tolil()
+    X[1, :] = 0                                         # an empty row
+    X = X.tocsr()
+    X.eliminate_zeros()
+    Y = (rng.random((n, K)) < 0.4).astype(np.int32)
+    Y[2] = 0                                            # an empty label set
+    Y[3] = 1                                            # a full one
+    return X, sp.csr_matrix(Y), rng
+
+
+@pytest.mark.compiled
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("intercept", [True, False])
+def test_br_ridge_learn_matches_the_twin(seed, intercept):
+    """O-BR's compiled ridge loop against the NumPy twin: scores written for
+    every row, final W and Ainv, steps taken, with and without weights
+    (0 and fractional included), in natural and shuffled order."""
+    from omlc._core.rowstream import RowStream
+    from omlc._validation import csr_arrays
+    X, Y, rng = _br_problem(seed)
+    n, d = X.shape
+    K = Y.shape[1]
+    h = d + intercept
+    W0 = rng.standard_normal((h, K)) * 0.1
+    A0 = np.eye(h) / 0.7
+    for weights in (None, np.array([1.0, 0.0, 2.5, 0.3] * 3)):
+        for order in (None, rng.permutation(n)):
+            W, A, out = W0.copy(), A0.copy(), np.empty((n, K))
+            xp, xi, xv = csr_arrays(X)
+            stream = RowStream(xp, xi, xv, d, Y.indptr.astype(np.int64), Y.indices, K,
+                               order=order)
+            wv = None if weights is None else weights[order if order is not None else slice(None)]
+            done, err, _ = lsk.br_ridge_learn(stream, W, A, intercept, wv, out)
+            assert (done, err) == (n, 0)
+            rows = np.arange(n) if order is None else order
+            r_out, r_W, r_A, _ = ref.br_ridge_learn(X.toarray()[rows], Y.toarray()[rows], W0, A0,
+                                                    intercept, wv)
+            np.testing.assert_allclose(out, r_out, rtol=1e-12, atol=1e-12)
+            np.testing.assert_allclose(W, r_W, rtol=1e-12, atol=1e-12)
+            np.testing.assert_allclose(A, r_A, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.compiled
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_ridge_scores_are_scipys_product_bit_for_bit(dtype):
+    """ridge_scores sums in SciPy's order (zeros, one axpy per entry, then
+    the intercept row): bit-equal to ``X @ W[:d] + W[d]``, for a block and
+    for each row alone; the twin agrees to 1e-12; the first non-finite row
+    is reported."""
+    from omlc._core.rowstream import RowStream
+    from omlc._validation import csr_arrays
+    X, _, rng = _br_problem(3, n=30, d=11, K=5)
+    X = X.astype(dtype)
+    W = rng.standard_normal((12, 5))
+    want = np.asarray(X @ W[:11]) + W[11]
+    out = np.empty((30, 5))
+    assert lsk.ridge_scores(RowStream(*csr_arrays(X), 11), W, True, out) == -1
+    assert np.array_equal(out, want)
+    np.testing.assert_allclose(out, ref.ridge_scores(X.toarray(), W, True), rtol=1e-12, atol=1e-12)
+    for i in range(30):
+        one = np.empty((1, 5))
+        lsk.ridge_scores(RowStream(*csr_arrays(X[i]), 11), W, True, one)
+        assert np.array_equal(one[0], want[i])
+    W[X.indices[X.indptr[4]], 2] = np.nan               # read by row 4 (and maybe before)
+    first = int(np.flatnonzero(~np.isfinite(np.asarray(X @ W[:11]))).min() // 5)
+    assert first <= 4
+    assert lsk.ridge_scores(RowStream(*csr_arrays(X), 11), W, True, out) == first
+
+
+@pytest.mark.compiled
+def test_onlinebr_single_rows_score_as_the_block():
+    """decision_function of one row equals that row of the block's, and the
+    prequential scores equal decision_function before each step."""
+    X, Y, _ = _br_problem(5, n=40, d=9, K=3)
+    m = omlc.OnlineBR().fit(X[:20], Y[:20])
+    D = m.decision_function(X[20:])
+    for i in range(20):
+        assert np.array_equal(m.decision_function(X[20 + i]), D[i:i + 1])
+    m2 = omlc.OnlineBR().fit(X[:20], Y[:20])
+    pre = m2.predict_then_learn(X[20:21], Y[20:21])
+    assert np.array_equal(pre, D[:1])

@@ -319,7 +319,7 @@ def test_driver_refuses_mismatched_sizes():
         learn(SGD(W, X.shape[1]), ALTLoss(), stream(X, Y), 1, np.empty((2, 2)))
     with pytest.raises(ValueError, match="float32 or float64"):
         SGD(np.zeros((3, 2), dtype=np.int64), 3)
-    with pytest.raises(ValueError, match="C-contiguous"):
+    with pytest.raises(ValueError, match="rows must each be contiguous"):
         SGD(np.zeros((4, 6))[:, ::2], 4)
 
 

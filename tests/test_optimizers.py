@@ -11,7 +11,7 @@ import reference_losses as rl
 import reference_optimizers as ref
 from omlc._core.linear import decide, learn
 from omlc._core.losses import ALTLoss, PALoss, PAVariant, SquaredLoss
-from omlc._core.optimizers import SGD, AdaGrad, ScaledSGD
+from omlc._core.optimizers import SGD, AdaGrad, RowAdaGrad, ScaledSGD
 from omlc._core.rowstream import RowStream
 from omlc._validation import check_Y, csr_arrays
 
@@ -79,6 +79,58 @@ def test_adagrad(loss):
     W_ref, G_ref, _ = ref.adagrad(np.zeros_like(W), np.zeros_like(W), X, Y, coef, 0.7, 0.5, 3, 1.0)
     np.testing.assert_allclose(W, W_ref, rtol=0, atol=1e-12)
     np.testing.assert_allclose(G, G_ref, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("loss", ["alt", "squared"])
+@pytest.mark.parametrize("intercept", [0.0, 1.0])
+@pytest.mark.parametrize("x_dtype", [np.float64, np.float32])
+def test_row_adagrad(loss, intercept, x_dtype):
+    """One accumulator per feature row (the mean of the squared gradients
+    over its outputs), against the dense twin: an empty row, empty and full
+    label sets, up to 3 steps per row, the pre-update scores."""
+    X, Y = problem(12, x_dtype=x_dtype)
+    make, args, coef = LOSSES[loss]
+    W = np.zeros((X.shape[1] + (intercept != 0), columns(loss)))
+    G = np.zeros(W.shape[0])
+    out = np.empty((X.shape[0], L))
+    learn(RowAdaGrad(W, G, X.shape[1], intercept, 0.7, 0.5), make(*args), stream(X, Y), 3, out)
+    W_ref, G_ref, S_ref = ref.row_adagrad(np.zeros_like(W), np.zeros_like(G), X, Y, coef, 0.7,
+                                          0.5, 3, intercept)
+    np.testing.assert_allclose(W, W_ref, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(G, G_ref, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(out, S_ref[:, :L] - (S_ref[:, L:L + 1] if loss == "alt" else 0),
+                               rtol=0, atol=1e-12)
+
+
+def test_row_adagrad_long_rows_and_real_targets():
+    """Rows longer than the kernel's 64-nonzero blocks, a repeated feature
+    across rows, real-valued targets (the label-space learners' use)."""
+    rng = np.random.default_rng(13)
+    d = 300
+    X = sp.random(25, d, density=0.5, format="csr", random_state=13,
+                  data_rvs=lambda k: rng.normal(scale=0.2, size=k))
+    Y = check_Y((rng.random((25, L)) < 0.3).astype(int))
+    T = rng.normal(size=(25, L))
+    W = np.zeros((d + 1, L))
+    G = np.zeros(d + 1)
+    out = np.empty((25, L))
+    learn(RowAdaGrad(W, G, d, 1.0, 0.1, 1e-8), SquaredLoss(), stream(X, Y), 1, out, targets=T)
+    rows = iter(T)
+    W_ref, G_ref, S_ref = ref.row_adagrad(np.zeros_like(W), np.zeros_like(G), X, Y,
+                                          lambda s, rel, q: s - next(rows), 0.1, 1e-8, 1, 1.0)
+    np.testing.assert_allclose(W, W_ref, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(G, G_ref, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(out, S_ref, rtol=0, atol=1e-12)
+
+
+def test_row_adagrad_checks_its_arrays():
+    W = np.zeros((4, 3))
+    with pytest.raises(ValueError, match="G must be a float64 array of shape"):
+        RowAdaGrad(W, np.zeros((4, 3)), 3, 1.0)
+    with pytest.raises(ValueError, match="float64 weights"):
+        RowAdaGrad(W.astype(np.float32), np.zeros(4), 3, 1.0)
+    with pytest.raises(ValueError, match="need eta > 0"):
+        RowAdaGrad(W, np.zeros(4), 3, 1.0, 0.0)
 
 
 @pytest.mark.parametrize("x_dtype", [np.float64, np.float32])
@@ -297,3 +349,118 @@ def test_adagrad_l2_lazy_shrink_equals_the_dense_algorithm(lam):
     # ...and bringing every row up to date gives the dense weights.
     np.testing.assert_allclose(opt.last_iterate(), W_ref, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(opt.output_weights(), W_ref, rtol=1e-10, atol=1e-12)
+
+
+# --- row stride: spare columns and interleaved matrices ----------------------------
+
+def _strided(shape, dtype, ld, offset=0, buf=None):
+    """A (rows, K) view with row stride ``ld`` into a NaN-filled buffer, or
+    into ``buf`` at column ``offset`` (two matrices interleaved row by row)."""
+    if buf is None:
+        buf = np.full((shape[0], ld), np.nan, dtype=dtype)
+    return buf[:, offset:offset + shape[1]], buf
+
+
+def _run_optimizer(kind, layout, w_dtype, x_dtype):
+    """Learn (M = 3 steps a row), then decide, with one optimiser whose
+    matrices are C-contiguous (``layout`` "dense"), views with spare columns
+    ("spare") or one feature's rows side by side in one buffer ("interleaved").
+    Returns every array and output."""
+    X, Y = problem(11, n=90, x_dtype=x_dtype)
+    d = X.shape[1]
+    rows = d + 1
+    extra = 1 if kind in ("sgd", "adagrad") else 0
+    K = L + extra
+    rng = np.random.default_rng(3)
+    W0 = rng.normal(scale=0.1, size=(rows, K)).astype(w_dtype)
+    names = {"sgd": ["W"], "adagrad": ["W", "G"], "scaled": ["W", "A"], "ansgd": ["W", "U", "A"],
+             "adagrad_l2": ["W", "G"]}[kind]
+    mats, bufs = {}, []
+    if layout == "dense":
+        mats = {n: np.zeros((rows, K), w_dtype) for n in names}
+    elif layout == "spare":
+        for n in names:
+            mats[n], b = _strided((rows, K), w_dtype, K + 5)
+            mats[n][:] = 0
+            bufs.append(b)
+    else:
+        buf = np.full((rows, len(names) * (K + 2)), np.nan, w_dtype)
+        for i, n in enumerate(names):
+            mats[n], _ = _strided((rows, K), w_dtype, 0, i * (K + 2), buf)
+            mats[n][:] = 0
+        bufs.append(buf)
+    mats["W"][:] = W0
+    out = np.empty((X.shape[0], L))
+    if kind == "sgd":
+        opt, loss = SGD(mats["W"], d, 1.0, 0.7), ALTLoss()
+    elif kind == "adagrad":
+        opt, loss = AdaGrad(mats["W"], mats["G"], d, 1.0, 0.5, 1.0), ALTLoss()
+    elif kind == "scaled":
+        state, snap = np.array([1.0, 0, 0, 0, 0]), np.zeros((rows, 2))
+        # eta lam = 0.5: the scale halves every row and is folded every ~30.
+        opt = ScaledSGD(mats["W"], state, d, 1.0, 0.5, 1.0, 0.0, 1.0, mats["A"], snap)
+        loss = PairwiseLoss(PairKind.HINGE)
+        mats["state"], mats["snap"] = state, snap
+    elif kind == "ansgd":
+        state, snap = np.array([1.0, 1, 1, 0, 0, 0, 0, 0]), np.zeros((rows, 4))
+        opt = ANSGD(mats["W"], mats["U"], state, d, 1.0, 0.5, mats["A"], snap, 0.05)
+        loss = PairwiseLoss(PairKind.SMOOTHED)
+        mats["state"], mats["snap"] = state, snap
+    else:
+        last, state = np.zeros(rows, np.int64), np.zeros(1)
+        opt = AdaGradL2(mats["W"], mats["G"], last, state, d, 1.0, 0.3, 0.5, 0.05)
+        loss = PairwiseLoss(PairKind.HINGE)
+        mats["last"], mats["state"] = last, state
+    assert opt.ld == (K if layout == "dense" else K + 5 if layout == "spare"
+                      else len(names) * (K + 2))
+    M = 3 if kind in ("sgd", "adagrad") else 1
+    learn(opt, loss, stream(X[:60], Y[:60]), M, out[:60])
+    # Half the rows scored unsettled (decide), then learned.
+    dec = np.empty((X.shape[0], L))
+    decide(opt, stream(X), dec, loss.n_extra)
+    learn(opt, loss, stream(X[60:], Y[60:]), M, out[60:])
+    res = {k: np.array(v) for k, v in mats.items()}
+    res.update(out=out, dec=dec, last=opt.last_iterate(), model=opt.output_weights())
+    for b in bufs:
+        # The spare columns are never read or written.
+        used = np.zeros(b.shape, bool)
+        for v in mats.values():
+            if v.ndim == 2 and np.shares_memory(v, b):
+                col = (v.__array_interface__["data"][0] - b.__array_interface__["data"][0]) \
+                    // b.itemsize
+                used[:, col:col + K] = True
+        assert np.isnan(b[~used]).all()
+    return res
+
+
+@pytest.mark.parametrize("layout", ["spare", "interleaved"])
+@pytest.mark.parametrize("kind,w_dtype,x_dtype", [
+    ("sgd", np.float64, np.float64), ("sgd", np.float32, np.float32),
+    ("adagrad", np.float64, np.float32), ("adagrad", np.float32, np.float64),
+    ("scaled", np.float64, np.float64), ("scaled", np.float32, np.float32),
+    ("scaled", np.float64, np.float32), ("ansgd", np.float64, np.float64),
+    ("ansgd", np.float64, np.float32), ("adagrad_l2", np.float64, np.float64)])
+def test_row_stride_changes_no_result(kind, w_dtype, x_dtype, layout):
+    """Every kernel reads row j at ``j * ld``: matrices with spare columns or
+    interleaved with each other learn and score bit for bit as C-contiguous
+    ones (which the tests above hold to the NumPy twins at 1e-12)."""
+    dense = _run_optimizer(kind, "dense", w_dtype, x_dtype)
+    other = _run_optimizer(kind, layout, w_dtype, x_dtype)
+    assert dense.keys() == other.keys()
+    for k in dense:
+        np.testing.assert_array_equal(other[k], dense[k], err_msg=k)
+
+
+def test_row_stride_is_checked():
+    W = np.zeros((5, 4))
+    A = np.zeros((5, 8))[:, :4]                      # another row stride than W's
+    with pytest.raises(ValueError, match="row stride"):
+        ScaledSGD(W, np.array([1.0, 0, 0, 0, 0]), 5, 0.0, 0.1, 0.0, 0.0, 1.0, A, np.zeros((5, 2)))
+    with pytest.raises(ValueError, match="row stride"):
+        AdaGrad(np.zeros((5, 8))[:, :4], np.zeros((5, 4)), 5)
+    overlapping = np.lib.stride_tricks.as_strided(np.zeros(40), (5, 4), (16, 8))
+    with pytest.raises(ValueError, match="must not overlap"):
+        SGD(overlapping, 5)
+    with pytest.raises(ValueError):
+        SGD(np.zeros((5, 8))[:, ::2], 5)             # columns not contiguous
+    assert SGD(np.zeros((5, 9))[:, 2:6], 5).ld == 9

@@ -513,3 +513,40 @@ def test_dpp_adagrad_file_with_the_former_default_step_loads(tmp_path):
     np.testing.assert_array_equal(old.decision_function(X), m.decision_function(X))
     with pytest.raises(ModelFileError, match="reg_.eta is 0.2"):
         omlc.load_model(_rewrite(src, tmp_path / "bad.omlc", step(0.2)))
+
+
+@pytest.mark.parametrize("kind", ["obr", "dpp"])
+def test_auto_adagrad_file_from_before_the_row_wise_default_loads(tmp_path, kind):
+    """At large widths ``solver="auto"`` now picks the row-wise AdaGrad (G one
+    per feature); a file written when it picked per-coordinate AdaGrad (G the
+    shape of W) loads with its own solver and predicts the same. A row-wise
+    accumulator of the wrong shape is refused."""
+    X = sp.random(30, 2100, density=0.01, format="csr", random_state=0)
+    Y = sp.csr_matrix((np.random.default_rng(0).random((30, 4)) < 0.4).astype(np.int32))
+    make = (lambda **kw: omlc.OnlineBR(**kw)) if kind == "obr" else \
+        (lambda **kw: omlc.DPP(code_dim=2, basis="pbc", **kw))
+    m = make(solver="adagrad").fit(X, Y)
+    src = tmp_path / "m.omlc"
+    omlc.save(m, src)
+
+    def auto(doc):
+        doc["params"]["solver"] = "auto"
+    old = omlc.load_model(_rewrite(src, tmp_path / "old.omlc", auto))
+    assert old.solver == "auto" and old.solver_ == "adagrad"
+    assert old.reg_.G.shape == old.reg_.W.shape
+    np.testing.assert_array_equal(old.decision_function(X), m.decision_function(X))
+    old.partial_fit(X[:5], Y[:5])          # it keeps learning with its solver
+    m.partial_fit(X[:5], Y[:5])
+    np.testing.assert_array_equal(old.decision_function(X), m.decision_function(X))
+
+    new = make().fit(X, Y)
+    assert new.solver_ == "row_adagrad" and new.reg_.G.shape == (2101,)
+    omlc.save(new, src)
+    back = omlc.load_model(src)
+    np.testing.assert_array_equal(back.decision_function(X), new.decision_function(X))
+    with zipfile.ZipFile(src) as zf:
+        doc = json.loads(zf.read("model.json"))
+    G_name = doc["state"]["reg_"]["state"]["G"]["__array__"]
+    bad = _rewrite(src, tmp_path / "bad.omlc", members={G_name: _npy(np.zeros((2101, 4)))})
+    with pytest.raises(ModelFileError, match="reg_.G"):
+        omlc.load_model(bad)

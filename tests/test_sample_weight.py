@@ -232,7 +232,7 @@ def test_feature_names_survive_a_model_file(tmp_path):
         back.decision_function(df.rename(columns={"d": "e"}))
 
 
-@pytest.mark.parametrize("solver", ["ridge", "adagrad"])
+@pytest.mark.parametrize("solver", ["ridge", "adagrad", "row_adagrad"])
 def test_label_space_regression_is_the_weighted_one(data, solver):
     # OnlineBR with ridge: the weighted ridge solution (lam I + X1^T D X1)^-1 X1^T D T
     # over the rows so far (X1: X with the intercept column); AdaGrad: the

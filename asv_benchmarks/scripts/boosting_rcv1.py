@@ -6,11 +6,14 @@ One ``predict_then_learn`` pass over the first N rows of
 ``make_rcv1_like(N, stream="train")`` per learner, interleaved round by round
 (they share the machine's load), best of R CPU times; prints rows/s, the
 ratio of FALT's time to each one's, the prequential rank loss (ties half,
-rows without a relevant label count 0), then the load average. The boosters
-use ``weak_learner="sparse-tree"`` (the compiled block, omlc._core.boosting).
+rows without a relevant label count 0), then the load average. ``ada``/``bmr``
+use ``weak_learner="sparse-vote"`` (omlc's sparse default), ``ada-tree``/
+``bmr-tree`` ``"sparse-tree"``; both run the compiled block
+(omlc._core.boosting). ``name@N`` sets ``n_estimators=N``.
 
     python asv_benchmarks/scripts/boosting_rcv1.py 6000 3
     python asv_benchmarks/scripts/boosting_rcv1.py 20000 1 falt,bmr
+    python asv_benchmarks/scripts/boosting_rcv1.py 6000 3 falt,ada@10,bmr@100,bmr-tree
 """
 import os
 import sys
@@ -24,9 +27,20 @@ from omlc.metrics import ranking_loss
 
 LEARNERS = {
     "falt": lambda: omlc.FALT(random_state=0),
-    "ada": lambda: omlc.AdaOLMR(weak_learner="sparse-tree", random_state=0),
-    "bmr": lambda: omlc.OnlineBMR(weak_learner="sparse-tree", random_state=0),
+    "ada": lambda: omlc.AdaOLMR(weak_learner="sparse-vote", random_state=0),
+    "bmr": lambda: omlc.OnlineBMR(weak_learner="sparse-vote", random_state=0),
+    "ada-tree": lambda: omlc.AdaOLMR(weak_learner="sparse-tree", random_state=0),
+    "bmr-tree": lambda: omlc.OnlineBMR(weak_learner="sparse-tree", random_state=0),
 }
+
+
+def make(name):
+    """``name`` or ``name@N`` (N weak learners)."""
+    base, _, n_est = name.partition("@")
+    model = LEARNERS[base]()
+    if n_est:
+        model.set_params(n_estimators=int(n_est))
+    return model
 
 
 def frequency_ranking(Y):
@@ -49,7 +63,7 @@ def main(argv):
     best = {name: float("inf") for name in names}
     for _ in range(repeat):
         for name in names:
-            model = LEARNERS[name]()
+            model = make(name)
             t = time.process_time()
             D = model.predict_then_learn(X, Y)
             best[name] = min(best[name], time.process_time() - t)

@@ -19,11 +19,24 @@ from omlc.learners.registry import learner_class
 
 LEARNERS = {
     "falt": lambda: learner_class("falt")(),
-    "obr": lambda: omlc.OnlineBR(solver="adagrad"),
-    "dpp-pbc": lambda: omlc.DPP(code_dim=10, basis="pbc", solver="adagrad"),
-    "dpp-pbt": lambda: omlc.DPP(code_dim=10, basis="pbt", solver="adagrad"),
-    "cs-pbc": lambda: omlc.CSDPP(code_dim=10, basis="pbc", solver="adagrad"),
-    "cs-pbt": lambda: omlc.CSDPP(code_dim=10, basis="pbt", solver="adagrad"),
+    # the defaults (solver="auto": row-wise AdaGrad onto the K labels, O-BR
+    # and PBC; per-coordinate AdaGrad onto the M code coordinates, PBT)
+    "obr": lambda: omlc.OnlineBR(),
+    "dpp-pbc": lambda: omlc.DPP(code_dim=10, basis="pbc"),
+    "dpp-pbt": lambda: omlc.DPP(code_dim=10, basis="pbt"),
+    "cs-pbc": lambda: omlc.CSDPP(code_dim=10, basis="pbc"),
+    "cs-pbt": lambda: omlc.CSDPP(code_dim=10, basis="pbt"),
+    # per-coordinate vs row-wise AdaGrad, named (whatever "auto" picks)
+    "obr-ada": lambda: omlc.OnlineBR(solver="adagrad"),
+    "obr-row": lambda: omlc.OnlineBR(solver="row_adagrad"),
+    "dpp-pbc-ada": lambda: omlc.DPP(code_dim=10, basis="pbc", solver="adagrad"),
+    "dpp-pbc-row": lambda: omlc.DPP(code_dim=10, basis="pbc", solver="row_adagrad"),
+    "dpp-pbt-ada": lambda: omlc.DPP(code_dim=10, basis="pbt", solver="adagrad"),
+    "dpp-pbt-row": lambda: omlc.DPP(code_dim=10, basis="pbt", solver="row_adagrad"),
+    "cs-pbc-ada": lambda: omlc.CSDPP(code_dim=10, basis="pbc", solver="adagrad"),
+    "cs-pbc-row": lambda: omlc.CSDPP(code_dim=10, basis="pbc", solver="row_adagrad"),
+    "cs-pbt-ada": lambda: omlc.CSDPP(code_dim=10, basis="pbt", solver="adagrad"),
+    "cs-pbt-row": lambda: omlc.CSDPP(code_dim=10, basis="pbt", solver="row_adagrad"),
     # the paper's gradient-descent variant (eta / sqrt(t))
     "obr-sgd": lambda: omlc.OnlineBR(solver="sgd", eta=2.0),
     "dpp-pbc-sgd": lambda: omlc.DPP(code_dim=10, basis="pbc", solver="sgd"),

@@ -8,7 +8,12 @@ interleaved and set OPENBLAS_NUM_THREADS=1 (OnlineBR's rank-one update is
 BLAS):
 
     OPENBLAS_NUM_THREADS=1 PYTHONPATH=/tmp/before python asv_benchmarks/scripts/single_row_learners.py
+
+``--timer cpu`` times with ``time.process_time`` (CPU time of this process:
+steadier than wall time on a shared machine, which is the default).
 """
+import argparse
+import time
 import timeit
 
 import numpy as np
@@ -17,6 +22,11 @@ import scipy.sparse as sp
 from omlc.learners import FALT, OnlineBR, RankSVM
 from omlc.learners.hoeffding_tree import HoeffdingTree
 
+ap = argparse.ArgumentParser()
+ap.add_argument("--timer", choices=("wall", "cpu"), default="wall")
+ap.add_argument("--repeat", type=int, default=7)
+args = ap.parse_args()
+timer = time.process_time if args.timer == "cpu" else time.perf_counter
 rng = np.random.default_rng(0)
 
 
@@ -56,7 +66,7 @@ for name, make, R in cases:
     def df(decide=decide, R=R):
         for x, _ in R:
             decide(x)
-    t1 = min(timeit.repeat(pf, number=1, repeat=7)) / len(R) * 1e6
-    t2 = min(timeit.repeat(df, number=1, repeat=7)) / len(R) * 1e6
+    t1 = min(timeit.repeat(pf, number=1, repeat=args.repeat, timer=timer)) / len(R) * 1e6
+    t2 = min(timeit.repeat(df, number=1, repeat=args.repeat, timer=timer)) / len(R) * 1e6
     res.append(f"{name}: partial_fit {t1:.1f} decision {t2:.1f}")
 print(" | ".join(res))

@@ -34,7 +34,8 @@ cdef inline void csum_add(CSum c, float64_t v) noexcept nogil:
 cdef struct LazyAverage:
     char* A             # the running sums, shape and dtype of V
     bint f32
-    int64_t K           # columns (= row stride) of A and of each V_i
+    int64_t K           # columns of A and of each V_i
+    int64_t ld          # their row stride (>= K; one for all of them)
     int64_t n_rows
     int64_t n           # matrices averaged: 1 (V) or 2 (U, V: float64 only)
     char* V[2]
@@ -71,20 +72,20 @@ cdef inline bint la_row_settled(const LazyAverage* a, const Row* r, int64_t jb) 
 
 cdef inline void la_settle(LazyAverage* a, int64_t j) noexcept nogil:
     """Bring row j of A up to date (before row j of a V_i changes)."""
-    cdef int64_t K = a.K
+    cdef int64_t K = a.K, o = j * a.ld
     cdef float64_t f0 = la_pending(a, j, 0)
     cdef float64_t f1
     if a.n == 2:
         f1 = la_pending(a, j, 1)
         if f0 != 0.0 or f1 != 0.0:
-            omlc_settle((<float64_t*> a.A) + j * K, (<const float64_t*> a.V[0]) + j * K,
-                        (<const float64_t*> a.V[1]) + j * K, K, f0, f1)
+            omlc_settle((<float64_t*> a.A) + o, (<const float64_t*> a.V[0]) + o,
+                        (<const float64_t*> a.V[1]) + o, K, f0, f1)
     elif f0 != 0.0:
         if a.f32:
-            omlc_add_scaled_f((<float32_t*> a.A) + j * K, (<const float32_t*> a.V[0]) + j * K,
+            omlc_add_scaled_f((<float32_t*> a.A) + o, (<const float32_t*> a.V[0]) + o,
                               K, <float32_t> f0)
         else:
-            omlc_add_scaled_d((<float64_t*> a.A) + j * K, (<const float64_t*> a.V[0]) + j * K,
+            omlc_add_scaled_d((<float64_t*> a.A) + o, (<const float64_t*> a.V[0]) + o,
                               K, f0)
     la_mark(a, j)
 
@@ -105,7 +106,7 @@ cdef inline void la_restart(LazyAverage* a) noexcept nogil:
 cdef inline void _la_dot(const LazyAverage* a, const Row* r, const float64_t* xd,
                          const float32_t* xf, int64_t jb, float64_t b,
                          float64_t* d) noexcept nogil:
-    cdef int64_t p, l, j, K = a.K
+    cdef int64_t p, l, j, o, K = a.K
     cdef float64_t x, f0, f1 = 0.0
     cdef const float64_t* A = <const float64_t*> a.A
     cdef const float64_t* V0 = <const float64_t*> a.V[0]
@@ -120,16 +121,17 @@ cdef inline void _la_dot(const LazyAverage* a, const Row* r, const float64_t* xd
             j = jb
             x = b
         f0 = la_pending(a, j, 0)
+        o = j * a.ld
         if a.n == 2:
             f1 = la_pending(a, j, 1)
             for l in range(K):
-                d[l] += x * (A[j * K + l] + f0 * V0[j * K + l] + f1 * V1[j * K + l])
+                d[l] += x * (A[o + l] + f0 * V0[o + l] + f1 * V1[o + l])
         elif a.f32:
             for l in range(K):
-                d[l] += x * (A32[j * K + l] + f0 * W32[j * K + l])
+                d[l] += x * (A32[o + l] + f0 * W32[o + l])
         else:
             for l in range(K):
-                d[l] += x * (A[j * K + l] + f0 * V0[j * K + l])
+                d[l] += x * (A[o + l] + f0 * V0[o + l])
 
 
 cdef inline void la_dot(const LazyAverage* a, const Row* r, int64_t jb, float64_t b,

@@ -13,6 +13,7 @@ from libc.math cimport ceil, exp, fabs, floor, isfinite, rint, sqrt, tanh
 from libc.stdint cimport int32_t
 
 from omlc._core.sparse_hoeffding_tree cimport SparseHTree
+from omlc._core.sparse_vote cimport SparseVote
 
 # The potentials' losses (OnlineBMR's ``loss``).
 LOSSES = {"hinge": 0, "hinge-nomargin": 1, "rank": 2}
@@ -76,12 +77,13 @@ cdef inline double _expected_loss(const double[:, :, ::1] P, const double[:, :, 
     return T0[t, m, above] + 0.5 * eq
 
 
-def _bmr_block(list trees, const int32_t[::1] indptr, const int32_t[::1] indices,
+def _bmr_block(object trees, const int32_t[::1] indptr, const int32_t[::1] indices,
                const double[::1] data, const int32_t[::1] yptr, const int32_t[::1] yind,
                const double[::1] row_w, const double[::1] scale, const int32_t[::1] tab_of_p,
                const double[:, :, ::1] P, const double[:, :, ::1] T0, const double[:, :, ::1] T1,
                int loss, double max_weight, double[:, ::1] out):
-    """OnlineBMR (exact potentials) over a block of rows with sparse trees.
+    """OnlineBMR (exact potentials) over a block of rows with sparse weak
+    learners: ``trees``, a list of SparseHTree, or one SparseVote (the bank).
 
     Row ``r``: CSR row of (indptr, indices, data), relevant labels
     ``yind[yptr[r]:yptr[r+1]]``, weight ``row_w[r]`` (0: only predicted).
@@ -90,11 +92,11 @@ def _bmr_block(list trees, const int32_t[::1] indptr, const int32_t[::1] indices
     number of rows done; stops before a row whose importance weights are not
     finite or above ``max_weight`` (the caller raises)."""
     cdef Py_ssize_t n = indptr.shape[0] - 1
-    cdef int N = len(trees)
+    cdef int N = trees.n_learners if isinstance(trees, SparseVote) else len(trees)
     cdef int k = out.shape[1]
     cdef Py_ssize_t r
     cdef int i, a, b, c, p, q, nnz, t, m
-    cdef double w, wgt, d, g0, acc, cmax, x, mu
+    cdef double w, wgt, d, g0, acc, cmax, x, mu, sl
     cdef const double* t0
     cdef const double* t1
     cdef const int32_t* ip
@@ -104,19 +106,28 @@ def _bmr_block(list trees, const int32_t[::1] indptr, const int32_t[::1] indices
     S_ = np.zeros((N + 1, k))
     C_ = np.empty(k)
     Cq_ = np.empty(k)
+    Sq_ = np.empty(k)
     W_ = np.empty((N, k))
     irr_ = np.empty(k, dtype=np.int32)
     mark_ = np.zeros(k, dtype=np.int32)
     cdef double[:, ::1] H = H_, S = S_, W = W_
-    cdef double[::1] C = C_, Cq = Cq_
+    cdef double[::1] C = C_, Cq = Cq_, Sq = Sq_
     cdef int32_t[::1] irr = irr_, mark = mark_
-    tl = [<SparseHTree>tr for tr in trees]
+    cdef SparseVote vote = None
+    if isinstance(trees, SparseVote):
+        vote = <SparseVote>trees
+        tl = []
+    else:
+        tl = [<SparseHTree>tr for tr in trees]
     for r in range(n):
         nnz = indptr[r + 1] - indptr[r]
         ip = &indices[indptr[r]] if nnz else NULL
         vp = &data[indptr[r]] if nnz else NULL
-        for i in range(N):
-            (<SparseHTree>tl[i])._predict(ip, vp, nnz, &H[i, 0])
+        if vote is not None:
+            vote._predict(ip, nnz, &H[0, 0])
+        else:
+            for i in range(N):
+                (<SparseHTree>tl[i])._predict(ip, vp, nnz, &H[i, 0])
         for i in range(N):
             for c in range(k):
                 S[i + 1, c] = S[i, c] + H[i, c]
@@ -135,19 +146,21 @@ def _bmr_block(list trees, const int32_t[::1] indptr, const int32_t[::1] indices
             m = N - 1 - i
             for b in range(q):
                 Cq[b] = 0.0
+                Sq[b] = S[i, irr[b]]
             t0 = &T0[t, m, 0]
             t1 = &T1[t, m, 0]
             for a in range(p):
                 acc = 0.0
                 if loss == 2:
                     for b in range(q):
-                        d = S[i, irr[b]] - S[i, rel[a]]
+                        d = Sq[b] - S[i, rel[a]]
                         g0 = _expected_loss(P, T0, T1, t, m, N, d, loss)
                         acc += _expected_loss(P, T0, T1, t, m, N, d - 1.0, loss) - g0
                         Cq[b] += _expected_loss(P, T0, T1, t, m, N, d + 1.0, loss) - g0
                 else:
+                    sl = S[i, rel[a]]
                     for b in range(q):
-                        d = S[i, irr[b]] - S[i, rel[a]]
+                        d = Sq[b] - sl
                         g0 = _hinge(t0, t1, N, d, mu)
                         acc += _hinge(t0, t1, N, d - 1.0, mu) - g0
                         Cq[b] += _hinge(t0, t1, N, d + 1.0, mu) - g0
@@ -168,10 +181,13 @@ def _bmr_block(list trees, const int32_t[::1] indptr, const int32_t[::1] indices
                 if not isfinite(x) or x > max_weight:
                     return r
                 W[i, a] = x
-        for i in range(N):
-            for a in range(p):
-                if W[i, a] > 0:
-                    (<SparseHTree>tl[i])._learn_one(ip, vp, nnz, rel[a], W[i, a])
+        if vote is not None:
+            vote._learn(ip, nnz, rel, p, &W[0, 0], k)
+        else:
+            for i in range(N):
+                for a in range(p):
+                    if W[i, a] > 0:
+                        (<SparseHTree>tl[i])._learn_one(ip, vp, nnz, rel[a], W[i, a])
     return n
 
 
@@ -192,23 +208,24 @@ cdef inline int _hedge_draw(const double[::1] log_v, double u, double* c) noexce
     return N
 
 
-def _ada_block(list trees, const int32_t[::1] indptr, const int32_t[::1] indices,
+def _ada_block(object trees, const int32_t[::1] indptr, const int32_t[::1] indices,
                const double[::1] data, const int32_t[::1] yptr, const int32_t[::1] yind,
                const double[::1] row_w, const double[::1] scale, double[::1] alpha,
                double[::1] log_v, const double[::1] unif, long t, int expert,
                double max_weight, double[:, ::1] out):
-    """Ada.OLMR over a block of rows with sparse trees: logistic costs (eq. 8),
+    """Ada.OLMR over a block of rows with sparse weak learners (``trees`` as
+    in :func:`_bmr_block`): logistic costs (eq. 8),
     projected OGD on ``alpha`` (step ``1/sqrt(t)``), Hedge on ``log_v`` with
     the next expert drawn from ``unif`` (one uniform per learned row, in
     order). Rows, weights and ``out`` as in :func:`_bmr_block`. Returns
     ``(rows done, expert)``; stops before learning a row whose importance
     weights are not finite or above ``max_weight`` (its draw is made)."""
     cdef Py_ssize_t n = indptr.shape[0] - 1
-    cdef int N = len(trees)
+    cdef int N = trees.n_learners if isinstance(trees, SparseVote) else len(trees)
     cdef int k = out.shape[1]
     cdef Py_ssize_t r
     cdef int i, a, b, c, p, q, nnz, lt, eq, nu = 0
-    cdef double w, wgt, d, sg, acc, cmax, x, g, mx, st
+    cdef double w, wgt, d, sg, acc, cmax, x, g, mx, mn, st, sl, el
     cdef const int32_t* ip
     cdef const double* vp
     cdef const int32_t* rel
@@ -217,18 +234,28 @@ def _ada_block(list trees, const int32_t[::1] indptr, const int32_t[::1] indices
     C_ = np.empty((N + 1, k))
     W_ = np.empty((N, k))
     cum_ = np.empty(N)
+    Sq_ = np.empty(k)
+    Cq_ = np.empty(k)
     irr_ = np.empty(k, dtype=np.int32)
     mark_ = np.zeros(k, dtype=np.int32)
     cdef double[:, ::1] H = H_, S = S_, W = W_, C = C_
-    cdef double[::1] cum = cum_
+    cdef double[::1] cum = cum_, Sq = Sq_, Cq = Cq_
     cdef int32_t[::1] irr = irr_, mark = mark_
-    tl = [<SparseHTree>tr for tr in trees]
+    cdef SparseVote vote = None
+    if isinstance(trees, SparseVote):
+        vote = <SparseVote>trees
+        tl = []
+    else:
+        tl = [<SparseHTree>tr for tr in trees]
     for r in range(n):
         nnz = indptr[r + 1] - indptr[r]
         ip = &indices[indptr[r]] if nnz else NULL
         vp = &data[indptr[r]] if nnz else NULL
-        for i in range(N):
-            (<SparseHTree>tl[i])._predict(ip, vp, nnz, &H[i, 0])
+        if vote is not None:
+            vote._predict(ip, nnz, &H[0, 0])
+        else:
+            for i in range(N):
+                (<SparseHTree>tl[i])._predict(ip, vp, nnz, &H[i, 0])
         for i in range(N):
             for c in range(k):
                 S[i + 1, c] = S[i, c] + alpha[i] * H[i, c]
@@ -248,18 +275,41 @@ def _ada_block(list trees, const int32_t[::1] indptr, const int32_t[::1] indices
         wgt = 1.0 / (p * q)
         for i in range(N + 1):
             for b in range(q):
-                C[i, irr[b]] = 0.0
-            for a in range(p):
-                acc = 0.0
+                Sq[b] = S[i, irr[b]]
+                Cq[b] = 0.0
+            mx = S[i, 0]
+            mn = S[i, 0]
+            for c in range(1, k):
+                mx = S[i, c] if S[i, c] > mx else mx
+                mn = S[i, c] if S[i, c] < mn else mn
+            if vote is not None and mx - mn <= 700.0:
+                # 1 / (1 + exp(s_l - s_r)) = e_r / (e_l + e_r), e = exp(s - max):
+                # k exps instead of a tanh per pair (a row's main cost with the
+                # votes); within a few ulps of the loop's tanh form, and no
+                # e underflows to 0 over a range of at most 700. Trees keep
+                # the loop's arithmetic: their split decisions follow it.
                 for b in range(q):
-                    # the loop's overflow-free 1 / (1 + exp(d)); a tanh per
-                    # pair is not what a row costs (the trees' split checks are)
-                    sg = 0.5 * (1.0 - tanh(0.5 * (S[i, rel[a]] - S[i, irr[b]])))
-                    acc += sg
-                    C[i, irr[b]] += sg
-                C[i, rel[a]] = -wgt * acc
+                    Sq[b] = exp(Sq[b] - mx)
+                for a in range(p):
+                    el = exp(S[i, rel[a]] - mx)
+                    acc = 0.0
+                    for b in range(q):
+                        sg = Sq[b] / (el + Sq[b])
+                        acc += sg
+                        Cq[b] += sg
+                    C[i, rel[a]] = -wgt * acc
+            else:
+                for a in range(p):
+                    acc = 0.0
+                    sl = S[i, rel[a]]
+                    for b in range(q):
+                        # the loop's overflow-free 1 / (1 + exp(d))
+                        sg = 0.5 * (1.0 - tanh(0.5 * (sl - Sq[b])))
+                        acc += sg
+                        Cq[b] += sg
+                    C[i, rel[a]] = -wgt * acc
             for b in range(q):
-                C[i, irr[b]] = wgt * C[i, irr[b]]
+                C[i, irr[b]] = wgt * Cq[b]
         st = sqrt(<double>t)
         for i in range(N):
             g = 0.0
@@ -272,9 +322,12 @@ def _ada_block(list trees, const int32_t[::1] indptr, const int32_t[::1] indices
         for i in range(N):
             lt = 0
             eq = 0
+            for b in range(q):
+                Sq[b] = S[i + 1, irr[b]]
             for a in range(p):
+                sl = S[i + 1, rel[a]]
                 for b in range(q):
-                    d = S[i + 1, rel[a]] - S[i + 1, irr[b]]
+                    d = sl - Sq[b]
                     if d < 0:
                         lt += 1
                     elif d == 0:
@@ -304,9 +357,12 @@ def _ada_block(list trees, const int32_t[::1] indptr, const int32_t[::1] indices
                 if not isfinite(x) or x > max_weight:
                     return r, expert
                 W[i, a] = x
-        for i in range(N):
-            for a in range(p):
-                if W[i, a] > 0:
-                    (<SparseHTree>tl[i])._learn_one(ip, vp, nnz, rel[a], W[i, a])
+        if vote is not None:
+            vote._learn(ip, nnz, rel, p, &W[0, 0], k)
+        else:
+            for i in range(N):
+                for a in range(p):
+                    if W[i, a] > 0:
+                        (<SparseHTree>tl[i])._learn_one(ip, vp, nnz, rel[a], W[i, a])
         t += 1
     return n, expert

@@ -18,6 +18,8 @@ from cpython.dict cimport PyDict_Next
 from cpython.object cimport PyObject
 from libc.math cimport isfinite
 from libc.stdint cimport int32_t, int64_t, uint32_t
+from libc.stdlib cimport free, malloc
+from libc.string cimport memcpy
 
 cnp.import_array()
 
@@ -62,8 +64,8 @@ def crc32(str name):
     return _crc32(<const unsigned char*> s, n)
 
 
-cdef void _sort(int32_t* idx, double* val, Py_ssize_t n) noexcept nogil:
-    # Insertion sort, stable: rows have tens of features, so it beats a call out.
+cdef void _insertion(int32_t* idx, double* val, Py_ssize_t n) noexcept nogil:
+    # Stable; the fastest way to order a few entries.
     cdef Py_ssize_t i, j
     cdef int32_t ki
     cdef double kv
@@ -77,6 +79,84 @@ cdef void _sort(int32_t* idx, double* val, Py_ssize_t n) noexcept nogil:
             j -= 1
         idx[j + 1] = ki
         val[j + 1] = kv
+
+
+DEF _RUN = 16
+
+
+cdef void _sort(int32_t* idx, double* val, Py_ssize_t n) noexcept nogil:
+    # Stable (colliding names must stay in dict order for their sum): runs of
+    # _RUN by insertion, then bottom-up merges. A River row of ~75 features
+    # took ~1,400 moves by insertion alone (~2 us of a ~20 us learn_one).
+    cdef Py_ssize_t a, lo, mid, hi, i, j, k, width
+    cdef int32_t* si
+    cdef double* sv
+    cdef int32_t* di
+    cdef double* dv
+    cdef int32_t* ti
+    cdef double* tv
+    cdef int32_t* pi
+    cdef double* pv
+    if n <= _RUN:
+        _insertion(idx, val, n)
+        return
+    ti = <int32_t*> malloc(n * sizeof(int32_t))
+    tv = <double*> malloc(n * sizeof(double))
+    if ti == NULL or tv == NULL:
+        free(ti)
+        free(tv)
+        _insertion(idx, val, n)
+        return
+    a = 0
+    while a < n:
+        _insertion(idx + a, val + a, min(<Py_ssize_t> _RUN, n - a))
+        a += _RUN
+    si = idx
+    sv = val
+    di = ti
+    dv = tv
+    width = _RUN
+    while width < n:
+        lo = 0
+        while lo < n:
+            mid = min(lo + width, n)
+            hi = min(lo + 2 * width, n)
+            i = lo
+            j = mid
+            k = lo
+            while i < mid and j < hi:
+                if si[j] < si[i]:       # ties take the left run: stable
+                    di[k] = si[j]
+                    dv[k] = sv[j]
+                    j += 1
+                else:
+                    di[k] = si[i]
+                    dv[k] = sv[i]
+                    i += 1
+                k += 1
+            while i < mid:
+                di[k] = si[i]
+                dv[k] = sv[i]
+                i += 1
+                k += 1
+            while j < hi:
+                di[k] = si[j]
+                dv[k] = sv[j]
+                j += 1
+                k += 1
+            lo += 2 * width
+        pi = si
+        si = di
+        di = pi
+        pv = sv
+        sv = dv
+        dv = pv
+        width *= 2
+    if si != idx:
+        memcpy(idx, si, n * sizeof(int32_t))
+        memcpy(val, sv, n * sizeof(double))
+    free(ti)
+    free(tv)
 
 
 def hash_row(dict x, int64_t n_features):

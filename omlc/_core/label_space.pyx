@@ -39,6 +39,7 @@ from omlc._core.optimizers cimport Optimizer, OVERFLOW
 from omlc._core.rowstream cimport (CSRRows, Row, RowStream, finite_values, get_row,
                                    row_value)
 from omlc._core.workspace cimport Workspace, workspace_alloc
+from scipy.linalg.cython_blas cimport dger
 
 cnp.import_array()
 
@@ -159,6 +160,178 @@ def ridge_room(const float64_t[:, ::1] P, const float64_t[::1] w):
         if not (P[i, i] - w[i] * w[i] > C_PRECISION_FLOOR * P[i, i]):
             return False
     return True
+
+
+# ----------------------------------------------------------------------------- O-BR's ridge
+cdef inline void _ridge_scores_row(const Row* r, const float64_t* W, int64_t d, int64_t K,
+                                   bint intercept, float64_t* s) noexcept nogil:
+    # x^T W[:d] as a sparse-times-dense product: zeros, then one axpy per
+    # stored entry in order, then the intercept row added: SciPy's
+    # csr_matvecs order, so one row scores as it does inside a block.
+    cdef int64_t p, k
+    memset(s, 0, K * sizeof(float64_t))
+    for p in range(r.x_nnz):
+        axpy(row_value(r, p), W + r.x_indices[p] * K, s, K)
+    if intercept:
+        for k in range(K):
+            s[k] += W[d * K + k]
+
+
+cdef void _check_ridge_shapes(RowStream stream, const float64_t[:, ::1] W, bint intercept,
+                              out) except *:
+    cdef int64_t h = stream.rows.n_features + (1 if intercept else 0)
+    if W.shape[0] != h:
+        raise ValueError(f"W must have {h} rows (n_features + intercept), got {W.shape[0]}")
+    if out is not None and (out.shape[0] < stream.rows.n_rows or out.shape[1] != W.shape[1]):
+        raise ValueError(f"out must be {stream.rows.n_rows} x {W.shape[1]}, got {out.shape}")
+
+
+def ridge_scores(RowStream stream, const float64_t[:, ::1] W, bint intercept,
+                 float64_t[:, ::1] out):
+    """``out[i] = x_i^T W[:d] (+ W[d])`` for every row of ``stream`` (the
+    label-space regressors' decision values, in SciPy's summation order) with
+    the finiteness check fused in: returns the position of the first row
+    whose scores are not all finite, or -1 (every row is written)."""
+    _check_ridge_shapes(stream, W, intercept, out)
+    cdef CSRRows* rows = &stream.rows
+    cdef int64_t n = rows.n_rows, K = W.shape[1], d = rows.n_features, i, bad = -1
+    cdef Row r
+    if n == 0 or K == 0:
+        return -1
+    with nogil:
+        for i in range(n):
+            get_row(rows, i, &r)
+            _ridge_scores_row(&r, &W[0, 0], d, K, intercept, &out[i, 0])
+            if bad < 0 and not finite_values(&out[i, 0], K):
+                bad = i
+    return bad
+
+
+def br_ridge_learn(RowStream stream, float64_t[:, ::1] W, float64_t[:, ::1] Ainv,
+                   bint intercept, weights=None, out=None):
+    """O-BR's exact online ridge over every row of ``stream`` in one call:
+    for each row its scores ``s = x^T W`` (as ``ridge_scores``; into
+    ``out`` when given), targets ``+-1`` from the label set, and the RLS
+    step of ``omlc.learners._rls`` on ``x`` with the intercept as a last
+    feature of value 1 (``g = Ainv x / (1 + x^T Ainv x)``, ``Ainv -= w w^T``
+    with ``w = Ainv x / sqrt(1 + gamma)``, ``W -= g (s - t)^T``), the same
+    BLAS rank-one updates as ``rls_gain_sparse``/``rls_apply``. ``weights``
+    (float64, one per row, or None): a row of weight c steps on
+    ``sqrt(c) x`` with residual ``sqrt(c) (s - t)`` (weighted least
+    squares); weight 0 only scores the row. A row whose scores are not finite
+    or whose step would leave ``Ainv`` to rounding (``ridge_room``) stops the
+    call before anything of it changes. Returns ``(rows learned, error,
+    position)``: ``(n, OK, -1)``, or the error code and the row's position
+    in the stream. The number of steps taken is the rows learned minus the
+    weight-0 ones (the caller counts them)."""
+    _check_ridge_shapes(stream, W, intercept, out)
+    cdef CSRRows* rows = &stream.rows
+    cdef int64_t n = rows.n_rows, K = W.shape[1], d = rows.n_features, pos
+    if d + 1 > 2147483647 or K > 2147483647:
+        raise ValueError("W is too large for BLAS's 32-bit sizes")
+    cdef int h = <int> (d + (1 if intercept else 0)), Ki = <int> K, one = 1
+    cdef const float64_t[::1] wv
+    cdef const float64_t* wp = NULL
+    cdef float64_t[:, ::1] outv
+    cdef float64_t* op = NULL
+    if Ainv.shape[0] != h or Ainv.shape[1] != h:
+        raise ValueError(f"Ainv must be {h} x {h}, got {Ainv.shape[0]} x {Ainv.shape[1]}")
+    if rows.y_indptr == NULL or rows.n_labels != K:
+        raise ValueError(f"the stream must carry label sets over {K} labels (W's columns)")
+    if weights is not None:
+        wv = weights
+        if wv.shape[0] < n:
+            raise ValueError(f"weights has {wv.shape[0]} entries for {n} rows")
+        if n:
+            wp = &wv[0]
+    if out is not None:
+        outv = out
+        if n and K:
+            op = &outv[0, 0]
+    if n == 0:
+        return 0, OK, -1
+    cdef int64_t most = 0
+    cdef Row r
+    for pos in range(n):                # the widest row sizes the scratch
+        get_row(rows, pos, &r)
+        if r.x_nnz > most:
+            most = r.x_nnz
+    scratch = np.empty(2 * K + 3 * h + 2 * (most + 1))
+    cdef float64_t* s = <float64_t*> cnp.PyArray_DATA(scratch)
+    cdef float64_t* res = s + K
+    cdef float64_t* Px = res + K
+    cdef float64_t* w = Px + h
+    cdef float64_t* g = w + h
+    cdef float64_t* xv = g + h
+    cdef int64_t* xi = <int64_t*> (xv + most + 1)
+    cdef float64_t* A = &Ainv[0, 0] if h else NULL
+    cdef float64_t* Wp = &W[0, 0] if h and K else NULL
+    cdef float64_t minus_one = -1.0, c, root, gamma, x, sq
+    cdef int64_t p, i, k, m, err = OK
+    with nogil:
+        for pos in range(n):
+            get_row(rows, pos, &r)
+            _ridge_scores_row(&r, Wp, d, K, intercept, s)
+            if op != NULL:
+                memcpy(op + pos * K, s, K * sizeof(float64_t))
+            c = wp[pos] if wp != NULL else 1.0
+            if c == 0.0:
+                if not finite_values(s, K):
+                    err = NONFINITE_SCORES
+                    break
+                continue
+            if not finite_values(s, K):
+                err = NONFINITE_SCORES
+                break
+            # the row with the intercept as its last feature, and the residual
+            for k in range(K):
+                res[k] = s[k] + 1.0
+            for p in range(r.y_nnz):
+                res[r.y_indices[p]] = s[r.y_indices[p]] - 1.0
+            m = r.x_nnz
+            for p in range(m):
+                xi[p] = r.x_indices[p]
+                xv[p] = row_value(&r, p)
+            if intercept:
+                xi[m] = d
+                xv[m] = 1.0
+                m += 1
+            if c != 1.0:
+                root = sqrt(c)
+                for p in range(m):
+                    xv[p] = xv[p] * root
+                for k in range(K):
+                    res[k] = res[k] * root
+            # Ainv x (Ainv symmetric: its rows are its columns)
+            memset(Px, 0, h * sizeof(float64_t))
+            for p in range(m):
+                axpy(xv[p], A + xi[p] * h, Px, h)
+            gamma = 0.0
+            for p in range(m):
+                gamma += xv[p] * Px[xi[p]]
+            if not (isfinite(gamma) and gamma > -0.5):
+                err = RIDGE_PRECISION
+                break
+            sq = sqrt(1.0 + gamma)
+            for i in range(h):
+                w[i] = Px[i] / sq
+                if not (A[i * h + i] - w[i] * w[i] > C_PRECISION_FLOOR * A[i * h + i]):
+                    err = RIDGE_PRECISION
+                    break
+            if err:
+                break
+            x = 1.0 + gamma
+            for i in range(h):
+                g[i] = Px[i] / x
+            # (Fortran sees the C-ordered arrays transposed: Ainv is
+            # symmetric, W^T is K x h with leading dimension K)
+            if h:           # (BLAS refuses a leading dimension of 0)
+                dger(&h, &h, &minus_one, w, &one, w, &one, A, &h)
+                if Ki:
+                    dger(&Ki, &h, &minus_one, res, &one, g, &one, Wp, &Ki)
+    if err:
+        return pos, err, r.index
+    return n, OK, -1
 
 
 # ----------------------------------------------------------------------------- online PCA

@@ -38,6 +38,7 @@ cdef class Optimizer:
     cdef char* W
     cdef bint w_f32
     cdef readonly int64_t K       # columns of W
+    cdef readonly int64_t ld      # row stride of W and its companions, in items (>= K)
     cdef readonly int64_t n_features
     cdef int64_t row_bytes
     cdef float64_t b              # value of the intercept's constant feature (0: none)
@@ -66,6 +67,14 @@ cdef class AdaGrad(Optimizer):
     cdef ColumnCache cache
 
     cdef void _step(self, const Row* r, float64_t* s, Workspace* ws) noexcept nogil
+
+
+cdef class RowAdaGrad(Optimizer):
+    cdef readonly float64_t eta
+    cdef readonly float64_t delta
+    cdef float64_t* G             # one accumulator per row of W
+
+    cdef void _step(self, const Row* r, float64_t* s, float64_t gq, Workspace* ws) noexcept nogil
 
 
 cdef class ScaledSGD(Optimizer):

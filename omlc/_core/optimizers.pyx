@@ -21,7 +21,7 @@ from libc.stdint cimport int32_t, int64_t
 
 from omlc._core.averaging cimport csum_add, la_dot, la_restart, la_row_settled, la_settle
 from omlc._core.rowstream cimport row_value, sq_norm
-from omlc._core.simd cimport (omlc_ansgd_pass, omlc_axpy2, omlc_settle_score_dd,
+from omlc._core.simd cimport (omlc_ansgd_pass, omlc_axpy2, omlc_axpy_dd, omlc_settle_score_dd,
                               omlc_settle_score_df, omlc_settle_score_fd,
                               omlc_settle_score_ff, omlc_score2, omlc_simd_build)
 from omlc._core.weight_loops cimport (DENSE_ADAGRAD, DENSE_AXPY, ColumnCache, _adagrad,
@@ -41,16 +41,42 @@ cdef float64_t SQRT_FLT_MAX = sqrt(FLT_MAX)
 cdef int64_t rank_one(Optimizer o, const Row* r, const float64_t* c,
                       Workspace* ws) noexcept nogil:
     """W += x ⊗ c on the row's nonzero features; returns 1 if c != 0."""
-    return rank_one_into(o.W, o.Wb, o.w_f32, o.K, o.b, r, c, ws)
+    return rank_one_into(o.W, o.Wb, o.w_f32, o.K, o.ld, o.b, r, c, ws)
 
 
-cdef char* _bind(object arr, tuple shape, object dtype, str name, dict keep) except NULL:
+cdef int64_t row_stride(object arr) except -1:
+    """The row stride, in items, of a 2-D array whose rows are each
+    contiguous and lie at least a row apart (a C-contiguous array: its column
+    count; the first columns of a wider one: the wider one's); ValueError
+    otherwise. The kernels read row j at ``data + j * ld``."""
+    cdef int64_t rows = arr.shape[0], K = arr.shape[1], item = arr.itemsize
+    cdef int64_t s0 = arr.strides[0], s1 = arr.strides[1]
+    if rows <= 1 or K == 0:
+        return K          # one row (or none) is read: any stride reads the same
+    if (K == 1 or s1 == item) and s0 % item == 0 and s0 >= K * item:
+        return s0 // item
+    raise ValueError("a weight matrix's rows must each be contiguous and must not overlap "
+                     f"(strides {arr.strides} for {arr.dtype} of shape {arr.shape})")
+
+
+cdef char* _bind(object arr, tuple shape, object dtype, str name, dict keep,
+                 int64_t ld=-1) except NULL:
+    """``arr``'s data after checking it; ``ld >= 0``: a 2-D matrix whose
+    rows are ``ld`` items apart (the layout of every matrix an optimiser
+    binds beside W), else C-contiguous."""
     if not isinstance(arr, np.ndarray):
         raise TypeError(f"{name} must be a NumPy array, got {type(arr).__name__}")
     if arr.dtype != dtype or arr.shape != shape:
         raise ValueError(f"{name} must be a {np.dtype(dtype).name} array of shape {shape}, "
                          f"got {arr.dtype} {arr.shape}")
-    if not (arr.flags.c_contiguous and arr.flags.writeable and arr.flags.aligned):
+    if not (arr.flags.writeable and arr.flags.aligned):
+        raise ValueError(f"{name} must be aligned and writeable")
+    if ld >= 0:
+        if arr.ndim != 2 or ld < arr.shape[1] or (arr.shape[0] > 1 and arr.shape[1] > 0
+                                                  and row_stride(arr) != ld):
+            raise ValueError(f"{name} must have W's row stride ({ld} items): rows each "
+                             f"contiguous, got strides {arr.strides}")
+    elif not arr.flags.c_contiguous:
         raise ValueError(f"{name} must be C-contiguous, aligned and writeable")
     keep[name] = arr
     if arr.size == 0:
@@ -87,12 +113,13 @@ cdef class Optimizer:
             raise ValueError("n_features must be >= 0")
         keep = {}
         rows = n_features + (1 if intercept != 0.0 else 0)
-        self.W = _bind(W, (rows, W.shape[1]), W.dtype, "W", keep)
+        self.ld = row_stride(W) if W.shape[0] == rows else W.shape[1]
+        self.W = _bind(W, (rows, W.shape[1]), W.dtype, "W", keep, self.ld)
         self._keep = keep
         self.w_f32 = W.dtype == np.float32
         self.K = W.shape[1]
         self.n_features = n_features
-        self.row_bytes = self.K * W.itemsize
+        self.row_bytes = self.ld * W.itemsize
         self.b = intercept
         self.Wb = self.W + n_features * self.row_bytes if intercept != 0.0 else NULL
         self.separate_output = False
@@ -103,7 +130,7 @@ cdef class Optimizer:
         return np.dtype(np.float32 if self.w_f32 else np.float64)
 
     cdef void score(self, const Row* r, float64_t* s, Workspace* ws) noexcept nogil:
-        linear_scores(self.W, self.w_f32, self.K, r, self.b, self.Wb, 1.0, s, ws)
+        linear_scores(self.W, self.w_f32, self.K, self.ld, r, self.b, self.Wb, 1.0, s, ws)
 
     cdef void output(self, const Row* r, float64_t* d, Workspace* ws) noexcept nogil:
         self.score(r, d, ws)
@@ -166,7 +193,7 @@ cdef class AdaGrad(Optimizer):
     def __init__(self, W, G, int64_t n_features, double intercept=0.0, double eta=1.0,
                  double delta=1.0):
         self._bind_weights(W, n_features, intercept)
-        self.G = _bind(G, W.shape, W.dtype, "G", self._keep)
+        self.G = _bind(G, W.shape, W.dtype, "G", self._keep, self.ld)
         self.Gb = self.G + n_features * self.row_bytes if intercept != 0.0 else NULL
         self.eta = eta
         self.delta = delta
@@ -206,7 +233,7 @@ cdef class AdaGrad(Optimizer):
                 break
             self._step(r, s, ws)
             n = 1
-        cache_done(r, self.W, self.G, self.w_f32, self.K, &self.cache)
+        cache_done(r, self.W, self.G, self.w_f32, self.ld, &self.cache)
         return n
 
     cdef void _step(self, const Row* r, float64_t* s, Workspace* ws) noexcept nogil:
@@ -215,8 +242,92 @@ cdef class AdaGrad(Optimizer):
         cdef int64_t n_act = active(ws.g, K, ws.act)
         cdef bint dense = DENSE_ADAGRAD * n_act >= K
         cdef bint cached = not dense and r.x_nnz <= self.cache.nnz_cap
-        adagrad_step(r, self.W, self.G, self.w_f32, K, ws, s, n_act, dense, cached, self.eta,
+        adagrad_step(r, self.W, self.G, self.w_f32, K, self.ld, ws, s, n_act, dense, cached, self.eta,
                      self.delta, self.b, self.Wb, self.Gb, &self.cache)
+
+
+cdef class RowAdaGrad(Optimizer):
+    """Row-wise AdaGrad: one accumulator per feature (row of W), shared by
+    the feature's K outputs. ``G[j]`` (float64, shape ``(rows of W,)``) sums
+    the mean over the outputs of the squared gradients of row j,
+    ``x_j^2 mean_l(g_l^2)``, the current one included; the step is
+    ``w_j -= eta x_j g / (delta + sqrt(G[j]))``.
+
+    The per-coordinate form (:class:`AdaGrad`) pays a square root and a
+    division per nonzero and output; here it is one per nonzero, and the
+    step on the row's K weights is an axpy (the cost of plain SGD). The
+    adaptivity kept is the per-feature one -- rare features take large
+    steps, which is what AdaGrad buys on sparse text -- while the outputs of
+    a feature share a step size. It is the row-wise AdaGrad of embedding
+    tables (FBGEMM's ``rowwise_adagrad``: the mean of the squared gradients
+    over the row), used here as a regressor's optimiser by the label-space
+    learners (omlc.learners.label_space), whose papers leave the optimiser
+    open. float64 weights only; up to M steps per row, each with the loss
+    re-evaluated at the moved scores."""
+
+    def __init__(self, W, G, int64_t n_features, double intercept=0.0, double eta=1.0,
+                 double delta=1.0):
+        self._bind_weights(W, n_features, intercept)
+        if self.w_f32:
+            raise ValueError("RowAdaGrad keeps float64 weights")
+        self.G = <float64_t*> _bind(G, (W.shape[0],), np.float64, "G", self._keep)
+        if not (eta > 0.0 and delta > 0.0):
+            raise ValueError("need eta > 0 and delta > 0")
+        self.eta = eta
+        self.delta = delta
+
+    cdef int64_t fit_row(self, const Row* r, float64_t* s, Loss loss, const Target* y,
+                         int64_t M, Workspace* ws) noexcept nogil:
+        cdef int64_t rep, l, n = 0
+        cdef float64_t q = sq_norm(r, self.b)
+        cdef float64_t xmax = max_abs_value(r, self.b)
+        cdef float64_t gq
+        if q == 0.0:
+            return 0
+        for rep in range(M):
+            if loss.coefficients(s, y, q, ws.g, ws) == 0:
+                n = rep > 0
+                break
+            gq = 0.0
+            for l in range(self.K):
+                gq += ws.g[l] * ws.g[l]
+            gq /= self.K
+            # As AdaGrad: a squared gradient that overflows would freeze the
+            # row's weights silently (the step becomes 0); refuse it instead.
+            if not (gq * xmax * xmax < DBL_MAX):
+                n = OVERFLOW
+                break
+            self._step(r, s, gq, ws)
+            n = 1
+        return n
+
+    cdef void _step(self, const Row* r, float64_t* s, float64_t gq, Workspace* ws) noexcept nogil:
+        """One step with the coefficients ws.g (gq: the mean of their
+        squares): per nonzero a scalar step ``a_p`` (G's update, one square
+        root and one division), then ``W[j_p] += a_p g`` as one axpy over the
+        row, and s += (sum_p x_p a_p) g."""
+        cdef int64_t l, p0, i, j, nb, K = self.K
+        cdef float64_t x, c = 0.0, ab
+        cdef float64_t a[64]
+        cdef const float64_t* g = ws.g
+        for p0 in range(0, r.x_nnz, 64):
+            nb = min(64, r.x_nnz - p0)
+            for i in range(nb):
+                x = row_value(r, p0 + i)
+                j = r.x_indices[p0 + i]
+                self.G[j] += x * x * gq
+                a[i] = -self.eta * x / (self.delta + sqrt(self.G[j]))
+                c += x * a[i]
+            omlc_axpy_dd(r.x_indices + p0, a, nb, <float64_t*> self.W, K, self.ld, g)
+        if self.Wb != NULL:
+            j = self.n_features
+            self.G[j] += self.b * self.b * gq
+            ab = -self.eta * self.b / (self.delta + sqrt(self.G[j]))
+            c += self.b * ab
+            for l in range(K):
+                (<float64_t*> self.Wb)[l] += ab * g[l]
+        for l in range(K):
+            s[l] += c * g[l]
 
 
 cdef int _bind_average(Optimizer o, LazyAverage* avg, object A, object snap, object state,
@@ -226,11 +337,12 @@ cdef int _bind_average(Optimizer o, LazyAverage* avg, object A, object snap, obj
     into ``state``) of the scalars of the matrices V0 (and V1)."""
     cdef int64_t i, n = len(sums)
     cdef float64_t* st = <float64_t*> cnp.PyArray_DATA(state)
-    avg.A = _bind(A, o._keep["W"].shape, o._keep["W"].dtype, "A", o._keep)
+    avg.A = _bind(A, o._keep["W"].shape, o._keep["W"].dtype, "A", o._keep, o.ld)
     avg.snap = <float64_t*> _bind(snap, (o._keep["W"].shape[0], 2 * n), np.float64, "snap",
                                   o._keep)
     avg.f32 = o.w_f32
     avg.K = o.K
+    avg.ld = o.ld
     avg.n_rows = o._keep["W"].shape[0]
     avg.n = n
     avg.V[0] = V0
@@ -306,20 +418,26 @@ cdef class ScaledSGD(Optimizer):
 
     cdef void renormalise(self) noexcept nogil:
         """Fold the scale into V (and settle every average row): O(d K), rare."""
-        cdef int64_t l, n = self.n_rows_w * self.K
+        cdef int64_t j, l, K = self.K
         cdef float64_t sc = self.st[0]
+        cdef float32_t* w32
+        cdef float64_t* w64
         if self.average:
             la_restart(&self.avg)
-        if self.w_f32:
-            for l in range(n):
-                (<float32_t*> self.W)[l] *= <float32_t> sc
-        else:
-            for l in range(n):
-                (<float64_t*> self.W)[l] *= sc
+        for j in range(self.n_rows_w):
+            if self.w_f32:
+                w32 = (<float32_t*> self.W) + j * self.ld
+                for l in range(K):
+                    w32[l] *= <float32_t> sc
+            else:
+                w64 = (<float64_t*> self.W) + j * self.ld
+                for l in range(K):
+                    w64[l] *= sc
         self.st[0] = 1.0
 
     cdef void score(self, const Row* r, float64_t* s, Workspace* ws) noexcept nogil:
-        linear_scores(self.W, self.w_f32, self.K, r, self.b, self.Wb, self.st[0], s, ws)
+        linear_scores(self.W, self.w_f32, self.K, self.ld, r, self.b, self.Wb, self.st[0], s,
+                      ws)
 
     cdef void score_output(self, const Row* r, float64_t* s, float64_t* d,
                            Workspace* ws) noexcept nogil:
@@ -349,16 +467,16 @@ cdef class ScaledSGD(Optimizer):
         if self.w_f32:
             if r.x_f32:
                 omlc_settle_score_ff(r.x_indices, <const float32_t*> r.x_data, r.x_nnz,
-                                     <float32_t*> self.avg.A, <const float32_t*> self.W, K,
+                                     <float32_t*> self.avg.A, <const float32_t*> self.W, K, self.ld,
                                      self.avg.snap, hi, lo, s32, d32)
             else:
                 omlc_settle_score_fd(r.x_indices, <const float64_t*> r.x_data, r.x_nnz,
-                                     <float32_t*> self.avg.A, <const float32_t*> self.W, K,
+                                     <float32_t*> self.avg.A, <const float32_t*> self.W, K, self.ld,
                                      self.avg.snap, hi, lo, s32, d32)
             if self.Wb != NULL:
                 la_settle(&self.avg, self.n_features)
                 vb32 = <const float32_t*> self.Wb
-                ab32 = (<const float32_t*> self.avg.A) + self.n_features * K
+                ab32 = (<const float32_t*> self.avg.A) + self.n_features * self.ld
                 for l in range(K):
                     s32[l] += b32 * vb32[l]
                     d32[l] += b32 * ab32[l]
@@ -368,16 +486,16 @@ cdef class ScaledSGD(Optimizer):
             return
         if r.x_f32:
             omlc_settle_score_df(r.x_indices, <const float32_t*> r.x_data, r.x_nnz,
-                                 <float64_t*> self.avg.A, <const float64_t*> self.W, K,
+                                 <float64_t*> self.avg.A, <const float64_t*> self.W, K, self.ld,
                                  self.avg.snap, hi, lo, s, d)
         else:
             omlc_settle_score_dd(r.x_indices, <const float64_t*> r.x_data, r.x_nnz,
-                                 <float64_t*> self.avg.A, <const float64_t*> self.W, K,
+                                 <float64_t*> self.avg.A, <const float64_t*> self.W, K, self.ld,
                                  self.avg.snap, hi, lo, s, d)
         if self.Wb != NULL:
             la_settle(&self.avg, self.n_features)
             vb64 = <const float64_t*> self.Wb
-            ab64 = (<const float64_t*> self.avg.A) + self.n_features * K
+            ab64 = (<const float64_t*> self.avg.A) + self.n_features * self.ld
             for l in range(K):
                 s[l] += self.b * vb64[l]
                 d[l] += self.b * ab64[l]
@@ -395,7 +513,7 @@ cdef class ScaledSGD(Optimizer):
             self.score(r, d, ws)
             return
         if la_row_settled(&self.avg, r, jb):
-            linear_scores(self.avg.A, self.w_f32, self.K, r, self.b,
+            linear_scores(self.avg.A, self.w_f32, self.K, self.ld, r, self.b,
                           self.avg.A + self.n_features * self.row_bytes if jb >= 0 else NULL,
                           1.0 / n_avg, d, ws)
             return
@@ -479,7 +597,7 @@ cdef class ANSGD(Optimizer):
         self.fold_below = fold_below
         if self.w_f32:
             raise ValueError("ANSGD keeps float64 weights")
-        self.U = _bind(U, V.shape, V.dtype, "U", self._keep)
+        self.U = _bind(U, V.shape, V.dtype, "U", self._keep, self.ld)
         self.Ub = self.U + n_features * self.row_bytes if intercept != 0.0 else NULL
         self.st = <float64_t*> _bind(state, (8,), np.float64, "state", self._keep)
         if not lam >= 0.0:
@@ -521,14 +639,16 @@ cdef class ANSGD(Optimizer):
         cdef const float64_t* Vb = <const float64_t*> self.Wb
         cdef const float64_t* Ub = <const float64_t*> self.Ub
         if cu == 0.0 or r.x_f32:
-            linear_scores(self.W, False, self.K, r, self.b, self.Wb, cv, s, ws)
+            linear_scores(self.W, False, self.K, self.ld, r, self.b, self.Wb, cv, s, ws)
             if cu != 0.0:
-                linear_scores(self.U, False, self.K, r, self.b, self.Ub, cu, ws.c, ws)
+                linear_scores(self.U, False, self.K, self.ld, r, self.b, self.Ub, cu, ws.c,
+                              ws)
                 for l in range(self.K):
                     s[l] += ws.c[l]
             return
         omlc_score2(r.x_indices, <const float64_t*> r.x_data, r.x_nnz,
-                    <const float64_t*> self.U, <const float64_t*> self.W, self.K, cu, cv, s)
+                    <const float64_t*> self.U, <const float64_t*> self.W, self.K, self.ld,
+                    cu, cv, s)
         if Vb != NULL:
             for l in range(self.K):
                 s[l] += self.b * (cu * Ub[l] + cv * Vb[l])
@@ -542,7 +662,7 @@ cdef class ANSGD(Optimizer):
         if la_row_settled(&self.avg, r, jb):
             # Learning settles the row's features first (score_output): the
             # average is then the running sums alone.
-            linear_scores(self.avg.A, False, self.K, r, self.b,
+            linear_scores(self.avg.A, False, self.K, self.ld, r, self.b,
                           self.avg.A + self.n_features * self.row_bytes if jb >= 0 else NULL,
                           1.0 / T, d, ws)
             return
@@ -576,12 +696,13 @@ cdef class ANSGD(Optimizer):
             return
         omlc_ansgd_pass(r.x_indices, <const float64_t*> r.x_data, r.x_nnz,
                         <float64_t*> self.avg.A, <const float64_t*> self.U,
-                        <const float64_t*> self.W, K, self.avg.snap, self.avg.S[0].hi[0],
+                        <const float64_t*> self.W, K, self.ld, self.avg.snap,
+                        self.avg.S[0].hi[0],
                         self.avg.S[0].lo[0], self.avg.S[1].hi[0], self.avg.S[1].lo[0],
                         cu, cv, s, d)
         if Vb != NULL:
             la_settle(&self.avg, self.n_features)
-            Ab = (<const float64_t*> self.avg.A) + self.n_features * K
+            Ab = (<const float64_t*> self.avg.A) + self.n_features * self.ld
             for l in range(K):
                 s[l] += self.b * (cu * Ub[l] + cv * Vb[l])
                 d[l] += self.b * Ab[l]
@@ -591,15 +712,18 @@ cdef class ANSGD(Optimizer):
 
     cdef void renormalise(self) noexcept nogil:
         """Fold p, q, r into U and V (and settle every average row): O(d K)."""
-        cdef int64_t l, n = self.n_rows_w * self.K
-        cdef float64_t* U = <float64_t*> self.U
-        cdef float64_t* V = <float64_t*> self.W
+        cdef int64_t j, l
+        cdef float64_t* U
+        cdef float64_t* V
         cdef float64_t p = self.st[0], q = self.st[1], r = self.st[2]
         if self.average:
             la_restart(&self.avg)
-        for l in range(n):
-            U[l] = p * U[l] + q * V[l]
-            V[l] = r * V[l]
+        for j in range(self.n_rows_w):
+            U = (<float64_t*> self.U) + j * self.ld
+            V = (<float64_t*> self.W) + j * self.ld
+            for l in range(self.K):
+                U[l] = p * U[l] + q * V[l]
+                V[l] = r * V[l]
         self.st[0] = 1.0
         self.st[1] = 0.0
         self.st[2] = 1.0
@@ -633,18 +757,19 @@ cdef class ANSGD(Optimizer):
                 for l in range(self.K):
                     ws.c[l] = cu * ws.g[l]
                 omlc_axpy2(r.x_indices, <const float64_t*> r.x_data, r.x_nnz,
-                           <float64_t*> self.W, <float64_t*> self.U, self.K, ws.d, ws.c)
+                           <float64_t*> self.W, <float64_t*> self.U, self.K, self.ld, ws.d,
+                           ws.c)
                 if self.Wb != NULL:
                     for l in range(self.K):
                         (<float64_t*> self.Wb)[l] += self.b * ws.d[l]
                         (<float64_t*> self.Ub)[l] += self.b * ws.c[l]
             else:
-                rank_one_into(self.W, self.Wb, False, self.K, self.b, r, ws.d, ws)
+                rank_one_into(self.W, self.Wb, False, self.K, self.ld, self.b, r, ws.d, ws)
                 if alpha != 1.0:
                     cu = e * (q1 / r1 - alpha) / p1
                     for l in range(self.K):
                         ws.d[l] = cu * ws.g[l]
-                    rank_one_into(self.U, self.Ub, False, self.K, self.b, r, ws.d, ws)
+                    rank_one_into(self.U, self.Ub, False, self.K, self.ld, self.b, r, ws.d, ws)
         self.st[0] = p1
         self.st[1] = q1
         self.st[2] = r1
@@ -677,7 +802,7 @@ cdef class AdaGradL2(Optimizer):
         self._bind_weights(W, n_features, intercept)
         if self.w_f32:
             raise ValueError("AdaGradL2 keeps float64 weights")
-        self.G = _bind(G, W.shape, W.dtype, "G", self._keep)
+        self.G = _bind(G, W.shape, W.dtype, "G", self._keep, self.ld)
         self.last = <int64_t*> _bind(last, (W.shape[0],), np.int64, "last", self._keep)
         self.st = <float64_t*> _bind(state, (1,), np.float64, "state", self._keep)
         scratch = np.empty(self.K, dtype=np.float64)   # owned here, freed with the optimiser
@@ -701,8 +826,8 @@ cdef class AdaGradL2(Optimizer):
     cdef void _catch_up(self, int64_t j) noexcept nogil:
         cdef int64_t l, K = self.K
         cdef int64_t pending = <int64_t> self.st[0] - self.last[j]
-        cdef float64_t* w = (<float64_t*> self.W) + j * K
-        cdef const float64_t* gsq = (<const float64_t*> self.G) + j * K
+        cdef float64_t* w = (<float64_t*> self.W) + j * self.ld
+        cdef const float64_t* gsq = (<const float64_t*> self.G) + j * self.ld
         cdef float64_t* base = self.base
         if pending == 1:
             for l in range(K):
@@ -756,7 +881,7 @@ cdef class AdaGradL2(Optimizer):
         if self.lam != 0.0 and self.Wb != NULL and self.last[self.n_features] != T:
             current = False
         if current:
-            linear_scores(self.W, False, K, r, self.b, self.Wb, 1.0, s, ws)
+            linear_scores(self.W, False, K, self.ld, r, self.b, self.Wb, 1.0, s, ws)
             return
         for l in range(K):
             s[l] = 0.0
@@ -768,8 +893,8 @@ cdef class AdaGradL2(Optimizer):
                 j = self.n_features
                 x = self.b
             pending = T - self.last[j]
-            w = (<const float64_t*> self.W) + j * K
-            gsq = (<const float64_t*> self.G) + j * K
+            w = (<const float64_t*> self.W) + j * self.ld
+            gsq = (<const float64_t*> self.G) + j * self.ld
             if pending > 0:
                 for l in range(K):
                     s[l] += x * w[l] * pow(self._shrink(gsq[l]), <float64_t> pending)
@@ -792,17 +917,17 @@ cdef class AdaGradL2(Optimizer):
             # same roundings as the loop below).
             n_act = active(ws.g, K, ws.act)
             if r.x_f32:
-                _adagrad(r, <float64_t*> self.W, <float64_t*> self.G, K,
+                _adagrad(r, <float64_t*> self.W, <float64_t*> self.G, K, self.ld,
                          <const float32_t*> r.x_data, ws.g, s, ws.act, n_act,
                          DENSE_ADAGRAD * n_act >= K, self.eta, self.delta, self.b,
                          <float64_t*> self.Wb,
-                         (<float64_t*> self.G) + self.n_features * K if self.Wb != NULL else NULL)
+                         (<float64_t*> self.G) + self.n_features * self.ld if self.Wb != NULL else NULL)
             else:
-                _adagrad(r, <float64_t*> self.W, <float64_t*> self.G, K,
+                _adagrad(r, <float64_t*> self.W, <float64_t*> self.G, K, self.ld,
                          <const float64_t*> r.x_data, ws.g, s, ws.act, n_act,
                          DENSE_ADAGRAD * n_act >= K, self.eta, self.delta, self.b,
                          <float64_t*> self.Wb,
-                         (<float64_t*> self.G) + self.n_features * K if self.Wb != NULL else NULL)
+                         (<float64_t*> self.G) + self.n_features * self.ld if self.Wb != NULL else NULL)
             for p in range(r.x_nnz):
                 self.last[r.x_indices[p]] = T + 1
             if self.Wb != NULL:
@@ -815,8 +940,8 @@ cdef class AdaGradL2(Optimizer):
                 else:
                     j = self.n_features
                     x = self.b
-                w = (<float64_t*> self.W) + j * K
-                gsq = (<float64_t*> self.G) + j * K
+                w = (<float64_t*> self.W) + j * self.ld
+                gsq = (<float64_t*> self.G) + j * self.ld
                 for l in range(K):
                     gx = ws.g[l] * x
                     gsq[l] += gx * gx

@@ -8,7 +8,7 @@ before one is built, and ``check_csr`` below is the compiled pass it uses.
 import numpy as np
 cimport numpy as cnp
 from libc.math cimport isfinite
-from libc.stdint cimport int32_t, int64_t
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t
 
 cnp.import_array()
 
@@ -267,3 +267,131 @@ def all_finite(D):
             and cnp.PyArray_IS_C_CONTIGUOUS(A)):
         return bool(np.isfinite(D).all())
     return finite_values(<const float64_t*>cnp.PyArray_DATA(A), cnp.PyArray_SIZE(A))
+
+
+ctypedef fused ptr_t:
+    int32_t
+    int64_t
+
+
+cdef bint _canonical_rows(const ptr_t* indptr, int64_t n, const int32_t* indices, int64_t nnz,
+                          int64_t n_cols) noexcept nogil:
+    cdef int64_t i, p, a, b
+    cdef int32_t j, prev
+    if indptr[0] != 0 or indptr[n] != nnz:
+        return False
+    for i in range(n):
+        a = indptr[i]
+        b = indptr[i + 1]
+        if b < a or b > nnz:
+            return False
+        prev = -1
+        for p in range(a, b):
+            j = indices[p]
+            # prev >= -1, so j <= prev also catches a negative id
+            if j <= prev or j >= n_cols:
+                return False
+            prev = j
+    return True
+
+
+ctypedef fused flag_t:
+    float64_t
+    float32_t
+    int64_t
+    int32_t
+    int8_t
+    uint8_t
+
+
+cdef bint _all_ones(const flag_t* v, int64_t n) noexcept nogil:
+    cdef int64_t p
+    for p in range(n):
+        if v[p] != 1:
+            return False
+    return True
+
+
+cdef inline bint _plain_vector(cnp.ndarray A) noexcept:
+    return (cnp.PyArray_NDIM(A) == 1 and cnp.PyArray_IS_C_CONTIGUOUS(A)
+            and cnp.PyArray_ISNOTSWAPPED(A) and cnp.PyArray_ISALIGNED(A))
+
+
+def canonical_csr(indptr, indices, data, int64_t n_rows, int64_t n_cols, bint ones=False):
+    """Whether the raw arrays of an ``n_rows x n_cols`` CSR matrix are what
+    ``check_X`` (``ones``: ``check_Y``) would hand back unchanged: plain 1-D
+    C-contiguous native arrays, int32/int64 ``indptr`` from 0 to ``nnz`` and
+    monotone, int32 ``indices`` unique, increasing and in ``[0, n_cols)`` in
+    each row, ``data`` float64/float32 and finite (``ones``: every value 1,
+    also int, bool or int8). One compiled pass, read through the C API:
+    ~0.2 us for a row, against ~3 us for the same checks through NumPy and
+    SciPy attributes. False means "not this fast case" -- the caller's full
+    path then canonicalises or says what is wrong."""
+    cdef cnp.ndarray P, I, D
+    cdef int pt, dt
+    cdef int64_t nnz
+    cdef bint ok
+    cdef const char* dp
+    if not (type(indptr) is np.ndarray and type(indices) is np.ndarray
+            and type(data) is np.ndarray) or n_rows < 0 or n_cols < 0:
+        return False
+    P = <cnp.ndarray> indptr
+    I = <cnp.ndarray> indices
+    D = <cnp.ndarray> data
+    if not (_plain_vector(P) and _plain_vector(I) and _plain_vector(D)):
+        return False
+    pt = cnp.PyArray_TYPE(P)
+    dt = cnp.PyArray_TYPE(D)
+    nnz = cnp.PyArray_DIM(I, 0)
+    if (cnp.PyArray_TYPE(I) != cnp.NPY_INT32 or (pt != cnp.NPY_INT32 and pt != cnp.NPY_INT64)
+            or cnp.PyArray_DIM(P, 0) != n_rows + 1 or cnp.PyArray_DIM(D, 0) != nnz):
+        return False
+    if not (dt == cnp.NPY_DOUBLE or dt == cnp.NPY_FLOAT or (ones and (
+            dt == cnp.NPY_INT64 or dt == cnp.NPY_INT32 or dt == cnp.NPY_INT8
+            or dt == cnp.NPY_BOOL or dt == cnp.NPY_UINT8))):
+        return False
+    cdef const void* pp = cnp.PyArray_DATA(P)
+    cdef const int32_t* ip = <const int32_t*> cnp.PyArray_DATA(I)
+    dp = <const char*> cnp.PyArray_DATA(D)
+    if nnz + n_rows > 65536:
+        # a block: let other threads run (a single row is cheaper with the GIL)
+        with nogil:
+            ok = _canonical_all(pp, pt == cnp.NPY_INT32, n_rows, ip, nnz, n_cols, dp, dt, ones)
+    else:
+        ok = _canonical_all(pp, pt == cnp.NPY_INT32, n_rows, ip, nnz, n_cols, dp, dt, ones)
+    return ok
+
+
+cdef bint _canonical_all(const void* pp, bint p32, int64_t n_rows, const int32_t* ip,
+                         int64_t nnz, int64_t n_cols, const char* dp, int dt,
+                         bint ones) noexcept nogil:
+    cdef bint ok
+    if p32:
+        ok = _canonical_rows(<const int32_t*> pp, n_rows, ip, nnz, n_cols)
+    else:
+        ok = _canonical_rows(<const int64_t*> pp, n_rows, ip, nnz, n_cols)
+    if not ok:
+        return False
+    if not ones:
+        if dt == cnp.NPY_DOUBLE:
+            return finite_values(<const float64_t*> dp, nnz)
+        return _finite32(<const float32_t*> dp, nnz)
+    if dt == cnp.NPY_DOUBLE:
+        return _all_ones(<const float64_t*> dp, nnz)
+    if dt == cnp.NPY_FLOAT:
+        return _all_ones(<const float32_t*> dp, nnz)
+    if dt == cnp.NPY_INT64:
+        return _all_ones(<const int64_t*> dp, nnz)
+    if dt == cnp.NPY_INT32:
+        return _all_ones(<const int32_t*> dp, nnz)
+    if dt == cnp.NPY_INT8:
+        return _all_ones(<const int8_t*> dp, nnz)
+    return _all_ones(<const uint8_t*> dp, nnz)
+
+
+cdef bint _finite32(const float32_t* v, int64_t n) noexcept nogil:
+    cdef int64_t p
+    for p in range(n):
+        if not isfinite(v[p]):
+            return False
+    return True

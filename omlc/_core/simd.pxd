@@ -10,6 +10,12 @@
 # exactly as the baseline does, so one build's results are bit-identical on every CPU
 # (another compiler's build may differ in the last bits).
 # Cython cannot attach the attribute to a function of its own, hence C here.
+#
+# A loop over a weight matrix's rows is told K (the columns it touches) and ld
+# (the row stride, in items, >= K): row j starts at W + j * ld. ld = K is a
+# dense matrix; ld > K leaves spare label columns (a learner that grows labels
+# keeps them, so a new column moves no row) or interleaves the rows of two
+# matrices (one feature's V and A side by side). The caller checks ld >= K.
 from libc.stdint cimport int32_t, int64_t
 
 cdef extern from *:
@@ -49,14 +55,15 @@ cdef extern from *:
     /* acc[0..K) = sum_p x_p W[idx_p, 0..K): the row's scores, in WT. */
     #define OMLC_DEFINE_SCORE(NAME, WT, XT)                                          \\
     OMLC_CLONES static void NAME(const int32_t* idx, const XT* x, int64_t nnz,      \\
-                                 const WT* W, int64_t K, WT* OMLC_RESTRICT acc) {   \\
+                                 const WT* W, int64_t K, int64_t ld,                \\
+                                 WT* OMLC_RESTRICT acc) {                           \\
         for (int64_t l = 0; l < K; l++) acc[l] = 0;                                 \\
         for (int64_t p = 0; p < nnz; p++) {                                         \\
             if (p + OMLC_AHEAD < nnz)                                               \\
-                omlc_prefetch_lines((const char*)(W + (int64_t)idx[p + OMLC_AHEAD] * K), \\
+                omlc_prefetch_lines((const char*)(W + (int64_t)idx[p + OMLC_AHEAD] * ld), \\
                                     K * (int64_t)sizeof(WT));                       \\
             const WT xv = (WT)x[p];                                                 \\
-            const WT* OMLC_RESTRICT w = W + (int64_t)idx[p] * K;                    \\
+            const WT* OMLC_RESTRICT w = W + (int64_t)idx[p] * ld;                   \\
             for (int64_t l = 0; l < K; l++) acc[l] += xv * w[l];                    \\
         }                                                                           \\
     }
@@ -64,10 +71,11 @@ cdef extern from *:
     /* W[idx_p, 0..K) += x_p c[0..K) for every nonzero p. */
     #define OMLC_DEFINE_AXPY(NAME, WT, XT)                                           \\
     OMLC_CLONES static void NAME(const int32_t* idx, const XT* x, int64_t nnz,      \\
-                                 WT* W, int64_t K, const WT* OMLC_RESTRICT c) {     \\
+                                 WT* W, int64_t K, int64_t ld,                      \\
+                                 const WT* OMLC_RESTRICT c) {                       \\
         for (int64_t p = 0; p < nnz; p++) {                                         \\
             const WT xv = (WT)x[p];                                                 \\
-            WT* OMLC_RESTRICT w = W + (int64_t)idx[p] * K;                          \\
+            WT* OMLC_RESTRICT w = W + (int64_t)idx[p] * ld;                         \\
             for (int64_t l = 0; l < K; l++) w[l] += xv * c[l];                      \\
         }                                                                           \\
     }
@@ -106,14 +114,14 @@ cdef extern from *:
        feature-major loop does, so the results are bit for bit the same. */
     #define OMLC_DEFINE_ADAGRAD_COL(NAME, WT, XT, SQRT)                              \
     OMLC_CLONES static void NAME(const int32_t* idx, const XT* x, int64_t nnz,      \
-                                 WT* W, WT* G, int64_t K, int64_t l, WT g, WT eta,  \
+                                 WT* W, WT* G, int64_t ld, int64_t l, WT g, WT eta, \
                                  WT delta, double* s_l) {                           \
         WT wv[64], gq[64], xs[64], ds[64];                                          \
         double acc = *s_l;                                                          \
         for (int64_t p0 = 0; p0 < nnz; p0 += 64) {                                  \
             const int64_t n = nnz - p0 < 64 ? nnz - p0 : 64;                        \
             for (int64_t i = 0; i < n; i++) {                                       \
-                const int64_t j = (int64_t)idx[p0 + i] * K + l;                     \
+                const int64_t j = (int64_t)idx[p0 + i] * ld + l;                    \
                 wv[i] = W[j];                                                       \
                 gq[i] = G[j];                                                       \
                 xs[i] = (WT)x[p0 + i];                                              \
@@ -126,7 +134,7 @@ cdef extern from *:
                 ds[i] = xs[i] * step;                                               \
             }                                                                       \
             for (int64_t i = 0; i < n; i++) {                                       \
-                const int64_t j = (int64_t)idx[p0 + i] * K + l;                     \
+                const int64_t j = (int64_t)idx[p0 + i] * ld + l;                    \
                 W[j] = wv[i];                                                       \
                 G[j] = gq[i];                                                       \
                 acc += ds[i];                                                       \
@@ -217,16 +225,17 @@ cdef extern from *:
        point ANSGD takes its gradient at, in one pass over the rows. */
     OMLC_CLONES static void omlc_score2(const int32_t* idx, const double* x, int64_t nnz,
                                          const double* U, const double* V, int64_t K,
-                                         double cu, double cv, double* OMLC_RESTRICT acc) {
+                                         int64_t ld, double cu, double cv,
+                                         double* OMLC_RESTRICT acc) {
         for (int64_t l = 0; l < K; l++) acc[l] = 0.0;
         for (int64_t p = 0; p < nnz; p++) {
             if (p + OMLC_AHEAD < nnz) {
-                int64_t j = (int64_t)idx[p + OMLC_AHEAD] * K;
+                int64_t j = (int64_t)idx[p + OMLC_AHEAD] * ld;
                 omlc_prefetch_lines((const char*)(U + j), K * (int64_t)sizeof(double));
                 omlc_prefetch_lines((const char*)(V + j), K * (int64_t)sizeof(double));
             }
-            const double* OMLC_RESTRICT u = U + (int64_t)idx[p] * K;
-            const double* OMLC_RESTRICT v = V + (int64_t)idx[p] * K;
+            const double* OMLC_RESTRICT u = U + (int64_t)idx[p] * ld;
+            const double* OMLC_RESTRICT v = V + (int64_t)idx[p] * ld;
             const double a = x[p] * cu, b = x[p] * cv;
             for (int64_t l = 0; l < K; l++) acc[l] += a * u[l] + b * v[l];
         }
@@ -268,19 +277,20 @@ cdef extern from *:
        the three separate passes it replaces. */
     #define OMLC_DEFINE_SETTLE_SCORE(NAME, WT, XT)                                   \
     OMLC_CLONES static void NAME(const int32_t* idx, const XT* x, int64_t nnz,      \
-                                 WT* A, const WT* V, int64_t K, double* snap,      \
+                                 WT* A, const WT* V, int64_t K, int64_t ld,         \
+                                 double* snap,                                      \
                                  double hi, double lo, WT* OMLC_RESTRICT s,         \
                                  WT* OMLC_RESTRICT d) {                             \
         for (int64_t l = 0; l < K; l++) { s[l] = 0; d[l] = 0; }                    \
         for (int64_t p = 0; p < nnz; p++) {                                         \
             if (p + OMLC_AHEAD < nnz) {                                             \
-                int64_t jn = (int64_t)idx[p + OMLC_AHEAD] * K;                      \
+                int64_t jn = (int64_t)idx[p + OMLC_AHEAD] * ld;                     \
                 omlc_prefetch_lines((const char*)(V + jn), K * (int64_t)sizeof(WT));\
                 omlc_prefetch_lines((const char*)(A + jn), K * (int64_t)sizeof(WT));\
             }                                                                       \
             int64_t j = idx[p];                                                     \
-            WT* OMLC_RESTRICT a = A + j * K;                                        \
-            const WT* OMLC_RESTRICT v = V + j * K;                                  \
+            WT* OMLC_RESTRICT a = A + j * ld;                                       \
+            const WT* OMLC_RESTRICT v = V + j * ld;                                 \
             double f = (hi - snap[2 * j]) + (lo - snap[2 * j + 1]);                 \
             snap[2 * j] = hi;                                                       \
             snap[2 * j + 1] = lo;                                                   \
@@ -313,23 +323,24 @@ cdef extern from *:
        bit for bit the separate passes. */
     OMLC_CLONES static void omlc_ansgd_pass(const int32_t* idx, const double* x, int64_t nnz,
                                              double* A, const double* U, const double* V,
-                                             int64_t K, double* snap, double hu, double lu,
+                                             int64_t K, int64_t ld, double* snap,
+                                             double hu, double lu,
                                              double hv, double lv, double cu, double cv,
                                              double* OMLC_RESTRICT s,
                                              double* OMLC_RESTRICT d) {
         for (int64_t l = 0; l < K; l++) { s[l] = 0.0; d[l] = 0.0; }
         for (int64_t p = 0; p < nnz; p++) {
             if (p + OMLC_AHEAD < nnz) {
-                int64_t jn = (int64_t)idx[p + OMLC_AHEAD] * K;
+                int64_t jn = (int64_t)idx[p + OMLC_AHEAD] * ld;
                 omlc_prefetch_lines((const char*)(U + jn), K * (int64_t)sizeof(double));
                 omlc_prefetch_lines((const char*)(V + jn), K * (int64_t)sizeof(double));
                 omlc_prefetch_lines((const char*)(A + jn), K * (int64_t)sizeof(double));
             }
             int64_t j = idx[p];
             double* sn = snap + 4 * j;
-            double* OMLC_RESTRICT a = A + j * K;
-            const double* OMLC_RESTRICT u = U + j * K;
-            const double* OMLC_RESTRICT v = V + j * K;
+            double* OMLC_RESTRICT a = A + j * ld;
+            const double* OMLC_RESTRICT u = U + j * ld;
+            const double* OMLC_RESTRICT v = V + j * ld;
             const double fu = (hu - sn[0]) + (lu - sn[1]);
             const double fv = (hv - sn[2]) + (lv - sn[3]);
             sn[0] = hu; sn[1] = lu; sn[2] = hv; sn[3] = lv;
@@ -352,13 +363,13 @@ cdef extern from *:
     /* Two rank-one updates of one row's features at once: V_j += x_j cv and
        U_j += x_j cu (ANSGD's step on both matrices, one sweep). */
     OMLC_CLONES static void omlc_axpy2(const int32_t* idx, const double* x, int64_t nnz,
-                                        double* V, double* U, int64_t K,
+                                        double* V, double* U, int64_t K, int64_t ld,
                                         const double* OMLC_RESTRICT cv,
                                         const double* OMLC_RESTRICT cu) {
         for (int64_t p = 0; p < nnz; p++) {
             const double xv = x[p];
-            double* OMLC_RESTRICT v = V + (int64_t)idx[p] * K;
-            double* OMLC_RESTRICT u = U + (int64_t)idx[p] * K;
+            double* OMLC_RESTRICT v = V + (int64_t)idx[p] * ld;
+            double* OMLC_RESTRICT u = U + (int64_t)idx[p] * ld;
             for (int64_t l = 0; l < K; l++) { v[l] += xv * cv[l]; u[l] += xv * cu[l]; }
         }
     }
@@ -378,21 +389,21 @@ cdef extern from *:
     """
     void omlc_prefetch_lines(const char* p, int64_t n_bytes) noexcept nogil
     void omlc_score_dd(const int32_t* idx, const double* x, int64_t nnz, const double* W,
-                       int64_t K, double* acc) noexcept nogil
+                       int64_t K, int64_t ld, double* acc) noexcept nogil
     void omlc_score_df(const int32_t* idx, const float* x, int64_t nnz, const double* W,
-                       int64_t K, double* acc) noexcept nogil
+                       int64_t K, int64_t ld, double* acc) noexcept nogil
     void omlc_score_fd(const int32_t* idx, const double* x, int64_t nnz, const float* W,
-                       int64_t K, float* acc) noexcept nogil
+                       int64_t K, int64_t ld, float* acc) noexcept nogil
     void omlc_score_ff(const int32_t* idx, const float* x, int64_t nnz, const float* W,
-                       int64_t K, float* acc) noexcept nogil
+                       int64_t K, int64_t ld, float* acc) noexcept nogil
     void omlc_axpy_dd(const int32_t* idx, const double* x, int64_t nnz, double* W,
-                      int64_t K, const double* c) noexcept nogil
+                      int64_t K, int64_t ld, const double* c) noexcept nogil
     void omlc_axpy_df(const int32_t* idx, const float* x, int64_t nnz, double* W,
-                      int64_t K, const double* c) noexcept nogil
+                      int64_t K, int64_t ld, const double* c) noexcept nogil
     void omlc_axpy_fd(const int32_t* idx, const double* x, int64_t nnz, float* W,
-                      int64_t K, const float* c) noexcept nogil
+                      int64_t K, int64_t ld, const float* c) noexcept nogil
     void omlc_axpy_ff(const int32_t* idx, const float* x, int64_t nnz, float* W,
-                      int64_t K, const float* c) noexcept nogil
+                      int64_t K, int64_t ld, const float* c) noexcept nogil
     void omlc_adagrad_d(double x, double* w, double* gsq, const double* g, double* s,
                         int64_t K, double eta, double delta) noexcept nogil
     void omlc_adagrad_f(float x, float* w, float* gsq, const float* g, double* s,
@@ -402,16 +413,16 @@ cdef extern from *:
     void omlc_adagrad_block_f(const float* xs, int64_t n, float* wv, float* gq, float* ds,
                               float g, float eta, float delta, double* s_l) noexcept nogil
     void omlc_adagrad_col_dd(const int32_t* idx, const double* x, int64_t nnz, double* W,
-                             double* G, int64_t K, int64_t l, double g, double eta,
+                             double* G, int64_t ld, int64_t l, double g, double eta,
                              double delta, double* s_l) noexcept nogil
     void omlc_adagrad_col_df(const int32_t* idx, const float* x, int64_t nnz, double* W,
-                             double* G, int64_t K, int64_t l, double g, double eta,
+                             double* G, int64_t ld, int64_t l, double g, double eta,
                              double delta, double* s_l) noexcept nogil
     void omlc_adagrad_col_fd(const int32_t* idx, const double* x, int64_t nnz, float* W,
-                             float* G, int64_t K, int64_t l, float g, float eta, float delta,
+                             float* G, int64_t ld, int64_t l, float g, float eta, float delta,
                              double* s_l) noexcept nogil
     void omlc_adagrad_col_ff(const int32_t* idx, const float* x, int64_t nnz, float* W,
-                             float* G, int64_t K, int64_t l, float g, float eta, float delta,
+                             float* G, int64_t ld, int64_t l, float g, float eta, float delta,
                              double* s_l) noexcept nogil
     int64_t omlc_alt_coef(const double* s, const char* rel, int64_t L, double thr, double inv_p,
                           double inv_n, double* g, int64_t* n_rel) noexcept nogil
@@ -420,7 +431,8 @@ cdef extern from *:
     int64_t omlc_alt_step_f(float* s, float* c, const float* coef, const float* sgn,
                             int64_t L, float thr, float q, int64_t* n_rel) noexcept nogil
     void omlc_score2(const int32_t* idx, const double* x, int64_t nnz, const double* U,
-                     const double* V, int64_t K, double cu, double cv, double* acc) noexcept nogil
+                     const double* V, int64_t K, int64_t ld, double cu, double cv,
+                     double* acc) noexcept nogil
     void omlc_settle(double* A, const double* U, const double* V, int64_t K, double fu,
                      double fv) noexcept nogil
     void omlc_add_scaled_d(double* A, const double* V, int64_t K, double f) noexcept nogil
@@ -428,26 +440,26 @@ cdef extern from *:
     void omlc_settled_dot(double* acc, const double* A, const double* U, const double* V,
                           int64_t K, double x, double fu, double fv) noexcept nogil
     void omlc_settle_score_dd(const int32_t* idx, const double* x, int64_t nnz, double* A,
-                              const double* V, int64_t K, double* snap, double hi,
+                              const double* V, int64_t K, int64_t ld, double* snap, double hi,
                               double lo,
                               double* s, double* d) noexcept nogil
     void omlc_settle_score_df(const int32_t* idx, const float* x, int64_t nnz, double* A,
-                              const double* V, int64_t K, double* snap, double hi,
+                              const double* V, int64_t K, int64_t ld, double* snap, double hi,
                               double lo,
                               double* s, double* d) noexcept nogil
     void omlc_settle_score_fd(const int32_t* idx, const double* x, int64_t nnz, float* A,
-                              const float* V, int64_t K, double* snap, double hi,
+                              const float* V, int64_t K, int64_t ld, double* snap, double hi,
                               double lo,
                               float* s, float* d) noexcept nogil
     void omlc_settle_score_ff(const int32_t* idx, const float* x, int64_t nnz, float* A,
-                              const float* V, int64_t K, double* snap, double hi,
+                              const float* V, int64_t K, int64_t ld, double* snap, double hi,
                               double lo,
                               float* s, float* d) noexcept nogil
     void omlc_ansgd_pass(const int32_t* idx, const double* x, int64_t nnz, double* A,
-                         const double* U, const double* V, int64_t K, double* snap,
+                         const double* U, const double* V, int64_t K, int64_t ld, double* snap,
                          double hu, double lu, double hv, double lv, double cu, double cv,
                          double* s,
                          double* d) noexcept nogil
     void omlc_axpy2(const int32_t* idx, const double* x, int64_t nnz, double* V, double* U,
-                    int64_t K, const double* cv, const double* cu) noexcept nogil
+                    int64_t K, int64_t ld, const double* cv, const double* cu) noexcept nogil
     const char* omlc_simd_build() noexcept nogil

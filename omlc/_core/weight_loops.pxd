@@ -32,7 +32,8 @@ ctypedef fused xfloat:
     float64_t
 
 
-cdef inline void _axpy(const Row* r, wfloat* W, int64_t K, const xfloat* xd, const wfloat* c,
+cdef inline void _axpy(const Row* r, wfloat* W, int64_t K, int64_t ld, const xfloat* xd,
+                       const wfloat* c,
                        const int32_t* act, int64_t n_act, bint dense, wfloat b,
                        wfloat* Wb) noexcept nogil:
     """W[j, :] += x_j c for every nonzero j of the row (and Wb += b c)."""
@@ -42,21 +43,21 @@ cdef inline void _axpy(const Row* r, wfloat* W, int64_t K, const xfloat* xd, con
     if dense:
         if wfloat is float64_t:
             if xfloat is float64_t:
-                omlc_axpy_dd(r.x_indices, xd, r.x_nnz, W, K, c)
+                omlc_axpy_dd(r.x_indices, xd, r.x_nnz, W, K, ld, c)
             else:
-                omlc_axpy_df(r.x_indices, xd, r.x_nnz, W, K, c)
+                omlc_axpy_df(r.x_indices, xd, r.x_nnz, W, K, ld, c)
         else:
             if xfloat is float64_t:
-                omlc_axpy_fd(r.x_indices, xd, r.x_nnz, W, K, c)
+                omlc_axpy_fd(r.x_indices, xd, r.x_nnz, W, K, ld, c)
             else:
-                omlc_axpy_ff(r.x_indices, xd, r.x_nnz, W, K, c)
+                omlc_axpy_ff(r.x_indices, xd, r.x_nnz, W, K, ld, c)
         if Wb != NULL:
             for l in range(K):
                 Wb[l] += b * c[l]
     else:
         for p in range(r.x_nnz):
             x = <wfloat> xd[p]
-            w = W + <int64_t> r.x_indices[p] * K
+            w = W + <int64_t> r.x_indices[p] * ld
             for a in range(n_act):
                 l = act[a]
                 w[l] += x * c[l]
@@ -91,7 +92,8 @@ cdef inline void _adagrad_feature(wfloat x, wfloat* w, wfloat* gsq, const wfloat
             s[l] += x * step
 
 
-cdef inline void _adagrad(const Row* r, wfloat* W, wfloat* G, int64_t K, const xfloat* xd,
+cdef inline void _adagrad(const Row* r, wfloat* W, wfloat* G, int64_t K, int64_t ld,
+                          const xfloat* xd,
                           const wfloat* g, float64_t* s, const int32_t* act, int64_t n_act,
                           bint dense, wfloat eta, wfloat delta, wfloat b, wfloat* Wb,
                           wfloat* Gb) noexcept nogil:
@@ -99,7 +101,7 @@ cdef inline void _adagrad(const Row* r, wfloat* W, wfloat* G, int64_t K, const x
     if dense:
         for p in range(r.x_nnz):
             j = r.x_indices[p]
-            _adagrad_feature(<wfloat> xd[p], W + j * K, G + j * K, g, s, act, n_act, K, eta,
+            _adagrad_feature(<wfloat> xd[p], W + j * ld, G + j * ld, g, s, act, n_act, K, eta,
                              delta, True)
         if Wb != NULL:
             _adagrad_feature(b, Wb, Gb, g, s, act, n_act, K, eta, delta, True)
@@ -111,14 +113,14 @@ cdef inline void _adagrad(const Row* r, wfloat* W, wfloat* G, int64_t K, const x
         l = act[a]
         if wfloat is float64_t:
             if xfloat is float64_t:
-                omlc_adagrad_col_dd(r.x_indices, xd, r.x_nnz, W, G, K, l, g[l], eta, delta, s + l)
+                omlc_adagrad_col_dd(r.x_indices, xd, r.x_nnz, W, G, ld, l, g[l], eta, delta, s + l)
             else:
-                omlc_adagrad_col_df(r.x_indices, xd, r.x_nnz, W, G, K, l, g[l], eta, delta, s + l)
+                omlc_adagrad_col_df(r.x_indices, xd, r.x_nnz, W, G, ld, l, g[l], eta, delta, s + l)
         else:
             if xfloat is float64_t:
-                omlc_adagrad_col_fd(r.x_indices, xd, r.x_nnz, W, G, K, l, g[l], eta, delta, s + l)
+                omlc_adagrad_col_fd(r.x_indices, xd, r.x_nnz, W, G, ld, l, g[l], eta, delta, s + l)
             else:
-                omlc_adagrad_col_ff(r.x_indices, xd, r.x_nnz, W, G, K, l, g[l], eta, delta, s + l)
+                omlc_adagrad_col_ff(r.x_indices, xd, r.x_nnz, W, G, ld, l, g[l], eta, delta, s + l)
         if Wb != NULL:
             _adagrad_feature(b, Wb, Gb, g, s, act + a, 1, K, eta, delta, False)
 
@@ -139,7 +141,7 @@ cdef struct ColumnCache:
     int32_t* label            # (cap,): column -> label
 
 
-cdef inline void cache_flush(const Row* r, wfloat* W, wfloat* G, int64_t K,
+cdef inline void cache_flush(const Row* r, wfloat* W, wfloat* G, int64_t ld,
                              ColumnCache* cc) noexcept nogil:
     cdef int64_t k, i, j, l
     cdef wfloat* cw
@@ -149,14 +151,15 @@ cdef inline void cache_flush(const Row* r, wfloat* W, wfloat* G, int64_t K,
         cw = (<wfloat*> cc.w) + k * cc.nnz_cap
         cg = (<wfloat*> cc.g) + k * cc.nnz_cap
         for i in range(r.x_nnz):
-            j = r.x_indices[i] * K + l
+            j = r.x_indices[i] * ld + l
             W[j] = cw[i]
             G[j] = cg[i]
         cc.slot[l] = -1
     cc.n = 0
 
 
-cdef inline void _adagrad_cached(const Row* r, wfloat* W, wfloat* G, int64_t K, const xfloat* xd,
+cdef inline void _adagrad_cached(const Row* r, wfloat* W, wfloat* G, int64_t K, int64_t ld,
+                                 const xfloat* xd,
                                  const wfloat* g, float64_t* s, const int32_t* act,
                                  int64_t n_act, wfloat eta, wfloat delta, wfloat b, wfloat* Wb,
                                  wfloat* Gb, ColumnCache* cc) noexcept nogil:
@@ -170,7 +173,7 @@ cdef inline void _adagrad_cached(const Row* r, wfloat* W, wfloat* G, int64_t K, 
         l = act[a]
         k = cc.slot[l]
         if k < 0 and cc.n == cc.cap:
-            _adagrad(r, W, G, K, xd, g, s, act + a, 1, False, eta, delta, b, Wb, Gb)
+            _adagrad(r, W, G, K, ld, xd, g, s, act + a, 1, False, eta, delta, b, Wb, Gb)
             continue
         if k < 0:
             k = cc.n
@@ -180,7 +183,7 @@ cdef inline void _adagrad_cached(const Row* r, wfloat* W, wfloat* G, int64_t K, 
             cw = (<wfloat*> cc.w) + k * cc.nnz_cap
             cg = (<wfloat*> cc.g) + k * cc.nnz_cap
             for i in range(r.x_nnz):
-                j = r.x_indices[i] * K + l
+                j = r.x_indices[i] * ld + l
                 cw[i] = W[j]
                 cg[i] = G[j]
                 xs[i] = <wfloat> xd[i]
@@ -194,7 +197,7 @@ cdef inline void _adagrad_cached(const Row* r, wfloat* W, wfloat* G, int64_t K, 
             _adagrad_feature(b, Wb, Gb, g, s, act + a, 1, K, eta, delta, False)
 
 
-cdef inline void linear_scores(const char* W, bint w_f32, int64_t K, const Row* r,
+cdef inline void linear_scores(const char* W, bint w_f32, int64_t K, int64_t ld, const Row* r,
                                float64_t b, const char* Wb, float64_t scale, float64_t* s,
                                Workspace* ws) noexcept nogil:
     """s = scale * (x W + b Wb), accumulated in the weights' precision."""
@@ -205,10 +208,10 @@ cdef inline void linear_scores(const char* W, bint w_f32, int64_t K, const Row* 
     if w_f32:
         if r.x_f32:
             omlc_score_ff(r.x_indices, <const float32_t*> r.x_data, r.x_nnz,
-                          <const float32_t*> W, K, acc)
+                          <const float32_t*> W, K, ld, acc)
         else:
             omlc_score_fd(r.x_indices, <const float64_t*> r.x_data, r.x_nnz,
-                          <const float32_t*> W, K, acc)
+                          <const float32_t*> W, K, ld, acc)
         if Wb != NULL:
             for l in range(K):
                 acc[l] += (<float32_t> b) * wb32[l]
@@ -217,10 +220,10 @@ cdef inline void linear_scores(const char* W, bint w_f32, int64_t K, const Row* 
     else:
         if r.x_f32:
             omlc_score_df(r.x_indices, <const float32_t*> r.x_data, r.x_nnz,
-                          <const float64_t*> W, K, s)
+                          <const float64_t*> W, K, ld, s)
         else:
             omlc_score_dd(r.x_indices, <const float64_t*> r.x_data, r.x_nnz,
-                          <const float64_t*> W, K, s)
+                          <const float64_t*> W, K, ld, s)
         if Wb != NULL:
             for l in range(K):
                 s[l] += b * wb64[l]
@@ -255,7 +258,8 @@ cdef inline int64_t active(const float64_t* c, int64_t K, int32_t* act) noexcept
     return n
 
 
-cdef inline int64_t rank_one_into(char* W, char* Wb, bint w_f32, int64_t K, float64_t b,
+cdef inline int64_t rank_one_into(char* W, char* Wb, bint w_f32, int64_t K, int64_t ld,
+                                  float64_t b,
                                   const Row* r, const float64_t* c, Workspace* ws) noexcept nogil:
     """M += x ⊗ c for a matrix M like W (its intercept row: Wb, or NULL)."""
     cdef int64_t l
@@ -267,42 +271,43 @@ cdef inline int64_t rank_one_into(char* W, char* Wb, bint w_f32, int64_t K, floa
         for l in range(K):
             ws.c32[l] = <float32_t> c[l]
         if r.x_f32:
-            _axpy(r, <float32_t*> W, K, <const float32_t*> r.x_data, ws.c32, ws.act, n_act,
+            _axpy(r, <float32_t*> W, K, ld, <const float32_t*> r.x_data, ws.c32, ws.act, n_act,
                   dense, <float32_t> b, <float32_t*> Wb)
         else:
-            _axpy(r, <float32_t*> W, K, <const float64_t*> r.x_data, ws.c32, ws.act, n_act,
+            _axpy(r, <float32_t*> W, K, ld, <const float64_t*> r.x_data, ws.c32, ws.act, n_act,
                   dense, <float32_t> b, <float32_t*> Wb)
     else:
         if r.x_f32:
-            _axpy(r, <float64_t*> W, K, <const float32_t*> r.x_data, c, ws.act, n_act,
+            _axpy(r, <float64_t*> W, K, ld, <const float32_t*> r.x_data, c, ws.act, n_act,
                   dense, b, <float64_t*> Wb)
         else:
-            _axpy(r, <float64_t*> W, K, <const float64_t*> r.x_data, c, ws.act, n_act,
+            _axpy(r, <float64_t*> W, K, ld, <const float64_t*> r.x_data, c, ws.act, n_act,
                   dense, b, <float64_t*> Wb)
     return 1
 
 
-cdef inline void _adagrad_step(const Row* r, wfloat* W, wfloat* G, int64_t K, const xfloat* xd,
+cdef inline void _adagrad_step(const Row* r, wfloat* W, wfloat* G, int64_t K, int64_t ld,
+                               const xfloat* xd,
                                const wfloat* g, float64_t* s, const int32_t* act,
                                int64_t n_act, bint dense, bint cached, wfloat eta, wfloat delta,
                                wfloat b, wfloat* Wb, wfloat* Gb, ColumnCache* cc) noexcept nogil:
     if cached:
-        _adagrad_cached(r, W, G, K, xd, g, s, act, n_act, eta, delta, b, Wb, Gb, cc)
+        _adagrad_cached(r, W, G, K, ld, xd, g, s, act, n_act, eta, delta, b, Wb, Gb, cc)
     else:
-        _adagrad(r, W, G, K, xd, g, s, act, n_act, dense, eta, delta, b, Wb, Gb)
+        _adagrad(r, W, G, K, ld, xd, g, s, act, n_act, dense, eta, delta, b, Wb, Gb)
 
 
-cdef inline void cache_done(const Row* r, char* W, char* G, bint w_f32, int64_t K,
+cdef inline void cache_done(const Row* r, char* W, char* G, bint w_f32, int64_t ld,
                             ColumnCache* cc) noexcept nogil:
     """Scatter the cached columns back (the row is done, or a dense step)."""
     if cc.n:
         if w_f32:
-            cache_flush(r, <float32_t*> W, <float32_t*> G, K, cc)
+            cache_flush(r, <float32_t*> W, <float32_t*> G, ld, cc)
         else:
-            cache_flush(r, <float64_t*> W, <float64_t*> G, K, cc)
+            cache_flush(r, <float64_t*> W, <float64_t*> G, ld, cc)
 
 
-cdef inline void adagrad_step(const Row* r, char* W, char* G, bint w_f32, int64_t K,
+cdef inline void adagrad_step(const Row* r, char* W, char* G, bint w_f32, int64_t K, int64_t ld,
                               Workspace* ws, float64_t* s, int64_t n_act, bint dense,
                               bint cached, float64_t eta, float64_t delta, float64_t b, char* Wb,
                               char* Gb, ColumnCache* cc) noexcept nogil:
@@ -310,23 +315,23 @@ cdef inline void adagrad_step(const Row* r, char* W, char* G, bint w_f32, int64_
     in W's precision (float32: the coefficients rounded once)."""
     cdef int64_t l
     if not cached:
-        cache_done(r, W, G, w_f32, K, cc)
+        cache_done(r, W, G, w_f32, ld, cc)
     if w_f32:
         for l in range(K):
             ws.c32[l] = <float32_t> ws.g[l]
         if r.x_f32:
-            _adagrad_step(r, <float32_t*> W, <float32_t*> G, K, <const float32_t*> r.x_data,
+            _adagrad_step(r, <float32_t*> W, <float32_t*> G, K, ld, <const float32_t*> r.x_data,
                           ws.c32, s, ws.act, n_act, dense, cached, <float32_t> eta,
                           <float32_t> delta, <float32_t> b, <float32_t*> Wb, <float32_t*> Gb, cc)
         else:
-            _adagrad_step(r, <float32_t*> W, <float32_t*> G, K, <const float64_t*> r.x_data,
+            _adagrad_step(r, <float32_t*> W, <float32_t*> G, K, ld, <const float64_t*> r.x_data,
                           ws.c32, s, ws.act, n_act, dense, cached, <float32_t> eta,
                           <float32_t> delta, <float32_t> b, <float32_t*> Wb, <float32_t*> Gb, cc)
     elif r.x_f32:
-        _adagrad_step(r, <float64_t*> W, <float64_t*> G, K, <const float32_t*> r.x_data, ws.g, s,
+        _adagrad_step(r, <float64_t*> W, <float64_t*> G, K, ld, <const float32_t*> r.x_data, ws.g, s,
                       ws.act, n_act, dense, cached, eta, delta, b, <float64_t*> Wb,
                       <float64_t*> Gb, cc)
     else:
-        _adagrad_step(r, <float64_t*> W, <float64_t*> G, K, <const float64_t*> r.x_data, ws.g, s,
+        _adagrad_step(r, <float64_t*> W, <float64_t*> G, K, ld, <const float64_t*> r.x_data, ws.g, s,
                       ws.act, n_act, dense, cached, eta, delta, b, <float64_t*> Wb,
                       <float64_t*> Gb, cc)

@@ -86,20 +86,19 @@ LEARNERS = {
     "ranksvm-default": LearnerConfig("ranksvm-sgd", "Rank-SVM defaults"),
     "ranksvm-adagrad": LearnerConfig("ranksvm-adagrad", "Rank-SVM by AdaGrad"),
     "mmp": LearnerConfig("mmp", "MMP"),
-    # Label-space reduction (Chu, Huang & Lin): at rcv1 widths the regression
-    # runs by AdaGrad in omlc._core.label_space's compiled loop (per nonzero);
-    # PBC regresses onto all K labels, PBT onto the M-dimensional code with
-    # its basis change kept as a lazy M x M factor. O-BR: AdaGrad on the
-    # linear core, one call per chunk.
+    # Label-space reduction (Chu, Huang & Lin) at the default solver: at rcv1
+    # widths the regression runs in omlc._core.label_space's compiled loop
+    # (per nonzero); PBC regresses onto all K labels by row-wise AdaGrad, PBT
+    # onto the M-dimensional code by AdaGrad with its basis change kept as a
+    # lazy M x M factor. O-BR: row-wise AdaGrad on the linear core, one call
+    # per chunk.
     "csdpp": LearnerConfig("csdpp", "CS-DPP PBC", {"cost": "f1", "code_dim": 10,
-                                                   "basis": "pbc", "solver": "adagrad"}),
+                                                   "basis": "pbc"}),
     "csdpp-pbt": LearnerConfig("csdpp", "CS-DPP PBT", {"cost": "f1", "code_dim": 10,
-                                                       "basis": "pbt", "solver": "adagrad"}),
-    "dpp": LearnerConfig("dpp", "DPP PBC", {"code_dim": 10, "basis": "pbc",
-                                            "solver": "adagrad"}),
-    "dpp-pbt": LearnerConfig("dpp", "DPP PBT", {"code_dim": 10, "basis": "pbt",
-                                                "solver": "adagrad"}),
-    "obr": LearnerConfig("obr", "O-BR", {"solver": "adagrad"}),
+                                                       "basis": "pbt"}),
+    "dpp": LearnerConfig("dpp", "DPP PBC", {"code_dim": 10, "basis": "pbc"}),
+    "dpp-pbt": LearnerConfig("dpp", "DPP PBT", {"code_dim": 10, "basis": "pbt"}),
+    "obr": LearnerConfig("obr", "O-BR"),
 }
 DEFAULT_LEARNERS = ("falt", "falt-b", "salt", "salt-m1", "pa-br", "falt-f32", "pa-br-f32",
                     "ansgd", "ranksvm-sgd", "ranksvm-default", "ranksvm-adagrad", "mmp")

@@ -15,9 +15,15 @@ arrays: one row per feature (+ the intercept's row last), one column per label
 - **labels** inserts columns before the threshold column, initialised as the
   learner's first columns were (zeros for FALT/SALT/PA, which is also what a
   label that was never relevant would have learned in a zero-loss step).
-  The compiled kernels read the label count as the row stride, so a new label
-  moves every row once: one O(d K) copy per call that adds labels, however
-  many it adds.
+  The compiled kernels take a row stride apart from the column count
+  (``omlc/_core/simd.pxd``), so the label columns too have spare room: every
+  column-growing array is the top-left corner ``buf[:rows, :K]`` of a buffer
+  of ``Kcap >= K`` columns (one ``Kcap`` for all of a model's arrays: the
+  kernels read them with one stride), and a new label moves only the
+  threshold column (O(d) per label). ``Kcap`` doubles when full, so a stream
+  that adds labels one at a time copies the weights O(log L) times in all
+  (amortised O(1) copies per label). Saving and pickling write the logical
+  ``(rows, K)`` arrays; a loaded model starts with ``Kcap = K``.
   RankSVM and MMP keep their weights lazily: a global scale times the stored
   array (ScaledSGD; ANSGD: two arrays and three scalars) and the average as
   running sums settled row by row (``omlc/_core/averaging.pxd``). A new column
@@ -134,9 +140,9 @@ def _init_rows(model, key, n, width, dtype):
 
 
 def _with_capacity(arr, rows):
-    """A C-contiguous buffer holding ``arr`` in its first rows with room for
-    ``rows`` rows: ``arr``'s own buffer when it has the room (no copy), else a
-    new one of twice the size."""
+    """A C-contiguous buffer holding ``arr`` (whole rows) in its first rows with
+    room for ``rows`` rows: ``arr``'s own buffer when it has the room (no
+    copy), else a new one of twice the size."""
     base = arr.base
     if (isinstance(base, np.ndarray) and base.dtype == arr.dtype and base.ndim == arr.ndim
             and base.shape[1:] == arr.shape[1:] and base.flags.c_contiguous
@@ -147,6 +153,113 @@ def _with_capacity(arr, rows):
     buf = np.empty((cap,) + arr.shape[1:], dtype=arr.dtype)
     buf[:arr.shape[0]] = arr
     return buf
+
+
+def _storage(arr):
+    """The C-contiguous buffer whose top-left corner the 2-D ``arr`` is (``arr``
+    itself when it is its own), or None when it is neither."""
+    base = arr.base
+    if (isinstance(base, np.ndarray) and base.ndim == 2 and base.dtype == arr.dtype
+            and base.flags.c_contiguous and base.flags.writeable
+            and base.ctypes.data == arr.ctypes.data and base.strides == arr.strides
+            and base.shape[0] >= arr.shape[0] and base.shape[1] >= arr.shape[1]):
+        return base
+    if arr.flags.c_contiguous and arr.flags.writeable:
+        return arr
+    return None
+
+
+def _group_storage(arrs):
+    """``(buffer, kc)`` when the 2-D arrays ``arrs`` (one shape, one dtype) lie
+    side by side in one C-contiguous buffer of ``len(arrs) * kc`` columns,
+    member i in the top rows of columns ``i*kc .. i*kc + K``; else None."""
+    if len(arrs) == 1:
+        buf = _storage(arrs[0])
+        return None if buf is None else (buf, buf.shape[1])
+    base = arrs[0].base
+    n = len(arrs)
+    if not (isinstance(base, np.ndarray) and base.ndim == 2 and base.flags.c_contiguous
+            and base.flags.writeable and base.shape[1] % n == 0):
+        return None
+    kc = base.shape[1] // n
+    for i, a in enumerate(arrs):
+        if (a.base is not base or a.dtype != base.dtype or a.strides != base.strides
+                or a.shape[0] > base.shape[0] or a.shape[1] > kc
+                or a.ctypes.data != base.ctypes.data + i * kc * base.itemsize):
+            return None
+    return base, kc
+
+
+def _groups(model, keys):
+    """The column-growing arrays of ``model`` as the groups that share one
+    buffer (``model._interleaved()``: one feature's rows of each side by
+    side, which the averaging optimisers read together), others alone."""
+    inter = tuple(k for k in (model._interleaved() if hasattr(model, "_interleaved") else ())
+                  if k in keys)
+    groups = [inter] if len(inter) > 1 else []
+    return groups + [(k,) for k in keys if not (len(inter) > 1 and k in inter)]
+
+
+def interleave(model):
+    """Put the arrays ``model._interleaved()`` names side by side in one
+    buffer (a copy, once: e.g. a model loaded from a file) unless they are;
+    ``Kcap`` stays what it was when all of them share it, else ``K``."""
+    keys = tuple(k for k in model._interleaved() if isinstance(getattr(model, k, None),
+                                                               np.ndarray))
+    if len(keys) < 2:
+        return
+    arrs = [getattr(model, k) for k in keys]
+    if _group_storage(arrs) is not None:
+        return
+    R, K = arrs[0].shape
+    buf = np.empty((R, len(keys) * K), dtype=arrs[0].dtype)
+    for i, (k, a) in enumerate(zip(keys, arrs)):
+        v = buf[:, i * K:(i + 1) * K]
+        v[...] = a
+        setattr(model, k, v)
+
+
+def capacity(model):
+    """``(row capacity, Kcap)`` of the storage of ``model.W_``."""
+    keys = [k for k, (_, by_cols) in _spec(model).items()
+            if by_cols and isinstance(getattr(model, k, None), np.ndarray)]
+    group = next(g for g in _groups(model, keys) if "W_" in g)
+    st = _group_storage([getattr(model, k) for k in group])
+    return (st[0].shape[0], st[1]) if st is not None else model.W_.shape
+
+
+def _column_capacity(model, groups, K1):
+    """The ``Kcap`` every column-growing array of ``model`` is to have for
+    ``K1`` columns: the present one while all share it and it has room,
+    else double it."""
+    caps = set()
+    for g in groups:
+        st = _group_storage([getattr(model, k) for k in g])
+        caps.add(st[1] if st is not None else -1)
+    kc = caps.pop() if len(caps) == 1 else -1
+    if kc >= K1:
+        return kc
+    return max(K1, 2 * max(kc, getattr(model, groups[0][0]).shape[1]), 4)
+
+
+def _regrown(model, group, R1, kc):
+    """The arrays of ``group`` (shape ``(R0, K0)``) each in the top-left corner
+    of its ``kc`` columns of one buffer of at least ``R1`` rows: the present
+    one when it has them, else a new one (rows doubled when they run out).
+    Returns each member's ``(rows, kc)`` slot (columns from K0 not yet set)."""
+    arrs = [getattr(model, k) for k in group]
+    R0, K0 = arrs[0].shape
+    st = _group_storage(arrs)
+    if st is None or st[1] != kc or st[0].shape[0] < R1:
+        rows = st[0].shape[0] if st is not None else R0
+        if rows < R1:
+            rows = max(R1, 2 * R0, 16)
+        buf = np.empty((rows, len(group) * kc), dtype=arrs[0].dtype)
+        for i, a in enumerate(arrs):
+            buf[:R0, i * kc:i * kc + K0] = a
+    else:
+        buf = st[0]
+    return {k: buf[:, i * kc:(i + 1) * kc] for i, k in enumerate(group)}
 
 
 def grow(model, n_features=None, n_labels=None):
@@ -170,30 +283,43 @@ def grow(model, n_features=None, n_labels=None):
         if getattr(model, key).shape[0] != d0 + b:
             raise RuntimeError(f"{key} has {getattr(model, key).shape[0]} rows, expected {d0 + b}")
     cols = _label_columns(model, L1 - L0) if L1 > L0 else None
+    col_keys = [k for k, (_, by_cols) in spec.items() if by_cols]
+    groups = _groups(model, col_keys)
+    kc = _column_capacity(model, groups, L1 + getattr(model, col_keys[0]).shape[1] - L0) \
+        if col_keys else 0
+    R0, R1 = d0 + b, d1 + b
+    # Every buffer first (what can run out of memory), then the in-place moves.
+    bufs = {}
+    for g in groups:
+        bufs.update(_regrown(model, g, R1, kc))
+    for key, (by_rows, by_cols) in spec.items():
+        if not by_cols and by_rows and d1 > d0:
+            bufs[key] = _with_capacity(getattr(model, key), R1)
     new = {}
     for key, (by_rows, by_cols) in spec.items():
-        arr = getattr(model, key)
-        if by_cols and L1 > L0:
-            extra = arr.shape[1] - L0
+        if key not in bufs:
+            continue
+        buf = bufs[key]
+        if by_cols:
+            extra = getattr(model, key).shape[1] - L0
             K1 = L1 + extra
-            # Rows keep their spare room; columns are the row stride, so this copies.
-            cap = max(d1 + b, arr.base.shape[0] if isinstance(arr.base, np.ndarray)
-                      and arr.base.ndim == 2 else 0)
-            buf = np.zeros((cap, K1), dtype=arr.dtype)
-            buf[:d0 + b, :L0] = arr[:, :L0]
-            buf[:d0 + b, L1:] = arr[:, L0:]
-            if cols is not None and key in cols:
-                buf[:d0 + b, L0:L1] = cols[key]
-            arr = buf[:d0 + b]
-        if by_rows and d1 > d0:
-            buf = _with_capacity(arr, d1 + b)
+            if L1 > L0:
+                # Only the threshold columns move (they stay last); the
+                # label columns keep their place.
+                buf[:R0, L1:K1] = buf[:R0, L0:L0 + extra].copy()
+                buf[:R0, L0:L1] = cols[key] if cols is not None and key in cols else 0
+            if d1 > d0:
+                if b:
+                    buf[d1, :K1] = buf[d0, :K1].copy()
+                buf[d0:d1, :K1] = _init_rows(model, key, d1 - d0, (K1,), buf.dtype)
+            new[key] = buf[:R1, :K1]
+        else:
             if b:
                 intercept = buf[d0].copy()
             buf[d0:d1] = _init_rows(model, key, d1 - d0, buf.shape[1:], buf.dtype)
             if b:
                 buf[d1] = intercept
-            arr = buf[:d1 + b]
-        new[key] = arr
+            new[key] = buf[:R1]
     for key, arr in new.items():
         setattr(model, key, arr)
     if d1 > d0 and getattr(model, "feature_names_in_", None) is not None:

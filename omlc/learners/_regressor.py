@@ -5,17 +5,19 @@ import math
 
 import numpy as np
 
+from omlc._core.label_space import ridge_scores
 from omlc._core.linear import learn
 from omlc._core.losses import SquaredLoss
-from omlc._core.optimizers import SGD, AdaGrad
+from omlc._core.optimizers import SGD, AdaGrad, RowAdaGrad
 from omlc._core.rowstream import RowStream, all_finite
-from omlc._validation import check_fits
+from omlc._validation import check_fits, csr_arrays
 from omlc.learners._rls import rls_apply, rls_gain_sparse
 
 
 class _Regressor:
-    """x -> R^width by online ridge (RLS, exact), SGD (step eta/sqrt(t)) or
-    AdaGrad on the compiled linear core with the squared loss."""
+    """x -> R^width by online ridge (RLS, exact), SGD (step eta/sqrt(t)),
+    AdaGrad or row-wise AdaGrad on the compiled linear core with the squared
+    loss."""
 
     def __init__(self, d, width, solver, lam, eta, intercept, owner="the model"):
         self.d = d
@@ -25,7 +27,8 @@ class _Regressor:
         self.eta = eta
         rows = d + (1 if intercept else 0)
         check_fits(8 * rows * (width * (2 if solver == "adagrad" else 1)
-                               + (rows if solver == "ridge" else 0)),
+                               + (rows if solver == "ridge" else 0)
+                               + (1 if solver == "row_adagrad" else 0)),
                    f"{owner}: the {solver} regressor ({rows:,} features x {width:,} outputs)")
         self.W = np.zeros((rows, width))
         self.t = 0
@@ -33,6 +36,8 @@ class _Regressor:
             self.Ainv = np.eye(rows) / lam
         elif solver == "adagrad":
             self.G = np.zeros_like(self.W)
+        elif solver == "row_adagrad":
+            self.G = np.zeros(rows)     # one accumulator per feature (RowAdaGrad)
         self._noy = (np.zeros(2, np.int64), np.zeros(0, np.int32))
 
     def scores_row(self, idx, vals):
@@ -42,10 +47,29 @@ class _Regressor:
         return r
 
     def scores(self, X):
-        R = np.asarray(X @ self.W[:self.d])
-        if self.intercept:
-            R += self.W[self.d]         # R is the product's fresh array: no copy
-        return R
+        return self.scores_checked(X)[0]
+
+    def scores_checked(self, X):
+        """``(R, bad)``: the scores of the checked CSR rows ``X`` and the
+        first row that is not all finite (-1: none), in one compiled pass
+        (``ridge_scores``: SciPy's order for ``X @ W[:d] + W[d]``, the same
+        for a row alone as inside a block)."""
+        W = self.W
+        if not _plain(W):
+            R = np.asarray(X @ W[:self.d])
+            if self.intercept:
+                R += W[self.d]
+            bad = np.flatnonzero(~np.isfinite(R).all(axis=1))
+            return R, int(bad[0]) if bad.size else -1
+        R = np.empty((X.shape[0], self.width))
+        xp, xi, xv = csr_arrays(X)
+        bad = ridge_scores(RowStream(xp, xi, xv, self.d), W, self.intercept, R)
+        return R, bad
+
+    def compiled_ridge(self):
+        """Whether the ridge state can go to ``br_ridge_learn`` as it is
+        (C-contiguous float64 arrays, updated in place)."""
+        return _plain(self.W) and _plain(self.Ainv)
 
     def transform(self, Rm):
         self.W = np.ascontiguousarray(self.W @ Rm)
@@ -82,9 +106,16 @@ class _Regressor:
         b = 1.0 if self.intercept else 0.0
         if self.solver == "sgd":
             opt = SGD(self.W, self.d, b, self.eta / math.sqrt(self.t))
+        elif self.solver == "row_adagrad":
+            opt = RowAdaGrad(self.W, self.G, self.d, b, self.eta, 1e-8)
         else:
             opt = AdaGrad(self.W, self.G, self.d, b, self.eta, 1e-8)
         stream = RowStream(np.array([0, len(idx)], np.int64), idx, vals, self.d,
                            self._noy[0], self._noy[1], self.width)
         learn(opt, SquaredLoss(), stream, 1, targets=np.ascontiguousarray(target[None, :]),
               weights=None if weight == 1.0 else np.array([float(weight)]))
+
+
+def _plain(A):
+    return type(A) is np.ndarray and A.dtype == np.float64 and A.flags.c_contiguous \
+        and A.flags.writeable and A.ndim == 2

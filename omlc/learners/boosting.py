@@ -45,12 +45,17 @@ random features; the paper's), ``"sparse-tree"`` (omlc's, experimental:
 :class:`SparseTreeWeakLearners`, trees that read CSR rows directly and draw
 split candidates from the non-zeros seen at each leaf, O(candidates x
 log nnz) per tree and row instead of a fixed random subset that is almost
-always zero on text), ``"softmax"`` (weighted online softmax regression on the
+always zero on text; on rcv1-shaped rows they stay near the label-frequency
+ranking), ``"sparse-vote"`` (omlc's choice for sparse high-dimensional rows,
+not the paper's: :class:`SparseVoteWeakLearners`, the features dealt out at
+random among the learners, each learner predicting its label histogram
+shifted by the lifts of the row's features it owns; O(nnz x labels) per row
+for all learners together), ``"softmax"`` (weighted online softmax regression on the
 same feature subsets), or an instance such as :class:`OracleWeakLearners`
 (the synthetic weak learner of the theory, for tests).
 
-With ``weak_learner="sparse-tree"`` (and, for OnlineBMR, exact potentials)
-a block of rows is learned by one compiled call (:mod:`omlc._core.boosting`):
+With ``weak_learner="sparse-tree"`` or ``"sparse-vote"`` (and, for
+OnlineBMR, exact potentials) a block of rows is learned by one compiled call (:mod:`omlc._core.boosting`):
 the trees' routing and leaf updates, the partial sums, the costs, Ada.OLMR's
 OGD and Hedge (the uniforms drawn up front, ``rng.random(n)`` being the
 stream of ``n`` single draws) and BMR's costs from the potential tables of
@@ -80,11 +85,12 @@ from omlc._validation import check_random_state, check_X
 from omlc.learners.base import BaseLearner, positive_float
 from omlc.learners._weak_learners import (MAX_FOREST_BYTES, OracleWeakLearners,  # noqa: F401
                                           SoftmaxWeakLearners, SparseTreeWeakLearners,
-                                          TreeWeakLearners, WeakLearners, _make_weak_learners)
+                                          SparseVoteWeakLearners, TreeWeakLearners, WeakLearners,
+                                          _make_weak_learners)
 from omlc.learners.hoeffding_tree import dense_rows
 
 MAX_ESTIMATORS = 10_000
-WEAK_LEARNERS = ("tree", "sparse-tree", "softmax")
+WEAK_LEARNERS = ("tree", "sparse-tree", "sparse-vote", "softmax")
 MAX_TABLE_BYTES = 256 << 20
 
 
@@ -225,7 +231,8 @@ class _Block:
         self.sizes = np.diff(Y.indptr)
         self.learned = w != 0.0
         wl = model.weak_learners_
-        self.trees = wl.trees_
+        # the compiled block takes the trees' list or the votes' bank
+        self.trees = wl.vote_ if isinstance(wl, SparseVoteWeakLearners) else wl.trees_
         self.args = (X.indptr.astype(np.int32, copy=False), X.indices.astype(np.int32, copy=False),
                      X.data.astype(np.float64, copy=False), Y.indptr.astype(np.int32, copy=False),
                      Y.indices.astype(np.int32, copy=False), w,
@@ -284,8 +291,8 @@ class _Booster(BaseLearner):
             raise ValueError(f"top_k must be None or a positive integer, got {t!r}")
         wl = self.weak_learner
         if not (wl in WEAK_LEARNERS if isinstance(wl, str) else isinstance(wl, WeakLearners)):
-            raise ValueError(f"weak_learner must be 'tree', 'sparse-tree', 'softmax' or a "
-                             f"WeakLearners instance, got {wl!r}")
+            raise ValueError(f"weak_learner must be 'tree', 'sparse-tree', 'sparse-vote', 'softmax' "
+                             f"or a WeakLearners instance, got {wl!r}")
         check_random_state(self.random_state) if not isinstance(
             self.random_state, np.random.Generator) else None
 
@@ -320,8 +327,8 @@ class _Booster(BaseLearner):
     _compiled = True
 
     def _block_ready(self):
-        return (self._compiled and type(self.weak_learners_) is SparseTreeWeakLearners
-                and hasattr(self, "_learn_block"))
+        return (self._compiled and hasattr(self, "_learn_block")
+                and type(self.weak_learners_) in (SparseTreeWeakLearners, SparseVoteWeakLearners))
 
     def _learn(self, X, Y, order, out):
         if self._block_ready():
@@ -426,11 +433,15 @@ class AdaOLMR(_Booster):
         Number of weak learners N.
     n_features_per_tree : int or None, default=20
         Random features each weak learner sees (None: all).
-    weak_learner : "tree", "sparse-tree", "softmax" or WeakLearners, default="tree"
+    weak_learner : "tree", "sparse-tree", "sparse-vote", "softmax" or WeakLearners, default="tree"
         "tree": the paper's (Hoeffding trees on ``n_features_per_tree``
-        random features); "sparse-tree": omlc's trees for sparse rows
-        (:class:`SparseTreeWeakLearners`, candidates drawn from each leaf's
-        non-zeros; experimental).
+        random features); "sparse-vote": omlc's choice for sparse
+        high-dimensional rows (text), not the paper's
+        (:class:`SparseVoteWeakLearners`, per-feature label votes, the
+        features dealt out among the learners); "sparse-tree": omlc's trees
+        for sparse rows (:class:`SparseTreeWeakLearners`, candidates drawn
+        from each leaf's non-zeros; experimental, near the label-frequency
+        ranking on text).
     top_k : int or None, default=None
         Predict the ``top_k`` best-scored labels (None: the running mean
         number of relevant labels).

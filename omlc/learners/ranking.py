@@ -84,6 +84,7 @@ from omlc._core.linear import loss_rows
 from omlc._core.losses import PairKind, PairwiseLoss
 from omlc._core.optimizers import ANSGD, SGD, AdaGradL2, ScaledSGD
 from omlc._validation import check_random_state
+from omlc.learners._growth import interleave
 from omlc.learners.base import LinearLearner, positive_float
 
 SOLVERS = ("ansgd", "sgd", "adagrad", "lbfgs")
@@ -139,6 +140,18 @@ class _RankingLearner(LinearLearner):
 
     def _decision(self, X):
         return _apply_rule(self, super()._decision(X))
+
+    def _interleaved(self):
+        """The state arrays kept side by side in one buffer, a feature's rows
+        of each adjacent (``omlc.learners._growth.interleave``): the optimiser
+        reads and writes all of them at every nonzero of a row, and adjacent
+        rows cost fewer cache misses than rows in separate arrays (averaged
+        SGD and ANSGD are bound by that memory traffic)."""
+        return ()
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        interleave(self)       # a pickle holds the arrays apart
 
     def _check_rule_params(self):
         _check_rule(self)
@@ -286,6 +299,15 @@ class RankSVM(_RankingLearner):
     def _init_state(self, n_features, n_labels):
         W = self._initial_weights(n_features, n_labels)
         self.W_ = W
+        self._init_solver_state(W)
+        interleave(self)
+
+    def _interleaved(self):
+        if self.solver == "ansgd":
+            return ("U_", "W_", "A_")
+        return ("W_", "A_") if self.solver == "sgd" else ()
+
+    def _init_solver_state(self, W):
         if self.solver == "ansgd":
             self.U_ = np.zeros_like(W)
             self.state_ = np.array([1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0])
@@ -459,6 +481,10 @@ class MMP(_RankingLearner):
         if self.average:
             self.A_ = np.zeros_like(self.W_)
             self.snap_ = np.zeros((self.W_.shape[0], 2))
+        interleave(self)
+
+    def _interleaved(self):
+        return ("W_", "A_")
 
     def _optimizer(self):
         avg = getattr(self, "A_", None) if self.average else None
