@@ -5,7 +5,7 @@ appears at row ``i * --every``: before that row the model is grown by one
 label (``learner.grow(n_labels=...)``) and the row is learned with
 ``partial_fit``. Reports the CPU seconds of the grows and of the learning,
 how many times the weight storage moved (a new buffer under ``W_``) and the
-storage's size against the logical ``W_``.
+bytes of that buffer against the logical arrays it holds.
 
 Run it against two builds to compare (the same machine, one after the other,
 best of ``--repeat``):
@@ -41,7 +41,8 @@ def run(make, X, n_labels, every):
     Y = sp.csr_matrix(([1], ([0], [0])), shape=(1, 1))
     model.partial_fit(X[:1], Y)
     t_grow = t_learn = 0.0
-    buffers = {model.W_.__array_interface__["data"][0]}
+    # The buffer under W_ (held, so that a new one cannot reuse its address).
+    storage = model.W_.base if model.W_.base is not None else model.W_
     moves = 0
     k = 1
     for i in range(1, X.shape[0]):
@@ -51,17 +52,19 @@ def run(make, X, n_labels, every):
             model.grow(n_labels=L)
             t_grow += time.process_time() - t0
             base = model.W_.base if model.W_.base is not None else model.W_
-            ptr = base.__array_interface__["data"][0]
-            if ptr not in buffers:
+            if base is not storage:
                 moves += 1
-                buffers.add(ptr)
+                storage = base
         y = sp.csr_matrix(([1], ([0], [L - 1 - (k % L)])), shape=(1, L))
         k += 1
         t0 = time.process_time()
         model.partial_fit(X[i:i + 1], y)
         t_learn += time.process_time() - t0
-    base = model.W_.base if model.W_.base is not None else model.W_
-    return t_grow, t_learn, moves, base.nbytes / model.W_.nbytes, model.n_labels_
+    # Bytes held against the logical arrays' bytes (W_ and whatever shares its buffer).
+    arrays = [v for v in vars(model).values() if isinstance(v, np.ndarray) and v.ndim == 2
+              and np.shares_memory(v, storage)]
+    return t_grow, t_learn, moves, storage.nbytes / sum(a.nbytes for a in arrays), \
+        model.n_labels_
 
 
 def main():
@@ -87,7 +90,7 @@ def main():
             best = r if best is None or r[0] < best[0] else best
         t_grow, t_learn, moves, ratio, L = best
         print(f"{name:18s} grow {t_grow:7.3f} s  learn {t_learn:7.3f} s  storage moves "
-              f"{moves:4d}  storage/W_ {ratio:4.2f}  (L={L}, best of {a.repeat} by grow time)")
+              f"{moves:4d}  held/logical {ratio:4.2f}  (L={L}, best of {a.repeat} by grow time)")
 
 
 if __name__ == "__main__":

@@ -183,7 +183,10 @@ def learn(Optimizer opt, Loss loss, RowStream stream, int64_t M, out=None, targe
                     continue
                 loss.weight = wp[k]
             opt.prepare_row(&r)
-            if outp != NULL and opt.separate_output:
+            # An averaging optimiser's fused sweep also settles the row's
+            # averages, with its reads prefetched: cheaper than the step's
+            # own settling pass even when the decision values are not wanted.
+            if opt.separate_output and (outp != NULL or opt.settles):
                 opt.score_output(&r, ws.s, ws.d, &ws)
             else:
                 opt.score(&r, ws.s, &ws)

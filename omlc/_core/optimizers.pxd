@@ -44,6 +44,7 @@ cdef class Optimizer:
     cdef float64_t b              # value of the intercept's constant feature (0: none)
     cdef char* Wb                 # the intercept's weights: W's row n_features
     cdef readonly bint separate_output
+    cdef readonly bint settles    # score_output brings lazily kept state up to date
 
     cdef int _bind_weights(self, object W, int64_t n_features, double intercept) except -1
     cdef void score(self, const Row* r, float64_t* s, Workspace* ws) noexcept nogil
@@ -86,7 +87,12 @@ cdef class ScaledSGD(Optimizer):
     cdef float64_t* st            # [scale, t, sum of scales (hi), n averaged, (lo)]
     cdef LazyAverage avg
     cdef int64_t n_rows_w
+    # score_output settled this row (its indices) since prepare_row: the
+    # step's own settling pass would change nothing.
+    cdef bint row_settled
+    cdef const int32_t* settled_idx
 
+    cdef void _mark_settled(self, const Row* r) noexcept nogil
     cdef void renormalise(self) noexcept nogil
 
 
@@ -99,7 +105,10 @@ cdef class ANSGD(Optimizer):
     cdef float64_t* st            # [p, q, r, T, sum p (hi, lo), sum q (hi, lo)]
     cdef LazyAverage avg
     cdef int64_t n_rows_w
+    cdef bint row_settled         # as ScaledSGD's
+    cdef const int32_t* settled_idx
 
+    cdef void _mark_settled(self, const Row* r) noexcept nogil
     cdef void _gradient_point(self, float64_t* cu, float64_t* cv) noexcept nogil
     cdef void _mix(self, const Row* r, float64_t cu, float64_t cv, float64_t* s,
                    Workspace* ws) noexcept nogil

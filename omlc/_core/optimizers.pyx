@@ -123,6 +123,7 @@ cdef class Optimizer:
         self.b = intercept
         self.Wb = self.W + n_features * self.row_bytes if intercept != 0.0 else NULL
         self.separate_output = False
+        self.settles = False
         return 0
 
     @property
@@ -405,6 +406,7 @@ cdef class ScaledSGD(Optimizer):
         if self.average:
             _bind_average(self, &self.avg, A, snap, state, ((2, 4),), self.W, NULL)
             self.separate_output = True
+            self.settles = True
         elif snap is not None:
             raise ValueError("snap is given without A")
 
@@ -415,6 +417,13 @@ cdef class ScaledSGD(Optimizer):
         if self.average and self.st[3] > 0:
             return _average(self, ((2, 4),), ("W",), self.st[3])
         return self.last_iterate()
+
+    cdef void prepare_row(self, const Row* r) noexcept nogil:
+        self.row_settled = False
+
+    cdef void _mark_settled(self, const Row* r) noexcept nogil:
+        self.row_settled = True
+        self.settled_idx = r.x_indices
 
     cdef void renormalise(self) noexcept nogil:
         """Fold the scale into V (and settle every average row): O(d K), rare."""
@@ -475,6 +484,8 @@ cdef class ScaledSGD(Optimizer):
                                      self.avg.snap, hi, lo, s32, d32)
             if self.Wb != NULL:
                 la_settle(&self.avg, self.n_features)
+            self._mark_settled(r)
+            if self.Wb != NULL:
                 vb32 = <const float32_t*> self.Wb
                 ab32 = (<const float32_t*> self.avg.A) + self.n_features * self.ld
                 for l in range(K):
@@ -494,6 +505,8 @@ cdef class ScaledSGD(Optimizer):
                                  self.avg.snap, hi, lo, s, d)
         if self.Wb != NULL:
             la_settle(&self.avg, self.n_features)
+        self._mark_settled(r)
+        if self.Wb != NULL:
             vb64 = <const float64_t*> self.Wb
             ab64 = (<const float64_t*> self.avg.A) + self.n_features * self.ld
             for l in range(K):
@@ -530,11 +543,12 @@ cdef class ScaledSGD(Optimizer):
         cdef float64_t shrink = 1.0 - eta_t * self.lam
         cdef float64_t q = sq_norm(r, self.b)
         n = loss.coefficients(s, y, q, ws.g, ws)
-        if self.average:
+        if self.average and not (self.row_settled and self.settled_idx == r.x_indices):
             for p in range(r.x_nnz):
                 la_settle(&self.avg, r.x_indices[p])
             if self.Wb != NULL:
                 la_settle(&self.avg, self.n_features)
+        self.row_settled = False
         self.st[0] *= shrink
         if n != 0:
             for l in range(self.K):
@@ -608,6 +622,7 @@ cdef class ANSGD(Optimizer):
         self.separate_output = True
         if self.average:
             _bind_average(self, &self.avg, A, snap, state, ((4, 5), (6, 7)), self.U, self.W)
+            self.settles = True
 
     def last_iterate(self):
         return self.st[0] * self._keep["U"] + self.st[1] * self._keep["W"]
@@ -691,6 +706,7 @@ cdef class ANSGD(Optimizer):
                 la_settle(&self.avg, r.x_indices[p])
             if self.Wb != NULL:
                 la_settle(&self.avg, self.n_features)
+            self._mark_settled(r)
             self._mix(r, cu, cv, s, ws)
             self.output(r, d, ws)
             return
@@ -702,6 +718,8 @@ cdef class ANSGD(Optimizer):
                         cu, cv, s, d)
         if Vb != NULL:
             la_settle(&self.avg, self.n_features)
+        self._mark_settled(r)
+        if Vb != NULL:
             Ab = (<const float64_t*> self.avg.A) + self.n_features * self.ld
             for l in range(K):
                 s[l] += self.b * (cu * Ub[l] + cv * Vb[l])
@@ -709,6 +727,13 @@ cdef class ANSGD(Optimizer):
         if 1.0 / T != 1.0:
             for l in range(K):
                 d[l] *= 1.0 / T
+
+    cdef void prepare_row(self, const Row* r) noexcept nogil:
+        self.row_settled = False
+
+    cdef void _mark_settled(self, const Row* r) noexcept nogil:
+        self.row_settled = True
+        self.settled_idx = r.x_indices
 
     cdef void renormalise(self) noexcept nogil:
         """Fold p, q, r into U and V (and settle every average row): O(d K)."""
@@ -741,11 +766,12 @@ cdef class ANSGD(Optimizer):
         q1 = (1.0 - alpha) * self.st[1] + alpha * c * self.st[2]
         # At t = 1 (alpha = 1) M is Psi alone and U is still 0: p may restart at 1.
         p1 = (1.0 - alpha) * self.st[0] if alpha != 1.0 else 1.0
-        if self.average:
+        if self.average and not (self.row_settled and self.settled_idx == r.x_indices):
             for p in range(r.x_nnz):
                 la_settle(&self.avg, r.x_indices[p])
             if self.Wb != NULL:
                 la_settle(&self.avg, self.n_features)
+        self.row_settled = False
         if n != 0:
             cv = -e / r1
             for l in range(self.K):

@@ -284,9 +284,10 @@ cdef extern from *:
         for (int64_t l = 0; l < K; l++) { s[l] = 0; d[l] = 0; }                    \
         for (int64_t p = 0; p < nnz; p++) {                                         \
             if (p + OMLC_AHEAD < nnz) {                                             \
-                int64_t jn = (int64_t)idx[p + OMLC_AHEAD] * ld;                     \
-                omlc_prefetch_lines((const char*)(V + jn), K * (int64_t)sizeof(WT));\
-                omlc_prefetch_lines((const char*)(A + jn), K * (int64_t)sizeof(WT));\
+                int64_t jn = (int64_t)idx[p + OMLC_AHEAD];                          \
+                omlc_prefetch_lines((const char*)(V + jn * ld), K * (int64_t)sizeof(WT));\
+                omlc_prefetch_lines((const char*)(A + jn * ld), K * (int64_t)sizeof(WT));\
+                OMLC_PREFETCH(snap + 2 * jn);                                       \
             }                                                                       \
             int64_t j = idx[p];                                                     \
             WT* OMLC_RESTRICT a = A + j * ld;                                       \
@@ -331,10 +332,12 @@ cdef extern from *:
         for (int64_t l = 0; l < K; l++) { s[l] = 0.0; d[l] = 0.0; }
         for (int64_t p = 0; p < nnz; p++) {
             if (p + OMLC_AHEAD < nnz) {
-                int64_t jn = (int64_t)idx[p + OMLC_AHEAD] * ld;
-                omlc_prefetch_lines((const char*)(U + jn), K * (int64_t)sizeof(double));
-                omlc_prefetch_lines((const char*)(V + jn), K * (int64_t)sizeof(double));
-                omlc_prefetch_lines((const char*)(A + jn), K * (int64_t)sizeof(double));
+                int64_t jn = (int64_t)idx[p + OMLC_AHEAD];
+                omlc_prefetch_lines((const char*)(U + jn * ld), K * (int64_t)sizeof(double));
+                omlc_prefetch_lines((const char*)(V + jn * ld), K * (int64_t)sizeof(double));
+                omlc_prefetch_lines((const char*)(A + jn * ld), K * (int64_t)sizeof(double));
+                /* The snapshots are a separate array: a miss per nonzero otherwise. */
+                OMLC_PREFETCH(snap + 4 * jn);
             }
             int64_t j = idx[p];
             double* sn = snap + 4 * j;
