@@ -276,7 +276,10 @@ class RiverMultiLabel(_Base):
             # partial_fit_row; anything else (new labels, strings, NaN) falls
             # through to the checked path below.
             row = hash_row(x, self.n_features)
-            lab = label_ids(y, self.label_ids_) if row is not None else None
+            memo = self.__dict__.get("_label_memo")
+            if memo is None:
+                memo = self._label_memo = []
+            lab = label_ids(y, self.label_ids_, memo) if row is not None else None
             if lab is not None and m.n_labels_ >= len(self.label_names_) \
                     and m.n_features_in_ == self.n_features:
                 xp = np.array((0, row[0].shape[0]), np.int64)
@@ -330,6 +333,7 @@ class RiverMultiLabel(_Base):
     def __getstate__(self):
         state = self.__dict__.copy()
         state.pop("_step_cache", None)  # compiled objects bound to this process's arrays
+        state.pop("_label_memo", None)  # label_ids' memo of key objects (rebuilt on use)
         return state
 
     def decision_one(self, x):

@@ -57,3 +57,40 @@ def test_label_ids_matches_the_twin():
         np.testing.assert_array_equal(hashing.label_ids(y, ids), ref.label_ids(y, ids))
     assert hashing.label_ids({"new": True}, ids) is None
     assert hashing.label_ids({}, ids).shape == (0,)
+
+
+def test_label_ids_memo_gives_the_lookups_answer():
+    """With a memo: the same ids as without, for a y of the remembered key
+    objects, of equal but other key objects, reordered, shorter, with a new
+    label (None), and after ids grew or were replaced."""
+    ids = {f"L{k}": k for k in range(6)}
+    names = list(ids)
+    memo = []
+    rng = np.random.default_rng(0)
+    for step in range(60):
+        kind = step % 6
+        if kind == 0:
+            y = {n: bool(rng.integers(2)) for n in names}
+        elif kind == 1:
+            y = {"".join(n): bool(rng.integers(2)) for n in names}     # equal, other objects
+        elif kind == 2:
+            y = {n: bool(rng.integers(2)) for n in names[::-1]}
+        elif kind == 3:
+            y = {n: True for n in names[:3]}
+        elif kind == 4:
+            y = {**{n: bool(rng.integers(2)) for n in names}, "new": True}
+        else:
+            y = {n: bool(rng.integers(2)) for n in names}
+            if step % 12 == 5:
+                ids = dict(ids)                                          # replaced
+            else:
+                ids[f"G{step}"] = len(ids)                               # grew
+                names.append(f"G{step}")
+        want = ref.label_ids(y, ids)
+        got = hashing.label_ids(y, ids, memo)
+        if want is None:
+            assert got is None
+        else:
+            np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(hashing.label_ids(y, ids, memo) if got is not None else
+                                      np.zeros(0), got if got is not None else np.zeros(0))

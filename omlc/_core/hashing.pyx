@@ -16,6 +16,7 @@ import numpy as np
 cimport numpy as cnp
 from cpython.dict cimport PyDict_Next
 from cpython.object cimport PyObject
+from cpython.tuple cimport PyTuple_GET_ITEM
 from libc.math cimport isfinite
 from libc.stdint cimport int32_t, int64_t, uint32_t
 from libc.stdlib cimport free, malloc
@@ -212,20 +213,37 @@ def hash_row(dict x, int64_t n_features):
     return idx_arr[:m], val_arr[:m]
 
 
-def label_ids(dict y, dict ids):
+def label_ids(dict y, dict ids, list memo=None):
     """Sorted int32 ids (from ``ids``) of the labels whose value in ``y`` is
     True, or ``None`` when a label of ``y`` has no id yet or a value is not a
-    bool."""
-    cdef Py_ssize_t n = len(y), pos = 0, k = 0
+    bool. ``memo`` (a list the caller keeps with ``ids``, empty at first)
+    remembers the key objects of the last ``y`` that named every label, and
+    their ids: River streams build each row's ``y`` from the same label-name
+    objects in the same order, and a key that is the remembered object at its
+    position skips the dict lookup (~20 ns a label; ids never change once
+    given, and a memo of another ``ids`` dict or of a smaller one is not
+    used)."""
+    cdef Py_ssize_t n = len(y), pos = 0, k = 0, at = 0
     cdef PyObject* key
     cdef PyObject* value
     cdef cnp.ndarray out = np.empty(n, dtype=np.int32)
     cdef int32_t* o = <int32_t*> cnp.PyArray_DATA(out)
     cdef object i
+    cdef tuple keys = None, vals = None
+    cdef bint same = False
+    if memo is not None and len(memo) == 4 and memo[0] is ids and memo[1] == len(ids):
+        keys = <tuple> memo[2]
+        vals = <tuple> memo[3]
+        same = len(keys) == n
     while PyDict_Next(y, &pos, &key, &value):
-        i = ids.get(<object> key)
-        if i is None:
-            return None
+        if same and at < n and PyTuple_GET_ITEM(keys, at) == key:
+            i = <object> PyTuple_GET_ITEM(vals, at)
+        else:
+            same = False
+            i = ids.get(<object> key)
+            if i is None:
+                return None
+        at += 1
         # Only bools take this path; anything else (0/1, NumPy bools, a
         # string such as "False", which is truthy) is checked by the caller.
         if <object> value is not True and <object> value is not False:
@@ -235,6 +253,11 @@ def label_ids(dict y, dict ids):
                 return None
             o[k] = <int32_t> i
             k += 1
+    if memo is not None and not (same and at == n) and n == len(ids):
+        # (only a y naming every label is remembered: the common River form;
+        # a y of a few relevant labels changes keys every row)
+        keys = tuple(y)
+        memo[:] = [ids, len(ids), keys, tuple([ids[name] for name in keys])]
     # Ids are small ints: an insertion sort of the few relevant ones in place.
     cdef Py_ssize_t a, b
     cdef int32_t v

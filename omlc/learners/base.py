@@ -186,7 +186,8 @@ class BaseLearner(Estimator):
         # Hyperparameters may have been set on a fitted model: they are checked
         # before every learning call, so an invalid one never reaches a kernel.
         self._check_params()
-        n_labels = _labels_from(n_labels, classes)
+        if classes is not None:             # (each call less counts on the single-row path)
+            n_labels = _labels_from(n_labels, classes)
         first = not self.is_fitted
         if not first and "feature_names_in_" in self.__dict__:
             check_feature_names(self, X, reset=False)
@@ -203,7 +204,7 @@ class BaseLearner(Estimator):
                 raise ValueError(f"n_labels={n_labels} but the model has {self.n_labels_} labels")
             n_labels = self.n_labels_
         Y = check_Y(Y, X.shape[0], n_labels)
-        w = check_sample_weight(sample_weight, X.shape[0])
+        w = None if sample_weight is None else check_sample_weight(sample_weight, X.shape[0])
         if w is not None and not self._weights_native() and not (
                 float(np.sum(w, dtype=np.float64)) <= self._MAX_REPEATS):
             self._repeat_counts(w)      # raises, with the figure, before any change
@@ -247,7 +248,8 @@ class BaseLearner(Estimator):
         weights: see *Sample weights* in the class docstring. ``y`` is another
         name for ``Y`` (scikit-learn passes the target by that keyword).
         """
-        Y = _target(Y, y)
+        if y is not None:
+            Y = _target(Y, y)
         with self._lock:
             X, Y, w = self._validate(X, Y, n_labels, sample_weight, classes)
             self.n_samples_seen_ += self._learn_counted(X, Y, None, w, None)
