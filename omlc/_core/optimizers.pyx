@@ -765,6 +765,32 @@ cdef class ScaledSGD(Optimizer):
 
 # --------------------------------------------------------------------------- ANSGD
 
+cdef inline void _axpy2_active(const Row* r, float64_t* V, float64_t* U, int64_t ld,
+                               const float64_t* cv, const float64_t* cu, const int32_t* act,
+                               int64_t n_act, float64_t b, float64_t* Vb,
+                               float64_t* Ub) noexcept nogil:
+    """V_j += x_j cv and U_j += x_j cu on the active columns of the row's
+    features (float64 features), and the intercept rows with b."""
+    cdef int64_t p, a, l
+    cdef float64_t x
+    cdef float64_t* v
+    cdef float64_t* u
+    cdef const float64_t* xd = <const float64_t*> r.x_data
+    for p in range(r.x_nnz):
+        x = xd[p]
+        v = V + <int64_t> r.x_indices[p] * ld
+        u = U + <int64_t> r.x_indices[p] * ld
+        for a in range(n_act):
+            l = act[a]
+            v[l] += x * cv[l]
+            u[l] += x * cu[l]
+    if Vb != NULL:
+        for a in range(n_act):
+            l = act[a]
+            Vb[l] += b * cv[l]
+            Ub[l] += b * cu[l]
+
+
 cdef inline void _ansgd_schedule(float64_t t, float64_t lam, float64_t lip, float64_t* alpha,
                                  float64_t* theta) noexcept nogil:
     """Step t (from 1) of Park & Choi's Algorithm 1, with its two typos read as
@@ -972,7 +998,7 @@ cdef class ANSGD(Optimizer):
 
     cdef int64_t fit_row(self, const Row* r, float64_t* s, Loss loss, const Target* y,
                          int64_t M, Workspace* ws) noexcept nogil:
-        cdef int64_t l, p, n, n_pairs = y.P * (y.L - y.P)
+        cdef int64_t l, p, n, n_act, n_pairs = y.P * (y.L - y.P)
         cdef float64_t t = self.st[3] + 1.0, alpha, theta, c, e, p1, q1, r1, cv, cu
         cdef float64_t q = sq_norm(r, self.b), a2
         if self.lipschitz == 0.0 and n_pairs > 0:
@@ -1003,7 +1029,8 @@ cdef class ANSGD(Optimizer):
             cv = -e / r1
             for l in range(self.K):
                 ws.d[l] = cv * ws.g[l]
-            if alpha != 1.0 and not r.x_f32 and DENSE_AXPY * active(ws.g, self.K, ws.act) >= self.K:
+            n_act = active(ws.g, self.K, ws.act) if alpha != 1.0 and not r.x_f32 else 0
+            if n_act and DENSE_AXPY * n_act >= self.K:
                 # Both matrices in one sweep (the dense loop rank_one_into
                 # would run twice; zero coefficients add zeros).
                 cu = e * (q1 / r1 - alpha) / p1
@@ -1016,6 +1043,16 @@ cdef class ANSGD(Optimizer):
                     for l in range(self.K):
                         (<float64_t*> self.Wb)[l] += self.b * ws.d[l]
                         (<float64_t*> self.Ub)[l] += self.b * ws.c[l]
+            elif n_act:
+                # Few labels move: both matrices' active columns in one sweep
+                # of the row's features (rank_one_into's sparse loop, twice,
+                # fused; each weight gets the same single update).
+                cu = e * (q1 / r1 - alpha) / p1
+                for l in range(self.K):
+                    ws.c[l] = cu * ws.g[l]
+                _axpy2_active(r, <float64_t*> self.W, <float64_t*> self.U, self.ld, ws.d, ws.c,
+                              ws.act, n_act, self.b, <float64_t*> self.Wb,
+                              <float64_t*> self.Ub)
             else:
                 rank_one_into(self.W, self.Wb, False, self.K, self.ld, self.b, r, ws.d, ws)
                 if alpha != 1.0:

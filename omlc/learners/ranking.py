@@ -321,8 +321,10 @@ class RankSVM(_RankingLearner):
         interleave(self)
 
     def _interleaved(self):
+        # W_ first: the driver prefetches the first ld items of a row of W_
+        # for the next stream row's features, i.e. the whole interleaved row.
         if self.solver == "ansgd":
-            return ("U_", "W_", "A_")
+            return ("W_", "U_", "A_")
         return ("W_", "A_") if self.solver == "sgd" else ()
 
     def _init_solver_state(self, W):
