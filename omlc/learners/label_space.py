@@ -184,6 +184,22 @@ def _non_finite_scores(row):
                          "holds NaN or inf; refit it", row)
 
 
+def _dense_labels(yp, yi, rows, K):
+    """The label rows ``rows`` of a CSR label matrix (indptr ``yp``, indices
+    ``yi``) as a dense boolean block, in NumPy passes (a Python loop over the
+    rows cost ~1-2 us a row, as much as O-BR's learning step)."""
+    rows = np.asarray(rows, np.int64)
+    start = np.asarray(yp[rows], np.int64)
+    count = np.asarray(yp[rows + 1], np.int64) - start
+    Yc = np.zeros((len(rows), K), bool)
+    total = int(count.sum())
+    if total:
+        first = np.cumsum(count) - count          # each row's first slot in the block
+        pos = np.arange(total) + np.repeat(start - first, count)
+        Yc[np.repeat(np.arange(len(rows)), count), np.asarray(yi)[pos]] = True
+    return Yc
+
+
 #: Above this many floating-point operations per learned row, a DPP / CS-DPP
 #: configuration warns with its estimate (about 0.1 s a row on one core).
 SLOW_ROW_FLOPS = 1e8
@@ -333,9 +349,7 @@ class _OnlineLSR(BaseLearner):
             b = min(n, a + self.CHUNK)
             rows = np.arange(a, b) if order is None else np.asarray(order[a:b])
             wc = None if weights is None else weights[a:b]
-            Yc = np.zeros((b - a, self.n_labels_), bool)
-            for i, k in enumerate(rows):
-                Yc[i, yi[yp[k]:yp[k + 1]]] = True
+            Yc = _dense_labels(yp, yi, rows, self.n_labels_)
             T = np.ascontiguousarray(self._targets(Yc))
             R = np.empty((b - a, reg.width)) if out is not None else None
             try:
