@@ -172,6 +172,17 @@ def _check_elm_buffers(state, ref, d):
     return {"H_buffer_", "T_buffer_", "initialised_"}
 
 
+def _check_ansgd_state(state, ref, d):
+    """RankSVM(solver="ansgd"): files from before ``lipschitz`` keep 8 state
+    entries; the 9th, the running bound of lipschitz="auto", starts at the
+    paper's 1 they were trained with (it only grows from there)."""
+    v, r = state.get("state_"), ref.get("state_")
+    if isinstance(v, np.ndarray) and isinstance(r, np.ndarray) and v.dtype == r.dtype \
+            and v.shape == (8,) and r.shape == (9,):
+        state["state_"] = np.append(v, 1.0)
+    return set()
+
+
 def _check_regressor_solver(state, ref, d):
     """Label-space learners: files from before ``solver="auto"`` chose the
     row-wise AdaGrad at large widths hold a per-coordinate AdaGrad regressor
@@ -430,6 +441,8 @@ def _group_checks(model):
         return [_check_regressor_solver]
     if name in ("AdaOLMR", "OnlineBMR"):
         return [_check_weak_learners]
+    if name == "RankSVM" and model.solver == "ansgd":
+        return [_check_ansgd_state]
     return []
 
 

@@ -41,7 +41,11 @@ def falt(W, X, Y, eta, M, order=None, weights=None):
     return W, np.array(outs).reshape(-1, L)
 
 
-def salt(W, G, X, Y, eta, delta, M, order=None, weights=None):
+def salt(W, G, X, Y, eta, delta, M, order=None, weights=None, metric="step"):
+    """SALT with up to M repetitions per example: ``metric="step"``, each an
+    AdaGrad step; ``"round"``, the example's first gradient enters G and
+    fixes the metric delta + sqrt(G) of all its repetitions, whose later
+    squared gradients enter G after the example."""
     W = W.copy()
     G = G.copy()
     L = W.shape[1] - 1
@@ -50,6 +54,24 @@ def salt(W, G, X, Y, eta, delta, M, order=None, weights=None):
         s = x @ W
         outs.append(s[:L] - s[L])
         if not x.any() or w == 0:
+            continue
+        if metric == "round":
+            c = np.zeros(L + 1)
+            later = np.zeros(L + 1)
+            H = None
+            for rep in range(M):
+                g = w * alt(x @ (W if H is None else W + np.outer(x, c) / H), rel, L)
+                if not g.any():
+                    break
+                if rep == 0:
+                    G += np.outer(x, g) ** 2
+                    H = delta + np.sqrt(G)
+                else:
+                    later += g * g
+                c -= eta * g
+            if H is not None:
+                W += np.outer(x, c) / H
+                G += np.outer(x * x, later)
             continue
         for _ in range(M):
             g = alt(x @ W, rel, L)

@@ -35,7 +35,11 @@ def sgd(W, X, Y, coef, eta, M, intercept=0.0):
     return W, np.array(outs).reshape(-1, W.shape[1])
 
 
-def adagrad(W, G, X, Y, coef, eta, delta, M, intercept=0.0):
+def adagrad(W, G, X, Y, coef, eta, delta, M, intercept=0.0, metric="step"):
+    """Up to M repetitions per row. ``metric="step"``: each is an AdaGrad
+    step. ``"round"``: the row's first gradient enters G and fixes the
+    metric delta + sqrt(G) of all its repetitions, whose later squared
+    gradients enter G after the row."""
     W = W.astype(np.float64)
     G = G.astype(np.float64)
     outs = []
@@ -43,6 +47,25 @@ def adagrad(W, G, X, Y, coef, eta, delta, M, intercept=0.0):
         outs.append(x @ W)
         q = x @ x
         if q == 0:
+            continue
+        if metric == "round":
+            c = np.zeros(W.shape[1])
+            later = np.zeros(W.shape[1])
+            H = None
+            for rep in range(M):
+                moved = W if H is None else W + np.outer(x, c) / H
+                g = coef(x @ moved, rel, q)
+                if not g.any():
+                    break
+                if rep == 0:
+                    G = G + np.outer(x, g) ** 2
+                    H = delta + np.sqrt(G)
+                else:
+                    later += g * g
+                c -= eta * g
+            if H is not None:
+                W = W + np.outer(x, c) / H
+                G = G + np.outer(x * x, later)
             continue
         for _ in range(M):
             g = coef(x @ W, rel, q)
@@ -97,20 +120,29 @@ def scaled_sgd(W, X, Y, coef, eta, lam, power, t0, average, intercept=0.0):
     return W, model, np.array(outs).reshape(-1, W.shape[1])
 
 
-def ansgd(M0, X, Y, coef, lam, average, intercept=0.0):
+def ansgd(M0, X, Y, coef, lam, average, intercept=0.0, lipschitz=1.0, n_labels=None):
     """Park & Choi's Algorithm 1 in its dense textbook form (t from 1,
     1/(2 alpha)): returns the last iterate, the output model (the mean of the
     post-step iterates when ``average``) and each row's pre-update output
-    scores. ``coef(s, relevant, alpha)`` is the smoothed loss's coefficients."""
+    scores. ``coef(s, relevant, alpha)`` is the smoothed loss's coefficients.
+    theta's constant is ``lipschitz`` (the paper's 1), or with "auto" the
+    largest L |x_t|^2 / N_t^2 of the rows so far (1 before any row has a
+    pair); L = ``n_labels`` (default: M0's columns)."""
     M = M0.astype(np.float64).copy()
     Psi = M.copy()
     total = np.zeros_like(M)
     outs = []
+    L = M.shape[1] if n_labels is None else n_labels
+    bound = 0.0
     for t, (x, rel) in enumerate(rows(X, Y, intercept), start=1):
         model = total / (t - 1) if average and t > 1 else M
         outs.append(x @ model)
         alpha = 2.0 / (t + 1)
-        theta = 1.0 + lam * (alpha + 1.0 / (2 * alpha) - 1.0)
+        n_pairs = len(rel) * (L - len(rel))
+        if n_pairs:
+            bound = max(bound, L * (x @ x) / n_pairs ** 2)
+        lip = lipschitz if lipschitz != "auto" else (bound if bound > 0 else 1.0)
+        theta = lip + lam * (alpha + 1.0 / (2 * alpha) - 1.0)
         dn = lam * (1 - alpha) + theta
         ups = ((1 - alpha) * (lam + theta) * M + alpha * theta * Psi) / dn
         G = np.outer(x, coef(x @ ups, rel, alpha))

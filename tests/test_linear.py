@@ -45,10 +45,10 @@ def falt_partial_fit(W, st, eta, M, out, intercept=0.0, weights=None, single=Fal
     return learn(SGD(W, d, intercept, eta), ALTLoss(single), st, M, out, weights=weights)
 
 
-def salt_partial_fit(W, G, st, eta, delta, M, out, intercept=0.0, weights=None):
+def salt_partial_fit(W, G, st, eta, delta, M, out, intercept=0.0, weights=None, metric="step"):
     d = W.shape[0] - (1 if intercept else 0)
-    return learn(AdaGrad(W, G, d, intercept, eta, delta), ALTLoss(), st, M, out,
-                 weights=weights)
+    return learn(AdaGrad(W, G, d, intercept, eta, delta, metric == "round"), ALTLoss(), st, M,
+                 out, weights=weights)
 
 
 def pa_partial_fit(W, st, variant, C, out, intercept=0.0, weights=None):
@@ -85,14 +85,16 @@ def test_falt_matches_reference(seed, M, shuffled):
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-@pytest.mark.parametrize("M", [1, 4])
-def test_salt_matches_reference(seed, M):
+@pytest.mark.parametrize("M", [1, 4, 12])
+@pytest.mark.parametrize("metric", ["step", "round"])
+def test_salt_matches_reference(seed, M, metric):
     X, Y = make_problem(seed)
     W = np.zeros((X.shape[1], Y.shape[1] + 1))
     G = np.zeros_like(W)
     out = np.empty((X.shape[0], Y.shape[1]))
-    salt_partial_fit(W, G, stream(X, Y), 0.8, 0.5, M, out)
-    W_ref, G_ref, out_ref = ref.salt(np.zeros_like(W), np.zeros_like(W), X, Y, 0.8, 0.5, M)
+    salt_partial_fit(W, G, stream(X, Y), 0.8, 0.5, M, out, metric=metric)
+    W_ref, G_ref, out_ref = ref.salt(np.zeros_like(W), np.zeros_like(W), X, Y, 0.8, 0.5, M,
+                                     metric=metric)
     np.testing.assert_allclose(W, W_ref, rtol=0, atol=1e-12)
     np.testing.assert_allclose(G, G_ref, rtol=0, atol=1e-12)
     np.testing.assert_allclose(out, out_ref, rtol=0, atol=1e-12)
@@ -129,15 +131,16 @@ def test_weighted_falt_matches_reference(seed, M, shuffled):
 
 
 @pytest.mark.parametrize("seed", [0, 1])
-def test_weighted_salt_matches_reference(seed):
+@pytest.mark.parametrize("metric", ["step", "round"])
+def test_weighted_salt_matches_reference(seed, metric):
     X, Y = make_problem(seed)
     w = random_weights(seed, X.shape[0])
     W = np.zeros((X.shape[1], Y.shape[1] + 1))
     G = np.zeros_like(W)
     out = np.empty((X.shape[0], Y.shape[1]))
-    salt_partial_fit(W, G, stream(X, Y), 0.8, 0.5, 3, out, weights=w)
+    salt_partial_fit(W, G, stream(X, Y), 0.8, 0.5, 3, out, weights=w, metric=metric)
     W_ref, G_ref, out_ref = ref.salt(np.zeros_like(W), np.zeros_like(W), X, Y, 0.8, 0.5, 3,
-                                     weights=w)
+                                     weights=w, metric=metric)
     np.testing.assert_allclose(W, W_ref, rtol=0, atol=1e-12)
     np.testing.assert_allclose(G, G_ref, rtol=0, atol=1e-12)
     np.testing.assert_allclose(out, out_ref, rtol=0, atol=1e-12)

@@ -70,15 +70,41 @@ def test_sgd(loss, intercept):
 
 
 @pytest.mark.parametrize("loss", ["alt", "squared"])
-def test_adagrad(loss):
-    X, Y = problem(1)
+@pytest.mark.parametrize("metric", ["step", "round"])
+@pytest.mark.parametrize("x_dtype", [np.float64, np.float32])
+def test_adagrad(loss, metric, x_dtype):
+    """Both readings of the repetitions against the dense twin, with an
+    intercept; "round" with up to 8 repetitions (columns join the round in
+    later repetitions as the threshold moves)."""
+    X, Y = problem(1, x_dtype=x_dtype)
     make, args, coef = LOSSES[loss]
+    M = 8 if metric == "round" else 3
     W = np.zeros((X.shape[1] + 1, columns(loss)))
     G = np.zeros_like(W)
-    learn(AdaGrad(W, G, X.shape[1], 1.0, 0.7, 0.5), make(*args), stream(X, Y), 3)
-    W_ref, G_ref, _ = ref.adagrad(np.zeros_like(W), np.zeros_like(W), X, Y, coef, 0.7, 0.5, 3, 1.0)
-    np.testing.assert_allclose(W, W_ref, rtol=0, atol=1e-12)
-    np.testing.assert_allclose(G, G_ref, rtol=0, atol=1e-12)
+    out = np.empty((X.shape[0], L))
+    learn(AdaGrad(W, G, X.shape[1], 1.0, 0.7, 0.5, metric == "round"), make(*args),
+          stream(X, Y), M, out)
+    W_ref, G_ref, S_ref = ref.adagrad(np.zeros_like(W), np.zeros_like(W), X, Y, coef, 0.7, 0.5,
+                                      M, 1.0, metric)
+    # "round" sums the later squared gradients as x^2 sum(g^2), the twin per
+    # repetition; the squared loss's G reaches 1e4: relative 1e-12 there.
+    rtol = 1e-12 if metric == "round" else 0
+    np.testing.assert_allclose(W, W_ref, rtol=rtol, atol=1e-12)
+    np.testing.assert_allclose(G, G_ref, rtol=rtol, atol=1e-12)
+    np.testing.assert_allclose(out, S_ref[:, :L] - (S_ref[:, L:L + 1] if loss == "alt" else 0),
+                               rtol=rtol, atol=1e-12)
+
+
+def test_adagrad_round_with_one_repetition_is_the_step_reading():
+    X, Y = problem(2)
+    models = []
+    for round_metric in (False, True):
+        W = np.zeros((X.shape[1], L + 1))
+        G = np.zeros_like(W)
+        learn(AdaGrad(W, G, X.shape[1], 0.0, 0.7, 0.5, round_metric), ALTLoss(), stream(X, Y), 1)
+        models.append((W, G))
+    np.testing.assert_allclose(models[1][0], models[0][0], rtol=0, atol=1e-14)
+    np.testing.assert_allclose(models[1][1], models[0][1], rtol=0, atol=1e-14)
 
 
 @pytest.mark.parametrize("loss", ["alt", "squared"])
@@ -223,7 +249,7 @@ def test_scaled_sgd_checks_its_parameters():
 
 
 @pytest.mark.parametrize("x_dtype", [np.float64, np.float32])
-@pytest.mark.parametrize("which", ["sgd", "adagrad", "scaled"])
+@pytest.mark.parametrize("which", ["sgd", "adagrad", "adagrad-round", "scaled"])
 def test_float32_weights_follow_float64(x_dtype, which):
     """float32 weights give the float64 result to float32 accuracy, on float32
     and float64 feature values (read in place, no upcast copy)."""
@@ -234,8 +260,8 @@ def test_float32_weights_follow_float64(x_dtype, which):
         out = np.empty((X.shape[0], L))
         if which == "sgd":
             opt = SGD(W, X.shape[1], 0.0, 0.3)
-        elif which == "adagrad":
-            opt = AdaGrad(W, np.zeros_like(W), X.shape[1], 0.0, 0.5, 1.0)
+        elif which.startswith("adagrad"):
+            opt = AdaGrad(W, np.zeros_like(W), X.shape[1], 0.0, 0.5, 1.0, which == "adagrad-round")
         else:
             opt, state, A, snap = scaled(W, True, n_features=X.shape[1], eta=0.1, lam=0.1)
         learn(opt, ALTLoss(), stream(X, Y), 2 if which != "scaled" else 1, out)
@@ -280,9 +306,10 @@ from omlc._core.losses import PairKind, PairwiseLoss  # noqa: E402
 from omlc._core.optimizers import ANSGD, AdaGradL2  # noqa: E402
 
 
-def ansgd_state(V, average):
+def ansgd_state(V, average, auto=False):
     U = np.zeros_like(V)
-    state = np.array([1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+    state = np.zeros(9 if auto else 8)
+    state[:3] = 1.0
     A = np.zeros_like(V) if average else None
     snap = np.zeros((V.shape[0], 4)) if average else None
     return U, state, A, snap
@@ -291,21 +318,36 @@ def ansgd_state(V, average):
 @pytest.mark.parametrize("kind", ["smoothed", "hinge"])
 @pytest.mark.parametrize("average", [False, True])
 @pytest.mark.parametrize("lam,n,fold", [(1e-3, 80, 1e-12), (2.0, 300, 1e-12), (0.5, 300, 0.05)])
-def test_ansgd_lazy_form_equals_the_dense_algorithm(kind, average, lam, n, fold):
+@pytest.mark.parametrize("lipschitz", [1.0, 0.3, "auto"])
+def test_ansgd_lazy_form_equals_the_dense_algorithm(kind, average, lam, n, fold, lipschitz):
     """The lazy (p, q, r) form against Algorithm 1 written densely, from a
     random start, with an intercept; folding the scalars into U and V when p
-    or r drops below 0.05 (instead of 1e-12) crosses the fold every few steps."""
+    or r drops below 0.05 (instead of 1e-12) crosses the fold every few steps.
+    With lipschitz="auto" the rows' growing |A_t|^2 bound sets theta (rows
+    without pairs lead, so the bound starts after a few steps at 1)."""
     X, Y = problem(7, n=n)
+    Y = Y.tolil()
+    Y[:3] = 0  # no pair: the bound stays unset for three steps
+    Y[5] = 1   # all relevant: no pair either
+    Y = Y.tocsr()
     rng = np.random.default_rng(7)
     V = rng.normal(scale=0.1, size=(X.shape[1] + 1, L))
     M0 = V.copy()
-    U, state, A, snap = ansgd_state(V, average)
+    auto = lipschitz == "auto"
+    U, state, A, snap = ansgd_state(V, average, auto)
     loss = PairwiseLoss(KIND[kind])
     out = np.empty((X.shape[0], L))
-    opt = ANSGD(V, U, state, X.shape[1], 1.0, lam, A, snap, fold)
+    lip = 0.0 if auto else lipschitz
+    opt = ANSGD(V, U, state, X.shape[1], 1.0, lam, A, snap, fold, lip)
     learn(opt, loss, stream(X, Y), 1, out)
     coef = lambda s, rel, alpha: rl.pairwise(s, rel, L, kind, alpha)[0]
-    M_ref, model_ref, out_ref = ref.ansgd(M0, X, Y, coef, lam, average, 1.0)
+    M_ref, model_ref, out_ref = ref.ansgd(M0, X, Y, coef, lam, average, 1.0, lipschitz)
+    if auto:
+        n_pos = np.diff(Y.indptr)
+        Xb = sp.hstack([X, np.ones((X.shape[0], 1))]).tocsr()
+        sq = np.asarray(Xb.multiply(Xb).sum(1)).ravel()
+        pairs = n_pos * (L - n_pos)
+        assert state[8] == pytest.approx(max(L * sq[pairs > 0] / pairs[pairs > 0] ** 2))
     last, model = opt.last_iterate(), opt.output_weights()
     if fold > 1e-12:
         assert state[0] > fold  # unfolded, p would be 2 / (n (n + 1)) by now
@@ -314,7 +356,7 @@ def test_ansgd_lazy_form_equals_the_dense_algorithm(kind, average, lam, n, fold)
     np.testing.assert_allclose(out, out_ref, rtol=1e-10, atol=1e-12)
     # Scoring for prediction (rows not settled) gives the output model too.
     dec = np.empty((X.shape[0], L))
-    decide(ANSGD(V, U, state, X.shape[1], 1.0, lam, A, snap, fold), stream(X), dec, 0)
+    decide(ANSGD(V, U, state, X.shape[1], 1.0, lam, A, snap, fold, lip), stream(X), dec, 0)
     Xb = sp.hstack([X, np.ones((X.shape[0], 1))]).toarray()
     np.testing.assert_allclose(dec, Xb @ model_ref, rtol=1e-10, atol=1e-12)
 

@@ -40,15 +40,16 @@ def with_bias(X):
 
 
 @pytest.mark.parametrize("average", [True, False])
-def test_ansgd_is_algorithm_1(data, average):
+@pytest.mark.parametrize("lipschitz", [1.0, "auto"])
+def test_ansgd_is_algorithm_1(data, average, lipschitz):
     X, Y = data
     X, Y = X[:200], Y[:200]
     L = Y.shape[1]
     m = omlc.RankSVM(**PAPER, solver="ansgd", lam=1e-3, average=average, threshold=0.0,
-                     random_state=3)
+                     random_state=3, lipschitz=lipschitz)
     out = m.predict_then_learn(X, Y)
     coef = lambda s, rel, alpha: rl.pairwise(s, rel, L, "smoothed", alpha)[0]
-    M, model, out_ref = ref.ansgd(start(m, X, Y), X, Y, coef, 1e-3, average, 1.0)
+    M, model, out_ref = ref.ansgd(start(m, X, Y), X, Y, coef, 1e-3, average, 1.0, lipschitz)
     np.testing.assert_allclose(out, out_ref, rtol=1e-9, atol=1e-11)
     np.testing.assert_allclose(m.last_iterate(), M, rtol=1e-9, atol=1e-11)
     np.testing.assert_allclose(m.coef_, model[:-1].T, rtol=1e-9, atol=1e-11)

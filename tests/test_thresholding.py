@@ -17,7 +17,8 @@ def data():
 
 
 @pytest.mark.parametrize("intercept", [False, True])
-def test_falt_and_salt_are_the_papers_updates(data, intercept):
+@pytest.mark.parametrize("metric", ["round", "step"])
+def test_falt_and_salt_are_the_papers_updates(data, intercept, metric):
     X, Y = data
     X, Y = X[:150], Y[:150]
     Xr = sp.hstack([X, np.ones((X.shape[0], 1))], format="csr") if intercept else X
@@ -27,9 +28,10 @@ def test_falt_and_salt_are_the_papers_updates(data, intercept):
     W, out_ref = ref.falt(np.zeros((d, L + 1)), Xr, Y, 0.4, 5)
     np.testing.assert_allclose(f.W_, W, rtol=0, atol=1e-12)
     np.testing.assert_allclose(out, out_ref, rtol=0, atol=1e-12)
-    s = omlc.SALT(eta=0.6, delta=0.5, M=3, fit_intercept=intercept)
+    s = omlc.SALT(eta=0.6, delta=0.5, M=3, fit_intercept=intercept, metric=metric)
     out = s.predict_then_learn(X, Y)
-    W, G, out_ref = ref.salt(np.zeros((d, L + 1)), np.zeros((d, L + 1)), Xr, Y, 0.6, 0.5, 3)
+    W, G, out_ref = ref.salt(np.zeros((d, L + 1)), np.zeros((d, L + 1)), Xr, Y, 0.6, 0.5, 3,
+                             metric=metric)
     np.testing.assert_allclose(s.W_, W, rtol=0, atol=1e-12)
     np.testing.assert_allclose(s.G_, G, rtol=0, atol=1e-12)
     np.testing.assert_allclose(out, out_ref, rtol=0, atol=1e-12)

@@ -43,6 +43,11 @@ CONFIGS = {
     "ranksvm-sgd-default": ("ranksvm-sgd", {"random_state": 0}),
     "mmp": ("mmp", {"random_state": 0}),
     "salt": ("salt", {}),
+    # SALT's repetitions as full AdaGrad steps (its default before issue 22's
+    # second pass): the "before" of metric="round" on the same build.
+    "salt-step": ("salt", {"metric": "step"}),
+    "ansgd-default": ("ranksvm", {"random_state": 0}),
+    "ansgd-paper-theta": ("ranksvm", {"average": True, "lipschitz": 1.0, "random_state": 0}),
     "ranksvm-adagrad": ("ranksvm-adagrad", {"random_state": 0}),
 }
 DEFAULT = ["falt", "falt-m1", "salt-m1", "pa-br", "scoring"]

@@ -77,6 +77,20 @@ CAUSES = {"no bias": "fit_intercept=false", "zero start": "init_scale=0",
           "AdaGrad eta 1, delta 0.1": "eta=1,delta=0.1"}
 
 
+# ANSGD's candidates (issue 22, second pass), each changed alone from its
+# default: theta's constant (the paper's 1 against the rows' |A_t|^2 bound and
+# fixed values), lam, the Gaussian start, the threshold column, the bias, and
+# the averaged output on top of ANSGD's own momentum.
+ANSGD_CANDIDATES = ["lipschitz=1.0", "lipschitz=0.1", "lipschitz=0.01", "lipschitz=0.001",
+                    "lam=0", "lam=1e-6", "lam=1e-4", "lam=1e-3", "init_scale=0.1",
+                    "threshold=0.0", "fit_intercept=true", "average=true",
+                    "lipschitz=1.0,init_scale=0.1,fit_intercept=true,lam=1e-4"]
+
+
+def ansgd_specs():
+    return ["FALT", "RankSVM-ansgd:"] + [f"RankSVM-ansgd:{c}" for c in ANSGD_CANDIDATES]
+
+
 def cause_specs():
     specs = ["FALT"]
     for name, base in PAPER.items():
@@ -119,9 +133,11 @@ def main(argv=None):
                     help="rcv1subsetN: stream the training rows in file order")
     ap.add_argument("--causes", action="store_true",
                     help="the paper's settings and each candidate cause changed alone")
+    ap.add_argument("--ansgd", action="store_true",
+                    help="ANSGD's default and its candidates, each changed alone")
     ap.add_argument("--report", default=None, help="write a Markdown table here")
     a = ap.parse_args(argv)
-    specs = a.configs or (cause_specs() if a.causes else None)
+    specs = a.configs or (cause_specs() if a.causes else ansgd_specs() if a.ansgd else None)
     makers = dict(CONFIGS) if not specs else {c: variants(c) for c in specs}
     res = {}
     for ds in a.sets:

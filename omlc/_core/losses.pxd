@@ -33,6 +33,9 @@ cdef class Loss:
                              Workspace* ws) noexcept nogil
     cdef float64_t value(self, const float64_t* s, const Target* y, Workspace* ws) noexcept nogil
     cdef void set_smoothing(self, float64_t alpha) noexcept nogil
+    cdef int64_t round_pass(self, float64_t* s, const Target* y, int64_t rep, float64_t* cnt,
+                            const float64_t* qs, const float64_t* opened, int32_t* new_ids,
+                            int64_t* n_new, int64_t* n_rel, float64_t* h) noexcept nogil
 
 
 cdef class ALTLoss(Loss):

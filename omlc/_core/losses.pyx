@@ -27,6 +27,46 @@ from libc.stdint cimport int32_t, int64_t
 ctypedef float float32_t
 
 from omlc._core.simd cimport omlc_alt_coef, omlc_alt_step, omlc_alt_step_f
+
+
+cdef extern from *:
+    """
+    /* One repetition of SALT's round (omlc._core.optimizers.AdaGrad, metric
+       "round") over the L label columns, sgn[l] = +1 for a relevant label and
+       -1 for an irrelevant one: a label whose hinge is active against the
+       threshold score thr moves s_l by qs_l (its step times its Q_l, 0 while
+       its column is not open) and counts the repetition in cnt_l. Selects,
+       not branches, and integer counts, as omlc_alt_step. Returns the active
+       hinges, *n_rel the relevant ones and *n_new those whose column is not
+       open yet (opened_l == 0: their scores did not move). */
+    OMLC_CLONES static int64_t omlc_alt_round_pass(double* OMLC_RESTRICT s,
+                                                   const double* OMLC_RESTRICT sgn, int64_t L,
+                                                   double thr, double* OMLC_RESTRICT cnt,
+                                                   const double* OMLC_RESTRICT qs,
+                                                   const double* OMLC_RESTRICT opened,
+                                                   int64_t* n_new, int64_t* n_rel) {
+        int64_t n_act = 0, n_rel_act = 0, k = 0;
+        for (int64_t l = 0; l < L; l++) {
+            int64_t m = (sgn[l] * (s[l] - thr)) < 1.0;
+            /* Loaded unconditionally, selected into temporaries: the form
+               the vectoriser takes (a conditional load is control flow). */
+            double qv = qs[l];
+            double add = m ? qv : 0.0;
+            double one = m ? 1.0 : 0.0;
+            s[l] += add;
+            cnt[l] += one;
+            n_act += m;
+            n_rel_act += m & (sgn[l] > 0.0);
+            k += m & (opened[l] == 0.0);
+        }
+        *n_new = k;
+        *n_rel = n_rel_act;
+        return n_act;
+    }
+    """
+    int64_t omlc_alt_round_pass(float64_t* s, const float64_t* sgn, int64_t L, float64_t thr,
+                                float64_t* cnt, const float64_t* qs, const float64_t* opened,
+                                int64_t* n_new, int64_t* n_rel) noexcept nogil
 from omlc._core.sorting cimport count_below, count_not_above, sort_values
 from omlc._core.workspace cimport workspace_alloc
 
@@ -79,6 +119,14 @@ cdef class Loss:
         """The loss of one row at scores ``s`` (NaN where a loss defines none)."""
         return NAN
 
+    cdef int64_t round_pass(self, float64_t* s, const Target* y, int64_t rep, float64_t* cnt,
+                            const float64_t* qs, const float64_t* opened, int32_t* new_ids,
+                            int64_t* n_new, int64_t* n_rel, float64_t* h) noexcept nogil:
+        """One repetition of an AdaGrad round in score space (SALT's metric
+        "round", see ``ALTLoss.round_pass``); -1: this loss has none (the
+        optimiser then takes its coefficients one step at a time)."""
+        return -1
+
     cdef void set_smoothing(self, float64_t alpha) noexcept nogil:
         """A smoothed loss's smoothing parameter for the next rows (optimisers
         with a smoothing schedule call it once per step; others never)."""
@@ -122,6 +170,32 @@ cdef class ALTLoss(Loss):
         if self.weight != 1.0:
             scale(g, L + 1, self.weight)
         return A + B  # g[L] != 0 implies an active hinge
+
+    cdef int64_t round_pass(self, float64_t* s, const Target* y, int64_t rep, float64_t* cnt,
+                            const float64_t* qs, const float64_t* opened, int32_t* new_ids,
+                            int64_t* n_new, int64_t* n_rel, float64_t* h) noexcept nogil:
+        """The label columns' part of one repetition of SALT's round: the
+        hinges active at the scores s (as ``coefficients``: a label's
+        coefficient is -w/P or w/N while active, so its step and Q are fixed
+        for the round) move their scores by ``qs`` and count in ``cnt``; the
+        active labels whose column is not open are listed in ``new_ids``.
+        The threshold column (its coefficient ``w (A/P - B/N)`` from the
+        counts returned) is the caller's. ``h``: L scratch values kept
+        across the row's repetitions (the labels' signs, set at rep 0)."""
+        cdef int64_t l, k = 0, L = y.L, n
+        cdef float64_t thr = s[L]
+        if rep == 0:
+            for l in range(L):
+                h[l] = 1.0 if y.rel[l] else -1.0
+        n = omlc_alt_round_pass(s, h, L, thr, cnt, qs, opened, n_new, n_rel)
+        if n_new[0]:
+            # Rare (a column's first move in the row): the new ones' scores
+            # did not move, so the same test finds them.
+            for l in range(L):
+                if opened[l] == 0.0 and h[l] * (s[l] - thr) < 1.0:
+                    new_ids[k] = <int32_t> l
+                    k += 1
+        return n
 
     cdef float64_t value(self, const float64_t* s, const Target* y, Workspace* ws) noexcept nogil:
         cdef int64_t l, L = y.L, P = y.P, N = y.L - y.P

@@ -63,11 +63,32 @@ cdef class SGD(Optimizer):
 cdef class AdaGrad(Optimizer):
     cdef readonly float64_t eta
     cdef readonly float64_t delta
+    cdef readonly bint round_metric  # repetitions in the round's metric (SALT's default)
     cdef char* G
     cdef char* Gb
     cdef ColumnCache cache
+    # metric="round", per label column (K each): its Q, summed step and later
+    # squared coefficients in the round, its slot among the open columns
+    # (-1: not open) and the open list; for ALT's pass: repetitions counted,
+    # step, step times Q, opened (2: in the first repetition), new columns.
+    cdef float64_t* rq
+    cdef float64_t* rc
+    cdef float64_t* rs
+    cdef int32_t* ropen
+    cdef int32_t* rlist
+    cdef float64_t* rcnt
+    cdef float64_t* rstep
+    cdef float64_t* rqs
+    cdef float64_t* ropened
+    cdef int32_t* rnew
 
     cdef void _step(self, const Row* r, float64_t* s, Workspace* ws) noexcept nogil
+    cdef int64_t _fit_round(self, const Row* r, float64_t* s, Loss loss, const Target* y,
+                            int64_t M, Workspace* ws) noexcept nogil
+    cdef int64_t _fit_round_pass(self, const Row* r, float64_t* s, Loss loss, const Target* y,
+                                 int64_t M, Workspace* ws) noexcept nogil
+    cdef float64_t _open(self, const Row* r, int64_t l, float64_t g) noexcept nogil
+    cdef void _close(self, const Row* r, int64_t n_open) noexcept nogil
 
 
 cdef class RowAdaGrad(Optimizer):
@@ -100,14 +121,16 @@ cdef class ANSGD(Optimizer):
     cdef char* U
     cdef char* Ub
     cdef readonly float64_t lam
+    cdef readonly float64_t lipschitz   # theta's constant; 0: the running bound st[8]
     cdef readonly bint average
     cdef float64_t fold_below
-    cdef float64_t* st            # [p, q, r, T, sum p (hi, lo), sum q (hi, lo)]
+    cdef float64_t* st            # [p, q, r, T, sum p (hi, lo), sum q (hi, lo), (bound)]
     cdef LazyAverage avg
     cdef int64_t n_rows_w
     cdef bint row_settled         # as ScaledSGD's
     cdef const int32_t* settled_idx
 
+    cdef float64_t _bound(self) noexcept nogil
     cdef void _mark_settled(self, const Row* r) noexcept nogil
     cdef void _gradient_point(self, float64_t* cu, float64_t* cv) noexcept nogil
     cdef void _mix(self, const Row* r, float64_t cu, float64_t cv, float64_t* s,

@@ -16,9 +16,10 @@ converted once per nonzero.
 import numpy as np
 cimport numpy as cnp
 from libc.float cimport DBL_MAX, FLT_MAX
-from libc.math cimport fabs, pow, sqrt
+from libc.math cimport fabs, fmax, pow, sqrt
 from libc.stdint cimport int32_t, int64_t
 
+from omlc._core.adagrad_round cimport round_close, round_open
 from omlc._core.averaging cimport csum_add, la_dot, la_restart, la_row_settled, la_settle
 from omlc._core.rowstream cimport row_value, sq_norm
 from omlc._core.simd cimport (omlc_ansgd_pass, omlc_axpy2, omlc_axpy_dd, omlc_settle_score_dd,
@@ -187,17 +188,30 @@ cdef class SGD(Optimizer):
 cdef class AdaGrad(Optimizer):
     """Diagonal AdaGrad (Duchi, Hazan & Singer, 2011): ``G`` (same shape and
     dtype as W) sums the squared gradients including the current one;
-    ``w -= eta g / (delta + sqrt(G))``. Each of up to M repetitions per row is
-    one step (the loss is re-evaluated at the moved scores); the label columns
-    that move are cached for the row's repetitions (``ColumnCache``)."""
+    ``w -= eta g / (delta + sqrt(G))``. Up to M repetitions per row (the loss
+    is re-evaluated at the moved scores), in one of two readings:
+
+    - ``round_metric=False``: each repetition is one AdaGrad step (its
+      gradient enters G, the next one's metric has it); the label columns
+      that move are cached for the row's repetitions (``ColumnCache``);
+    - ``round_metric=True``: the row is one AdaGrad round. Its first
+      repetition's gradient enters G and fixes the round's metric ``H =
+      delta + sqrt(G)``; every repetition steps in that metric, so a step
+      moves s_l by ``-eta g_l Q_l`` with ``Q_l = sum_j x_j^2 / H_jl`` and runs
+      in score space (O(L), as FALT's); W takes the round's summed step once,
+      and G the later repetitions' squared gradients, when the row ends. A
+      column costs a square root and a division per nonzero twice a row
+      instead of once per repetition. With M = 1 both are the same.
+    """
 
     def __init__(self, W, G, int64_t n_features, double intercept=0.0, double eta=1.0,
-                 double delta=1.0):
+                 double delta=1.0, bint round_metric=False):
         self._bind_weights(W, n_features, intercept)
         self.G = _bind(G, W.shape, W.dtype, "G", self._keep, self.ld)
         self.Gb = self.G + n_features * self.row_bytes if intercept != 0.0 else NULL
         self.eta = eta
         self.delta = delta
+        self.round_metric = round_metric
         # One buffer owned here (freed with the optimiser): 16 columns of rows
         # of up to 1024 nonzeros in W's dtype, then the label <-> column maps.
         cdef ColumnCache* cc = &self.cache
@@ -213,9 +227,27 @@ cdef class AdaGrad(Optimizer):
         cc.label = cc.slot + self.K
         for i in range(self.K):
             cc.slot[i] = -1
+        # The round's per-column state (round_metric): Q, summed step, later
+        # squared coefficients (float64, K each), open slot and list (int32).
+        rbuf = np.zeros(7 * self.K * 8 + 3 * self.K * 4 + 8, np.uint8)
+        self._keep["round"] = rbuf
+        self.rq = <float64_t*> cnp.PyArray_DATA(rbuf)
+        self.rc = self.rq + self.K
+        self.rs = self.rc + self.K
+        self.rcnt = self.rs + self.K
+        self.rstep = self.rcnt + self.K
+        self.rqs = self.rstep + self.K
+        self.ropened = self.rqs + self.K
+        self.ropen = <int32_t*> (self.ropened + self.K)
+        self.rlist = self.ropen + self.K
+        self.rnew = self.rlist + self.K
+        for i in range(self.K):
+            self.ropen[i] = -1
 
     cdef int64_t fit_row(self, const Row* r, float64_t* s, Loss loss, const Target* y,
                          int64_t M, Workspace* ws) noexcept nogil:
+        if self.round_metric:
+            return self._fit_round(r, s, loss, y, M, ws)
         cdef int64_t rep, n = 0
         cdef float64_t q = sq_norm(r, self.b)
         cdef float64_t xmax = max_abs_value(r, self.b)
@@ -236,6 +268,169 @@ cdef class AdaGrad(Optimizer):
             n = 1
         cache_done(r, self.W, self.G, self.w_f32, self.ld, &self.cache)
         return n
+
+    cdef int64_t _fit_round(self, const Row* r, float64_t* s, Loss loss, const Target* y,
+                            int64_t M, Workspace* ws) noexcept nogil:
+        """The row as one round (``round_metric``): repetitions in score space."""
+        cdef int64_t rep, a, l, n_act, n_open = 0, n = 0
+        cdef float64_t q = sq_norm(r, self.b)
+        cdef float64_t xmax = max_abs_value(r, self.b)
+        cdef float64_t limit = SQRT_FLT_MAX if self.w_f32 else SQRT_DBL_MAX
+        cdef float64_t g, m, step, bound
+        cdef int64_t P = y.P, N = y.L - y.P
+        cdef float64_t inv_p = 1.0 / P if P > 0 else 0.0
+        cdef float64_t inv_n = 1.0 / N if N > 0 else 0.0
+        if q == 0.0:
+            return 0
+        # ALT's coefficients are at most w max(1/P, 1/N) on a label and
+        # w max(A/P, B/N) on the threshold (A <= P, B <= N): when that cannot
+        # overflow G, the row runs as score-space passes (if the loss has one).
+        bound = loss.weight * fmax(fmax(inv_p, inv_n), fmax(P * inv_p, N * inv_n))
+        if self.K == y.L + 1 and bound * xmax < limit:
+            n = self._fit_round_pass(r, s, loss, y, M, ws)
+            if n >= 0:
+                return n
+            n = 0
+        for rep in range(M):
+            if loss.coefficients(s, y, q, ws.g, ws) == 0:
+                break
+            n_act = active(ws.g, self.K, ws.act)
+            # As the per-step reading: refuse a squared gradient that would
+            # overflow G (the steps taken so far stay, as there).
+            m = 0.0
+            for a in range(n_act):
+                m = fmax(m, fabs(ws.g[ws.act[a]]))
+            if m * xmax >= limit:
+                n = OVERFLOW
+                break
+            for a in range(n_act):
+                l = ws.act[a]
+                g = ws.g[l]
+                if self.w_f32:
+                    g = <float32_t> g  # the coefficient in W's precision, as a step
+                if self.ropen[l] < 0:
+                    # First moved now: its metric is G with the round's first
+                    # gradient (in it only if the column moved in that one).
+                    self.ropen[l] = <int32_t> n_open
+                    self.rlist[n_open] = <int32_t> l
+                    n_open += 1
+                    self.rq[l] = self._open(r, l, g if rep == 0 else 0.0)
+                    self.rc[l] = 0.0
+                    self.rs[l] = 0.0
+                if rep > 0:
+                    self.rs[l] += g * g
+                step = -self.eta * g
+                self.rc[l] += step
+                s[l] += step * self.rq[l]
+            n = 1
+        self._close(r, n_open)
+        return n
+
+    cdef int64_t _fit_round_pass(self, const Row* r, float64_t* s, Loss loss, const Target* y,
+                                 int64_t M, Workspace* ws) noexcept nogil:
+        """``_fit_round`` with the label columns' part of each repetition in
+        one pass of the loss (``Loss.round_pass``): a label column's
+        coefficient is fixed for the row, so its step, Q and their product
+        are computed once, when it first moves; -1 if the loss has no pass."""
+        cdef int64_t rep, k, l, L = y.L, n_act, n_new, n_rel, n_open = 0, n = 0
+        cdef int64_t P = y.P, N = y.L - y.P
+        cdef float64_t inv_p = 1.0 / P if P > 0 else 0.0
+        cdef float64_t inv_n = 1.0 / N if N > 0 else 0.0
+        cdef float64_t w = loss.weight, g, gL, stepL, cL = 0.0, sL = 0.0, QL = 0.0, cnt
+        cdef bint thr_open = False
+        for rep in range(M):
+            n_act = loss.round_pass(s, y, rep, self.rcnt, self.rqs, self.ropened, self.rnew,
+                                    &n_new, &n_rel, ws.h)
+            if n_act < 0:
+                return -1
+            if n_act == 0:
+                break
+            for k in range(n_new):
+                l = self.rnew[k]
+                # The coefficient ALTLoss.coefficients gives it, in W's precision.
+                g = -inv_p if y.rel[l] else inv_n
+                if w != 1.0:
+                    g = g * w
+                if self.w_f32:
+                    g = <float32_t> g
+                self.rc[l] = g
+                self.rstep[l] = -self.eta * g
+                self.rqs[l] = self.rstep[l] * self._open(r, l, g if rep == 0 else 0.0)
+                s[l] += self.rqs[l]
+                self.ropened[l] = 2.0 if rep == 0 else 1.0
+                self.rlist[n_open] = <int32_t> l
+                n_open += 1
+            gL = n_rel * inv_p - (n_act - n_rel) * inv_n
+            if w != 1.0:
+                gL = gL * w
+            if self.w_f32:
+                gL = <float32_t> gL
+            if gL != 0.0:
+                if not thr_open:
+                    QL = self._open(r, L, gL if rep == 0 else 0.0)
+                    thr_open = True
+                if rep > 0:
+                    sL += gL * gL
+                stepL = -self.eta * gL
+                cL += stepL
+                s[L] += stepL * QL
+            n = 1
+        for k in range(n_open):
+            l = self.rlist[k]
+            g = self.rc[l]
+            cnt = self.rcnt[l]
+            self.rc[l] = cnt * self.rstep[l]
+            self.rs[l] = (cnt - (1.0 if self.ropened[l] == 2.0 else 0.0)) * (g * g)
+            self.rcnt[l] = 0.0
+            self.rqs[l] = 0.0
+            self.ropened[l] = 0.0
+        if thr_open:
+            self.rlist[n_open] = <int32_t> L
+            n_open += 1
+            self.rc[L] = cL
+            self.rs[L] = sL
+        self._close(r, n_open)
+        return n
+
+    cdef float64_t _open(self, const Row* r, int64_t l, float64_t g) noexcept nogil:
+        if self.w_f32:
+            if r.x_f32:
+                return round_open(r, <const float32_t*> r.x_data, <float32_t*> self.G, self.ld, l,
+                                  <float32_t> g, <float32_t> self.delta, <float32_t> self.b,
+                                  <float32_t*> self.Gb)
+            return round_open(r, <const float64_t*> r.x_data, <float32_t*> self.G, self.ld, l,
+                              <float32_t> g, <float32_t> self.delta, <float32_t> self.b,
+                              <float32_t*> self.Gb)
+        if r.x_f32:
+            return round_open(r, <const float32_t*> r.x_data, <float64_t*> self.G, self.ld, l, g,
+                              self.delta, self.b, <float64_t*> self.Gb)
+        return round_open(r, <const float64_t*> r.x_data, <float64_t*> self.G, self.ld, l, g,
+                          self.delta, self.b, <float64_t*> self.Gb)
+
+    cdef void _close(self, const Row* r, int64_t n_open) noexcept nogil:
+        cdef int64_t k, l
+        for k in range(n_open):
+            l = self.rlist[k]
+            self.ropen[l] = -1
+            if self.w_f32:
+                if r.x_f32:
+                    round_close(r, <const float32_t*> r.x_data, <float32_t*> self.W,
+                                <float32_t*> self.G, self.ld, l, <float32_t> self.rc[l],
+                                <float32_t> self.rs[l], <float32_t> self.delta,
+                                <float32_t> self.b, <float32_t*> self.Wb, <float32_t*> self.Gb)
+                else:
+                    round_close(r, <const float64_t*> r.x_data, <float32_t*> self.W,
+                                <float32_t*> self.G, self.ld, l, <float32_t> self.rc[l],
+                                <float32_t> self.rs[l], <float32_t> self.delta,
+                                <float32_t> self.b, <float32_t*> self.Wb, <float32_t*> self.Gb)
+            elif r.x_f32:
+                round_close(r, <const float32_t*> r.x_data, <float64_t*> self.W,
+                            <float64_t*> self.G, self.ld, l, self.rc[l], self.rs[l], self.delta,
+                            self.b, <float64_t*> self.Wb, <float64_t*> self.Gb)
+            else:
+                round_close(r, <const float64_t*> r.x_data, <float64_t*> self.W,
+                            <float64_t*> self.G, self.ld, l, self.rc[l], self.rs[l], self.delta,
+                            self.b, <float64_t*> self.Wb, <float64_t*> self.Gb)
 
     cdef void _step(self, const Row* r, float64_t* s, Workspace* ws) noexcept nogil:
         """One step with the coefficients ws.g."""
@@ -570,19 +765,46 @@ cdef class ScaledSGD(Optimizer):
 
 # --------------------------------------------------------------------------- ANSGD
 
-cdef inline void _ansgd_schedule(float64_t t, float64_t lam, float64_t* alpha, float64_t* theta) noexcept nogil:
+cdef inline void _axpy2_active(const Row* r, float64_t* V, float64_t* U, int64_t ld,
+                               const float64_t* cv, const float64_t* cu, const int32_t* act,
+                               int64_t n_act, float64_t b, float64_t* Vb,
+                               float64_t* Ub) noexcept nogil:
+    """V_j += x_j cv and U_j += x_j cu on the active columns of the row's
+    features (float64 features), and the intercept rows with b."""
+    cdef int64_t p, a, l
+    cdef float64_t x
+    cdef float64_t* v
+    cdef float64_t* u
+    cdef const float64_t* xd = <const float64_t*> r.x_data
+    for p in range(r.x_nnz):
+        x = xd[p]
+        v = V + <int64_t> r.x_indices[p] * ld
+        u = U + <int64_t> r.x_indices[p] * ld
+        for a in range(n_act):
+            l = act[a]
+            v[l] += x * cv[l]
+            u[l] += x * cu[l]
+    if Vb != NULL:
+        for a in range(n_act):
+            l = act[a]
+            Vb[l] += b * cv[l]
+            Ub[l] += b * cu[l]
+
+
+cdef inline void _ansgd_schedule(float64_t t, float64_t lam, float64_t lip, float64_t* alpha,
+                                 float64_t* theta) noexcept nogil:
     """Step t (from 1) of Park & Choi's Algorithm 1, with its two typos read as
     t from 1 (alpha_1 = 1) and 1/(2 alpha_t): alpha = 2/(t+1),
-    theta = 1 + lam (alpha + 1/(2 alpha) - 1)."""
+    theta = lip + lam (alpha + 1/(2 alpha) - 1); the paper's lip is 1."""
     alpha[0] = 2.0 / (t + 1.0)
-    theta[0] = 1.0 + lam * (alpha[0] + 0.5 / alpha[0] - 1.0)
+    theta[0] = lip + lam * (alpha[0] + 0.5 / alpha[0] - 1.0)
 
 
 cdef class ANSGD(Optimizer):
     """Accelerated nonsmooth SGD (Park & Choi, Algorithm 1, from Ouyang & Gray
     2012) on ``(lam/2) |M|^2 + loss``, in an exact lazy form: O(nnz K) per row.
 
-    Per step t (from 1): ``alpha = 2/(t+1)``, ``theta = 1 + lam (alpha +
+    Per step t (from 1): ``alpha = 2/(t+1)``, ``theta = lip + lam (alpha +
     1/(2 alpha) - 1)``; the gradient of the (smoothed) loss is taken at
     ``Upsilon = [(1-alpha)(lam+theta) M + alpha theta Psi] / (lam (1-alpha) +
     theta)``; ``Psi <- (theta Psi - G) / (lam + theta)``; ``M <- (1-alpha) M +
@@ -599,13 +821,24 @@ cdef class ANSGD(Optimizer):
     kept lazily (``omlc/_core/averaging.pxd``: running sums of p and q, per-row
     snapshots); without, the last iterate ``M``.
 
-    ``state`` (float64, 8): ``[p, q, r, T, sum p (hi, lo), sum q (hi, lo)]``,
-    start ``[1, 1, 1, 0, 0, 0, 0, 0]``; ``snap`` (float64, ``(rows, 4)``).
-    float64 only.
+    ``lip`` is theta's constant: the paper's 1 stands for a bound on
+    ``|A_t|^2`` (its eq. 10: the smoothed loss's gradient is ``|A_t|^2 /
+    alpha_t``-Lipschitz), and for the pairwise loss ``|A_t|^2 = L |x_t|^2 /
+    N_t^2`` (L labels, N_t pairs: ``A_t`` is ``x_t / N_t`` times the incidence
+    matrix of the complete bipartite graph of the row's pairs, whose Laplacian's
+    largest eigenvalue is L). ``lipschitz > 0`` fixes it (1: the paper);
+    ``lipschitz = 0`` uses the largest ``|A_t|^2`` of the rows seen so far,
+    this row's included (the row's scores are then recomputed at the gradient
+    point when it raises the bound: rarely, the bound only grows), 1 until a
+    row with pairs is seen.
+
+    ``state`` (float64, 8, or 9 with ``lipschitz = 0``): ``[p, q, r, T, sum p
+    (hi, lo), sum q (hi, lo), bound]``, start ``[1, 1, 1, 0, 0, 0, 0, 0, 0]``;
+    ``snap`` (float64, ``(rows, 4)``). float64 only.
     """
 
     def __init__(self, V, U, state, int64_t n_features, double intercept=0.0, double lam=1e-4,
-                 A=None, snap=None, double fold_below=1e-12):
+                 A=None, snap=None, double fold_below=1e-12, double lipschitz=1.0):
         self._bind_weights(V, n_features, intercept)
         # Tests raise it to cross many folds in few steps.
         self.fold_below = fold_below
@@ -613,7 +846,11 @@ cdef class ANSGD(Optimizer):
             raise ValueError("ANSGD keeps float64 weights")
         self.U = _bind(U, V.shape, V.dtype, "U", self._keep, self.ld)
         self.Ub = self.U + n_features * self.row_bytes if intercept != 0.0 else NULL
-        self.st = <float64_t*> _bind(state, (8,), np.float64, "state", self._keep)
+        if not lipschitz >= 0.0:
+            raise ValueError("lipschitz must be >= 0 (0: the running bound)")
+        self.lipschitz = lipschitz
+        self.st = <float64_t*> _bind(state, (8 if lipschitz > 0.0 else 9,), np.float64, "state",
+                                     self._keep)
         if not lam >= 0.0:
             raise ValueError("lam must be >= 0")
         self.lam = lam
@@ -632,10 +869,16 @@ cdef class ANSGD(Optimizer):
             return _average(self, ((4, 5), (6, 7)), ("U", "W"), self.st[3])
         return self.last_iterate()
 
+    cdef float64_t _bound(self) noexcept nogil:
+        """theta's constant for the next step."""
+        if self.lipschitz > 0.0:
+            return self.lipschitz
+        return self.st[8] if self.st[8] > 0.0 else 1.0
+
     cdef void _gradient_point(self, float64_t* cu, float64_t* cv) noexcept nogil:
         """Upsilon = cu U + cv V, the point of the next step's gradient."""
         cdef float64_t alpha, theta, dn, a, b
-        _ansgd_schedule(self.st[3] + 1.0, self.lam, &alpha, &theta)
+        _ansgd_schedule(self.st[3] + 1.0, self.lam, self._bound(), &alpha, &theta)
         dn = self.lam * (1.0 - alpha) + theta
         a = (1.0 - alpha) * (self.lam + theta) / dn
         b = alpha * theta / dn
@@ -755,13 +998,23 @@ cdef class ANSGD(Optimizer):
 
     cdef int64_t fit_row(self, const Row* r, float64_t* s, Loss loss, const Target* y,
                          int64_t M, Workspace* ws) noexcept nogil:
-        cdef int64_t l, p, n
+        cdef int64_t l, p, n, n_act, n_pairs = y.P * (y.L - y.P)
         cdef float64_t t = self.st[3] + 1.0, alpha, theta, c, e, p1, q1, r1, cv, cu
-        _ansgd_schedule(t, self.lam, &alpha, &theta)
+        cdef float64_t q = sq_norm(r, self.b), a2
+        if self.lipschitz == 0.0 and n_pairs > 0:
+            a2 = y.L * q / (<float64_t> n_pairs * n_pairs)
+            if a2 > self.st[8]:
+                theta = self._bound()
+                self.st[8] = a2
+                # Upsilon_1 = Psi_1 whatever theta is; later ones move with it.
+                if t > 1.0 and self._bound() != theta:
+                    self._gradient_point(&cu, &cv)
+                    self._mix(r, cu, cv, s, ws)
+        _ansgd_schedule(t, self.lam, self._bound(), &alpha, &theta)
         c = theta / (self.lam + theta)
         e = 1.0 / (self.lam + theta)
         loss.set_smoothing(alpha)
-        n = loss.coefficients(s, y, sq_norm(r, self.b), ws.g, ws)
+        n = loss.coefficients(s, y, q, ws.g, ws)
         r1 = c * self.st[2]
         q1 = (1.0 - alpha) * self.st[1] + alpha * c * self.st[2]
         # At t = 1 (alpha = 1) M is Psi alone and U is still 0: p may restart at 1.
@@ -776,7 +1029,8 @@ cdef class ANSGD(Optimizer):
             cv = -e / r1
             for l in range(self.K):
                 ws.d[l] = cv * ws.g[l]
-            if alpha != 1.0 and not r.x_f32 and DENSE_AXPY * active(ws.g, self.K, ws.act) >= self.K:
+            n_act = active(ws.g, self.K, ws.act) if alpha != 1.0 and not r.x_f32 else 0
+            if n_act and DENSE_AXPY * n_act >= self.K:
                 # Both matrices in one sweep (the dense loop rank_one_into
                 # would run twice; zero coefficients add zeros).
                 cu = e * (q1 / r1 - alpha) / p1
@@ -789,6 +1043,16 @@ cdef class ANSGD(Optimizer):
                     for l in range(self.K):
                         (<float64_t*> self.Wb)[l] += self.b * ws.d[l]
                         (<float64_t*> self.Ub)[l] += self.b * ws.c[l]
+            elif n_act:
+                # Few labels move: both matrices' active columns in one sweep
+                # of the row's features (rank_one_into's sparse loop, twice,
+                # fused; each weight gets the same single update).
+                cu = e * (q1 / r1 - alpha) / p1
+                for l in range(self.K):
+                    ws.c[l] = cu * ws.g[l]
+                _axpy2_active(r, <float64_t*> self.W, <float64_t*> self.U, self.ld, ws.d, ws.c,
+                              ws.act, n_act, self.b, <float64_t*> self.Wb,
+                              <float64_t*> self.Ub)
             else:
                 rank_one_into(self.W, self.Wb, False, self.K, self.ld, self.b, r, ws.d, ws)
                 if alpha != 1.0:

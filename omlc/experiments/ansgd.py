@@ -110,7 +110,8 @@ def make_learner(algorithm, lam, alpha, seed):
     from omlc.learners.registry import make_learner as make
     # AUC needs scores only. The paper's settings, passed explicitly (the
     # learners' defaults are for one pass over sparse text): a regularised
-    # bias feature, a Gaussian start, the averaged iterates.
+    # bias feature, a Gaussian start, the averaged iterates (and ANSGD's
+    # theta as written).
     common = dict(threshold=0.0, random_state=seed, fit_intercept=True, init_scale=0.1,
                   average=True)
     if algorithm == "Batch":
@@ -120,7 +121,9 @@ def make_learner(algorithm, lam, alpha, seed):
     if algorithm == "MMP":
         return make("mmp", **common)
     if algorithm == "ANSGD":
-        return make("ranksvm", solver="ansgd", lam=lam, **common)
+        # theta's constant as the paper writes it (the default bounds |A_t|^2
+        # from the data, for one pass over sparse text).
+        return make("ranksvm", solver="ansgd", lam=lam, lipschitz=1.0, **common)
     raise ValueError(f"unknown algorithm {algorithm!r}; known: {', '.join(ALGORITHMS)}")
 
 
