@@ -446,3 +446,17 @@ def test_adagrad_default_step_follows_the_code_scale():
             assert ham < Yd[400:].mean()
     assert omlc.OnlineBR().fit(X[:50], Y[:50]).reg_.eta == 0.1
     assert omlc.DPP(eta=0.5).fit(X[:50], Y[:50]).reg_.eta == 0.5
+
+
+def test_dense_labels_block_equals_the_row_loop():
+    """The chunked baselines' label block: any row order, repeated rows,
+    empty and full label sets."""
+    rng = np.random.default_rng(5)
+    Yd = (rng.random((30, 9)) < 0.3).astype(np.int32)
+    Yd[3] = 0
+    Yd[7] = 1
+    Y = sp.csr_matrix(Yd)
+    for rows in (np.arange(30), rng.permutation(30), np.array([7, 3, 3, 0]), np.array([3]),
+                 np.zeros(0, np.int64)):
+        np.testing.assert_array_equal(ls._dense_labels(Y.indptr, Y.indices, rows, 9),
+                                      Yd[rows].astype(bool))

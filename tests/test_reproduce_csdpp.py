@@ -165,3 +165,11 @@ def test_committed_rows_are_what_the_code_gives_today():
         now = csdpp.run_unit(*key, rows[key]["orders"])
         assert now["mean"] == pytest.approx(rows[key]["mean"], abs=1e-12), key
         assert now["std"] == pytest.approx(rows[key]["std"], abs=1e-12), key
+
+
+def test_reproduction_uses_the_papers_lambda_whatever_the_defaults():
+    # Sect. 5: lambda = 1 in every experiment; omlc's defaults may move, the
+    # reproduction must not.
+    for m in ("O-BR", "O-CS", "O-RAND", "DPP:pbt", "DPP:pbc/f1", "DPP:none/rank",
+              *csdpp.NECESSITY):
+        assert csdpp.make(m, 0.1, 0, n_labels=20).lam == 1.0, m

@@ -98,6 +98,25 @@ is > 0 (omlc's contract: ``predict == decision_function > 0``; the paper maps
 0 to +1, which matters only at t = 1 when every output is 0). When
 ``M >= K`` no reduction is possible and ``P = I``.
 
+Kept as the paper has them, after measuring the alternatives (issue 21; one
+pass, ``asv_benchmarks/scripts/label_space_defaults.py``):
+
+- ``lam = 1`` on raw features (Sect. 5; its Theorem 3 assumes ``||x|| <= 1``).
+  On sparse binary features ``||x||^2`` is the row's number of nonzeros (8 on
+  corel5k, 18 on delicious), so until a few d rows have passed the ridge
+  nearly interpolates and predicts rare labels that are not there: DPP's
+  Hamming loss is above predicting no label over delicious' first ~2,000 rows
+  (d = 500) and corel5k's first ~3,500 (d = 499) and below after, so a pass
+  over all of delicious (16,105 rows: .0189 vs .0194) is below it and one over
+  corel5k (5,000 rows: .0096 vs .0094; second half .00939 vs .00941) is not.
+  ``lam = 10`` moves the crossing earlier (delicious' first 4,000 rows .0200
+  -> .0188) but costs the dense sets (mediamill 2,000 rows .0333 -> .0343,
+  medical .0174 -> .0178, emotions F1 cost .446 -> .471), so the default stays
+  at the paper's value: raise ``lam`` for a short stream of sparse features.
+- the decoding threshold 0: a threshold above 0 (up to 0.5 on the +-1 scale)
+  never brings corel5k's or delicious' Hamming loss below predicting no label
+  that 0 misses (it only predicts fewer labels), and it raises the F1 cost.
+
 Non-finite state: the exact ridge keeps ``(lam I + sum x x^T)^-1``; a step
 that would leave that inverse to rounding (features ~1e6 and above against
 ``lam = 1``, or a vanishing ``lam``) and any non-finite score are refused
@@ -163,6 +182,22 @@ def _finite_scores(D):
 def _non_finite_scores(row):
     raise NonFiniteError(f"non-finite scores (NaN or inf) at row {row}: the model's state "
                          "holds NaN or inf; refit it", row)
+
+
+def _dense_labels(yp, yi, rows, K):
+    """The label rows ``rows`` of a CSR label matrix (indptr ``yp``, indices
+    ``yi``) as a dense boolean block, in NumPy passes (a Python loop over the
+    rows cost ~1-2 us a row, as much as O-BR's learning step)."""
+    rows = np.asarray(rows, np.int64)
+    start = np.asarray(yp[rows], np.int64)
+    count = np.asarray(yp[rows + 1], np.int64) - start
+    Yc = np.zeros((len(rows), K), bool)
+    total = int(count.sum())
+    if total:
+        first = np.cumsum(count) - count          # each row's first slot in the block
+        pos = np.arange(total) + np.repeat(start - first, count)
+        Yc[np.repeat(np.arange(len(rows)), count), np.asarray(yi)[pos]] = True
+    return Yc
 
 
 #: Above this many floating-point operations per learned row, a DPP / CS-DPP
@@ -314,9 +349,7 @@ class _OnlineLSR(BaseLearner):
             b = min(n, a + self.CHUNK)
             rows = np.arange(a, b) if order is None else np.asarray(order[a:b])
             wc = None if weights is None else weights[a:b]
-            Yc = np.zeros((b - a, self.n_labels_), bool)
-            for i, k in enumerate(rows):
-                Yc[i, yi[yp[k]:yp[k + 1]]] = True
+            Yc = _dense_labels(yp, yi, rows, self.n_labels_)
             T = np.ascontiguousarray(self._targets(Yc))
             R = np.empty((b - a, reg.width)) if out is not None else None
             try:
