@@ -72,6 +72,9 @@ LEARNERS = {
     "falt-b": LearnerConfig("falt", "FALT +intercept", {"eta": 0.3, "fit_intercept": True}),
     "salt": LearnerConfig("salt", "SALT"),
     "salt-m1": LearnerConfig("salt", "SALT M=1", {"M": 1}),
+    # SALT's repetitions as full AdaGrad steps (its reading before issue 22):
+    # what the default metric="round" saves.
+    "salt-step": LearnerConfig("salt", "SALT metric=step", {"metric": "step"}),
     "pa-br": LearnerConfig("pa-br", "PA-BR"),
     # float32 weights (scores accumulated in float32; the losses see float64).
     "falt-f32": LearnerConfig("falt", "FALT float32", {"dtype": "float32"}),
