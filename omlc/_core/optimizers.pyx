@@ -97,8 +97,12 @@ def simd_build():
 # --------------------------------------------------------------------------- classes
 
 cdef class Optimizer:
-    """Base class: binds ``W`` (float32 or float64, C-contiguous, shape
-    ``(n_features + 1 if intercept else n_features, K)``).
+    """Base class: binds ``W`` (float32 or float64, shape ``(n_features + 1 if
+    intercept else n_features, K)``), C-contiguous or the first K columns of a
+    wider C-contiguous buffer: rows ``ld`` items apart (``ld``: its row
+    stride, >= K), the spare columns never read or written. Every other
+    matrix an optimiser binds (G, U, A) has W's shape and stride, e.g. the
+    next K columns of the same buffer (one feature's rows side by side).
 
     ``intercept`` is the value of a constant virtual feature whose weights are
     W's last row (0: no intercept); no column is appended to the data.
