@@ -75,6 +75,21 @@ _MASK31 = 1 << 31
 _CACHE_LIMIT = 1 << 20
 
 
+_INDPTRS = {}
+
+
+def _indptr(n):
+    """The read-only int64 indptr ``[0, n]`` of a one-row stream, made once
+    per n (np.array cost ~0.3 us, two per learn_one)."""
+    a = _INDPTRS.get(n)
+    if a is None:
+        a = np.array((0, n), np.int64)
+        a.flags.writeable = False
+        if n < 1 << 16:                 # (bounded: rows are tens to thousands wide)
+            _INDPTRS[n] = a
+    return a
+
+
 def _is_flag(v):
     """A relevance value other than a bool that means one: NumPy bools, 0/1
     numbers. Strings ("False" is truthy) and others are refused."""
@@ -282,8 +297,8 @@ class RiverMultiLabel(_Base):
             lab = label_ids(y, self.label_ids_, memo) if row is not None else None
             if lab is not None and m.n_labels_ >= len(self.label_names_) \
                     and m.n_features_in_ == self.n_features:
-                xp = np.array((0, row[0].shape[0]), np.int64)
-                yp = np.array((0, lab.shape[0]), np.int64)
+                xp = _indptr(row[0].shape[0])
+                yp = _indptr(lab.shape[0])
                 with m._lock:
                     step = self._linear_step(m)
                     if step is None:

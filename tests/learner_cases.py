@@ -74,6 +74,9 @@ def all_learners():
                            weak_learner=SMALL_TREES),
         learners.AdaOLMR(n_estimators=3, n_features_per_tree=None, weak_learner="softmax",
                          random_state=0),
+        # omlc's sparse default (feature votes, 10 learners)
+        learners.AdaOLMR(weak_learner="sparse-vote", random_state=0),
+        learners.OnlineBMR(gamma=0.1, weak_learner="sparse-vote", random_state=0),
     ]
 
 

@@ -312,6 +312,24 @@ def test_sparse_vote_weak_learners_learn_from_sparse_rows(booster, tmp_path):
                                   m.predict_then_learn(X[:80], Y[:80]))
 
 
+def test_default_number_of_weak_learners_is_the_papers_but_for_sparse_votes():
+    """n_estimators=None: the paper's 100 trees, omlc's 10 sparse-vote
+    learners (SPARSE_VOTE_ESTIMATORS, measured on rcv1-shaped rows)."""
+    from omlc.learners.boosting import SPARSE_VOTE_ESTIMATORS, SparseVoteWeakLearners
+    X, Y = _block_data(5, n=30)
+    assert SPARSE_VOTE_ESTIMATORS == 10
+    for cls in (omlc.AdaOLMR, omlc.OnlineBMR):
+        assert cls().n_estimators is None
+        assert len(cls(random_state=0).partial_fit(X, Y).weak_learners_.trees_) == 100
+        for wl in ("sparse-vote", SparseVoteWeakLearners()):
+            m = cls(weak_learner=wl, random_state=0).partial_fit(X, Y)
+            assert m.weak_learners_.vote_.n_learners == 10
+        m = cls(weak_learner="sparse-vote", n_estimators=3, random_state=0).partial_fit(X, Y)
+        assert m.weak_learners_.vote_.n_learners == 3
+        assert len(cls(weak_learner="sparse-tree", random_state=0).partial_fit(X, Y)
+                   .weak_learners_.trees_) == 100
+
+
 class _Recording(OracleWeakLearners):
     """The oracle bank, keeping the importance weights it is handed."""
 

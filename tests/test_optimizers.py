@@ -160,11 +160,14 @@ def test_row_adagrad_checks_its_arrays():
 
 
 @pytest.mark.parametrize("x_dtype", [np.float64, np.float32])
-def test_adagrad_cached_columns(x_dtype):
+@pytest.mark.parametrize("metric", ["step", "round"])
+def test_adagrad_cached_columns(x_dtype, metric):
     """SALT's repetitions step few label columns at a time on a cache of the
     row's columns: with many labels (more than the cache's 16 columns move
     in a step), rows longer than the cache holds (1,100 nonzeros) and an
-    intercept, the steps are still the dense algorithm's."""
+    intercept, the steps are still the dense algorithm's. "round" keeps
+    its open columns' reciprocals in the same cache (32 columns of 1,024
+    values): more open columns and the long row take the recomputing path."""
     nl, d = 50, 1200
     rng = np.random.default_rng(11)
     X = sp.random(30, d, density=0.02, format="lil", random_state=11,
@@ -174,10 +177,10 @@ def test_adagrad_cached_columns(x_dtype):
     Y = check_Y((rng.random((30, nl)) < 0.4).astype(int))
     W = np.zeros((d + 1, nl + 1))
     G = np.zeros_like(W)
-    learn(AdaGrad(W, G, d, 1.0, 0.7, 0.5), ALTLoss(), stream(X, Y), 8)
+    learn(AdaGrad(W, G, d, 1.0, 0.7, 0.5, metric == "round"), ALTLoss(), stream(X, Y), 8)
     coef = lambda s, rel, q: rl.alt(s, rel, nl)
     W_ref, G_ref, _ = ref.adagrad(np.zeros_like(W), np.zeros_like(W), X, Y, coef, 0.7, 0.5, 8,
-                                  1.0)
+                                  1.0, metric)
     np.testing.assert_allclose(W, W_ref, rtol=0, atol=1e-12)
     np.testing.assert_allclose(G, G_ref, rtol=0, atol=1e-12)
 

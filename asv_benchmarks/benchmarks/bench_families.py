@@ -1,7 +1,7 @@
 """One online step of the learner families the other files do not time at
 rcv1 shape (47,236 features, 101 labels, about 75 non-zeros per row): the
 kernel learners (KernelFALT, kernel PA with a budget), the ELMs (OS-MLELM,
-ELM-OMLL) and the boosters over sparse-row Hoeffding trees. The linear
+ELM-OMLL) and the boosters over sparse-row Hoeffding trees and sparse votes. The linear
 learners, RankSVM/MMP (``bench_kernels``) and the label-space reductions
 (``bench_label_space``) have theirs. Each model is warmed on ``WARM`` rows
 first, so a step is a mid-stream step (kernel support sets partly full)."""
@@ -14,6 +14,8 @@ _CASES = {
     "elmomll": ("elmomll", {}),
     "adaolmr-sparse-tree": ("adaolmr", {"weak_learner": "sparse-tree", "random_state": 0}),
     "onlinebmr-sparse-tree": ("onlinebmr", {"weak_learner": "sparse-tree", "random_state": 0}),
+    "adaolmr-sparse-vote": ("adaolmr", {"weak_learner": "sparse-vote", "random_state": 0}),
+    "onlinebmr-sparse-vote": ("onlinebmr", {"weak_learner": "sparse-vote", "random_state": 0}),
 }
 WARM = 100 if common.QUICK else 300
 

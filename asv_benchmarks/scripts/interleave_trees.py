@@ -22,8 +22,11 @@ for r in range(a.rounds):
     for tname, path in trees.items():
         for c in a.configs:
             env = dict(os.environ, PYTHONPATH=path)
+            # Each tree trains and pickles its own models: a pickle need not
+            # load in another tree (new parameters, new state).
             out = subprocess.run([sys.executable, a.script, "--one", c, "--rows", str(a.rows),
-                                  "--workdir", a.workdir], env=env, capture_output=True,
+                                  "--workdir", os.path.join(a.workdir, tname)], env=env,
+                                 capture_output=True,
                                  text=True, check=True).stdout
             t = json.loads(out.strip().splitlines()[-1])["cpu_seconds"]
             best.setdefault((tname, c), []).append(t)

@@ -12,7 +12,6 @@ keeps the slow cases in one place (omlc/river.py).
 
 Twin: tests/reference_hashing.py.
 """
-import numpy as np
 cimport numpy as cnp
 from cpython.dict cimport PyDict_Next
 from cpython.object cimport PyObject
@@ -175,8 +174,10 @@ def hash_row(dict x, int64_t n_features):
     cdef PyObject* value
     cdef uint32_t h
     cdef const char* s
-    cdef cnp.ndarray idx_arr = np.empty(n, dtype=np.int32)
-    cdef cnp.ndarray val_arr = np.empty(n, dtype=np.float64)
+    cdef cnp.npy_intp dims = n
+    # (the C API: np.empty's Python call costs ~0.2 us a row of the bridge)
+    cdef cnp.ndarray idx_arr = cnp.PyArray_EMPTY(1, &dims, cnp.NPY_INT32, 0)
+    cdef cnp.ndarray val_arr = cnp.PyArray_EMPTY(1, &dims, cnp.NPY_DOUBLE, 0)
     cdef int32_t* idx = <int32_t*> cnp.PyArray_DATA(idx_arr)
     cdef double* val = <double*> cnp.PyArray_DATA(val_arr)
     cdef double v
@@ -226,7 +227,8 @@ def label_ids(dict y, dict ids, list memo=None):
     cdef Py_ssize_t n = len(y), pos = 0, k = 0, at = 0
     cdef PyObject* key
     cdef PyObject* value
-    cdef cnp.ndarray out = np.empty(n, dtype=np.int32)
+    cdef cnp.npy_intp dims = n
+    cdef cnp.ndarray out = cnp.PyArray_EMPTY(1, &dims, cnp.NPY_INT32, 0)
     cdef int32_t* o = <int32_t*> cnp.PyArray_DATA(out)
     cdef object i
     cdef tuple keys = None, vals = None

@@ -87,7 +87,8 @@ cdef class AdaGrad(Optimizer):
                             int64_t M, Workspace* ws) noexcept nogil
     cdef int64_t _fit_round_pass(self, const Row* r, float64_t* s, Loss loss, const Target* y,
                                  int64_t M, Workspace* ws) noexcept nogil
-    cdef float64_t _open(self, const Row* r, int64_t l, float64_t g) noexcept nogil
+    cdef char* _inv(self, const Row* r, int64_t slot) noexcept nogil
+    cdef float64_t _open(self, const Row* r, int64_t l, float64_t g, int64_t slot) noexcept nogil
     cdef void _close(self, const Row* r, int64_t n_open) noexcept nogil
 
 

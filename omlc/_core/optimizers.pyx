@@ -97,8 +97,12 @@ def simd_build():
 # --------------------------------------------------------------------------- classes
 
 cdef class Optimizer:
-    """Base class: binds ``W`` (float32 or float64, C-contiguous, shape
-    ``(n_features + 1 if intercept else n_features, K)``).
+    """Base class: binds ``W`` (float32 or float64, shape ``(n_features + 1 if
+    intercept else n_features, K)``), C-contiguous or the first K columns of a
+    wider C-contiguous buffer: rows ``ld`` items apart (``ld``: its row
+    stride, >= K), the spare columns never read or written. Every other
+    matrix an optimiser binds (G, U, A) has W's shape and stride, e.g. the
+    next K columns of the same buffer (one feature's rows side by side).
 
     ``intercept`` is the value of a constant virtual feature whose weights are
     W's last row (0: no intercept); no column is appended to the data.
@@ -314,7 +318,7 @@ cdef class AdaGrad(Optimizer):
                     self.ropen[l] = <int32_t> n_open
                     self.rlist[n_open] = <int32_t> l
                     n_open += 1
-                    self.rq[l] = self._open(r, l, g if rep == 0 else 0.0)
+                    self.rq[l] = self._open(r, l, g if rep == 0 else 0.0, n_open - 1)
                     self.rc[l] = 0.0
                     self.rs[l] = 0.0
                 if rep > 0:
@@ -332,7 +336,7 @@ cdef class AdaGrad(Optimizer):
         one pass of the loss (``Loss.round_pass``): a label column's
         coefficient is fixed for the row, so its step, Q and their product
         are computed once, when it first moves; -1 if the loss has no pass."""
-        cdef int64_t rep, k, l, L = y.L, n_act, n_new, n_rel, n_open = 0, n = 0
+        cdef int64_t rep, k, l, L = y.L, n_act, n_new, n_rel, n_open = 0, n = 0, n_slot = 0
         cdef int64_t P = y.P, N = y.L - y.P
         cdef float64_t inv_p = 1.0 / P if P > 0 else 0.0
         cdef float64_t inv_n = 1.0 / N if N > 0 else 0.0
@@ -355,7 +359,9 @@ cdef class AdaGrad(Optimizer):
                     g = <float32_t> g
                 self.rc[l] = g
                 self.rstep[l] = -self.eta * g
-                self.rqs[l] = self.rstep[l] * self._open(r, l, g if rep == 0 else 0.0)
+                self.ropen[l] = <int32_t> n_slot
+                self.rqs[l] = self.rstep[l] * self._open(r, l, g if rep == 0 else 0.0, n_slot)
+                n_slot += 1
                 s[l] += self.rqs[l]
                 self.ropened[l] = 2.0 if rep == 0 else 1.0
                 self.rlist[n_open] = <int32_t> l
@@ -367,7 +373,9 @@ cdef class AdaGrad(Optimizer):
                 gL = <float32_t> gL
             if gL != 0.0:
                 if not thr_open:
-                    QL = self._open(r, L, gL if rep == 0 else 0.0)
+                    self.ropen[L] = <int32_t> n_slot
+                    QL = self._open(r, L, gL if rep == 0 else 0.0, n_slot)
+                    n_slot += 1
                     thr_open = True
                 if rep > 0:
                     sL += gL * gL
@@ -392,45 +400,61 @@ cdef class AdaGrad(Optimizer):
         self._close(r, n_open)
         return n
 
-    cdef float64_t _open(self, const Row* r, int64_t l, float64_t g) noexcept nogil:
+    cdef char* _inv(self, const Row* r, int64_t slot) noexcept nogil:
+        """Where an open column keeps its reciprocals for the round (the step
+        reading's column cache, idle in a round: 2 cap columns of nnz_cap),
+        or NULL (the row or its open columns do not fit: recomputed)."""
+        cdef ColumnCache* cc = &self.cache
+        if slot >= 2 * cc.cap or r.x_nnz + 1 > cc.nnz_cap:
+            return NULL
+        return cc.w + slot * cc.nnz_cap * (4 if self.w_f32 else 8)
+
+    cdef float64_t _open(self, const Row* r, int64_t l, float64_t g, int64_t slot) noexcept nogil:
+        cdef char* inv = self._inv(r, slot)
         if self.w_f32:
             if r.x_f32:
                 return round_open(r, <const float32_t*> r.x_data, <float32_t*> self.G, self.ld, l,
                                   <float32_t> g, <float32_t> self.delta, <float32_t> self.b,
-                                  <float32_t*> self.Gb)
+                                  <float32_t*> self.Gb, <float32_t*> inv)
             return round_open(r, <const float64_t*> r.x_data, <float32_t*> self.G, self.ld, l,
                               <float32_t> g, <float32_t> self.delta, <float32_t> self.b,
-                              <float32_t*> self.Gb)
+                              <float32_t*> self.Gb, <float32_t*> inv)
         if r.x_f32:
             return round_open(r, <const float32_t*> r.x_data, <float64_t*> self.G, self.ld, l, g,
-                              self.delta, self.b, <float64_t*> self.Gb)
+                              self.delta, self.b, <float64_t*> self.Gb, <float64_t*> inv)
         return round_open(r, <const float64_t*> r.x_data, <float64_t*> self.G, self.ld, l, g,
-                          self.delta, self.b, <float64_t*> self.Gb)
+                          self.delta, self.b, <float64_t*> self.Gb, <float64_t*> inv)
 
     cdef void _close(self, const Row* r, int64_t n_open) noexcept nogil:
         cdef int64_t k, l
+        cdef char* inv
         for k in range(n_open):
             l = self.rlist[k]
+            inv = self._inv(r, self.ropen[l])
             self.ropen[l] = -1
             if self.w_f32:
                 if r.x_f32:
                     round_close(r, <const float32_t*> r.x_data, <float32_t*> self.W,
                                 <float32_t*> self.G, self.ld, l, <float32_t> self.rc[l],
                                 <float32_t> self.rs[l], <float32_t> self.delta,
-                                <float32_t> self.b, <float32_t*> self.Wb, <float32_t*> self.Gb)
+                                <float32_t> self.b, <float32_t*> self.Wb, <float32_t*> self.Gb,
+                                <const float32_t*> inv)
                 else:
                     round_close(r, <const float64_t*> r.x_data, <float32_t*> self.W,
                                 <float32_t*> self.G, self.ld, l, <float32_t> self.rc[l],
                                 <float32_t> self.rs[l], <float32_t> self.delta,
-                                <float32_t> self.b, <float32_t*> self.Wb, <float32_t*> self.Gb)
+                                <float32_t> self.b, <float32_t*> self.Wb, <float32_t*> self.Gb,
+                                <const float32_t*> inv)
             elif r.x_f32:
                 round_close(r, <const float32_t*> r.x_data, <float64_t*> self.W,
                             <float64_t*> self.G, self.ld, l, self.rc[l], self.rs[l], self.delta,
-                            self.b, <float64_t*> self.Wb, <float64_t*> self.Gb)
+                            self.b, <float64_t*> self.Wb, <float64_t*> self.Gb,
+                            <const float64_t*> inv)
             else:
                 round_close(r, <const float64_t*> r.x_data, <float64_t*> self.W,
                             <float64_t*> self.G, self.ld, l, self.rc[l], self.rs[l], self.delta,
-                            self.b, <float64_t*> self.Wb, <float64_t*> self.Gb)
+                            self.b, <float64_t*> self.Wb, <float64_t*> self.Gb,
+                            <const float64_t*> inv)
 
     cdef void _step(self, const Row* r, float64_t* s, Workspace* ws) noexcept nogil:
         """One step with the coefficients ws.g."""

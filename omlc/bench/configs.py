@@ -25,7 +25,8 @@ SHOWN = {"falt": ("eta", "M", "fit_intercept"), "salt": ("eta", "delta", "M"),
          "pa-br": ("variant", "C", "kernel"), "ranksvm": ("solver", "lam"),
          "ranksvm-sgd": ("solver", "lam"), "ranksvm-adagrad": ("solver", "lam"), "mmp": (),
          "csdpp": ("cost", "code_dim", "basis", "solver"), "dpp": ("code_dim", "basis", "solver"),
-         "obr": ("solver",)}
+         "obr": ("solver",), "adaolmr": ("weak_learner", "n_estimators"),
+         "onlinebmr": ("weak_learner", "gamma", "n_estimators")}
 
 
 def _dtype_name(value):
@@ -71,6 +72,9 @@ LEARNERS = {
     "falt-b": LearnerConfig("falt", "FALT +intercept", {"eta": 0.3, "fit_intercept": True}),
     "salt": LearnerConfig("salt", "SALT"),
     "salt-m1": LearnerConfig("salt", "SALT M=1", {"M": 1}),
+    # SALT's repetitions as full AdaGrad steps (its reading before issue 22):
+    # what the default metric="round" saves.
+    "salt-step": LearnerConfig("salt", "SALT metric=step", {"metric": "step"}),
     "pa-br": LearnerConfig("pa-br", "PA-BR"),
     # float32 weights (scores accumulated in float32; the losses see float64).
     "falt-f32": LearnerConfig("falt", "FALT float32", {"dtype": "float32"}),
@@ -99,6 +103,11 @@ LEARNERS = {
     "dpp": LearnerConfig("dpp", "DPP PBC", {"code_dim": 10, "basis": "pbc"}),
     "dpp-pbt": LearnerConfig("dpp", "DPP PBT", {"code_dim": 10, "basis": "pbt"}),
     "obr": LearnerConfig("obr", "O-BR"),
+    # Online boosting (Jung & Tewari): omlc's sparse-vote weak learners (10 by
+    # default with them), not the paper's trees on 20 random covariates.
+    "adaolmr": LearnerConfig("adaolmr", "Ada.OLMR sparse-vote", {"weak_learner": "sparse-vote"}),
+    "onlinebmr": LearnerConfig("onlinebmr", "OnlineBMR sparse-vote",
+                               {"weak_learner": "sparse-vote"}),
 }
 DEFAULT_LEARNERS = ("falt", "falt-b", "salt", "salt-m1", "pa-br", "falt-f32", "pa-br-f32",
                     "ansgd", "ranksvm-sgd", "ranksvm-default", "ranksvm-adagrad", "mmp")
