@@ -131,9 +131,11 @@ cdef class SparseVote:
             a = &self.A[f, 0]
             g = &self.G[i, 0]
             for c in range(k):
+                # a store every time (not only where x > 0): the loop then
+                # vectorises and has no data-dependent branch; adding
+                # +0.0 * q leaves h as it is
                 x = a[c] - g[c] * r
-                if x > 0.0:
-                    h[c] += x * q
+                h[c] += (x if x > 0.0 else 0.0) * q
         for i in range(N):
             h = &H[i * k]
             gt = self.GT[i]
