@@ -414,12 +414,12 @@ def _run_optimizer(kind, layout, w_dtype, x_dtype):
     X, Y = problem(11, n=90, x_dtype=x_dtype)
     d = X.shape[1]
     rows = d + 1
-    extra = 1 if kind in ("sgd", "adagrad") else 0
+    extra = 1 if kind in ("sgd", "adagrad", "row_adagrad") else 0
     K = L + extra
     rng = np.random.default_rng(3)
     W0 = rng.normal(scale=0.1, size=(rows, K)).astype(w_dtype)
     names = {"sgd": ["W"], "adagrad": ["W", "G"], "scaled": ["W", "A"], "ansgd": ["W", "U", "A"],
-             "adagrad_l2": ["W", "G"]}[kind]
+             "adagrad_l2": ["W", "G"], "row_adagrad": ["W"]}[kind]
     mats, bufs = {}, []
     if layout == "dense":
         mats = {n: np.zeros((rows, K), w_dtype) for n in names}
@@ -440,6 +440,9 @@ def _run_optimizer(kind, layout, w_dtype, x_dtype):
         opt, loss = SGD(mats["W"], d, 1.0, 0.7), ALTLoss()
     elif kind == "adagrad":
         opt, loss = AdaGrad(mats["W"], mats["G"], d, 1.0, 0.5, 1.0), ALTLoss()
+    elif kind == "row_adagrad":
+        mats["G"] = np.zeros(rows)                   # one per row: no stride
+        opt, loss = RowAdaGrad(mats["W"], mats["G"], d, 1.0, 0.5, 1.0), ALTLoss()
     elif kind == "scaled":
         state, snap = np.array([1.0, 0, 0, 0, 0]), np.zeros((rows, 2))
         # eta lam = 0.5: the scale halves every row and is folded every ~30.
@@ -458,7 +461,7 @@ def _run_optimizer(kind, layout, w_dtype, x_dtype):
         mats["last"], mats["state"] = last, state
     assert opt.ld == (K if layout == "dense" else K + 5 if layout == "spare"
                       else len(names) * (K + 2))
-    M = 3 if kind in ("sgd", "adagrad") else 1
+    M = 3 if kind in ("sgd", "adagrad", "row_adagrad") else 1
     learn(opt, loss, stream(X[:60], Y[:60]), M, out[:60])
     # Half the rows scored unsettled (decide), then learned.
     dec = np.empty((X.shape[0], L))
@@ -484,7 +487,8 @@ def _run_optimizer(kind, layout, w_dtype, x_dtype):
     ("adagrad", np.float64, np.float32), ("adagrad", np.float32, np.float64),
     ("scaled", np.float64, np.float64), ("scaled", np.float32, np.float32),
     ("scaled", np.float64, np.float32), ("ansgd", np.float64, np.float64),
-    ("ansgd", np.float64, np.float32), ("adagrad_l2", np.float64, np.float64)])
+    ("ansgd", np.float64, np.float32), ("adagrad_l2", np.float64, np.float64),
+    ("row_adagrad", np.float64, np.float64), ("row_adagrad", np.float64, np.float32)])
 def test_row_stride_changes_no_result(kind, w_dtype, x_dtype, layout):
     """Every kernel reads row j at ``j * ld``: matrices with spare columns or
     interleaved with each other learn and score bit for bit as C-contiguous
