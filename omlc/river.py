@@ -48,6 +48,7 @@ The first row goes through the learner's ``partial_fit`` (it fixes the
 shapes); every later row through ``partial_fit_row``, the single-row path
 that checks the same things without building SciPy matrices.
 """
+import operator
 import zlib
 
 import numpy as np
@@ -59,7 +60,6 @@ from omlc._core.rowstream import RowStream as _RowStream
 from omlc.learners._growth import grows_labels
 from omlc.learners.base import clone
 
-_MISSING = object()
 
 try:  # River is optional: without it the class still works, only not as a river.base subclass.
     from river import base as _river_base
@@ -329,20 +329,24 @@ class RiverMultiLabel(_Base):
         is built, its parameters checked); None for the other learners."""
         cached = self.__dict__.get("_step_cache")
         d = m.__dict__
-        if cached is not None and cached[0] is m and cached[3] == len(d):
-            for k, v in cached[1]:
-                if d.get(k, _MISSING) is not v:
-                    break
-            else:
-                return cached[2]
+        if cached is not None and cached[0] is m and cached[4] == len(d):
+            # (the attributes fetched and compared in C: a Python loop over
+            # them was ~0.5 us of a ~17 us learn_one)
+            try:
+                now = cached[1](d)
+            except KeyError:
+                now = None
+            if now is not None and all(map(operator.is_, now, cached[2])):
+                return cached[3]
         if not (hasattr(m, "_stream_only") and m._stream_only()):
             self._step_cache = None
             return None
         m._check_params()
         step = (m._optimizer(), m._loss(), m._steps())
         # (private attributes are locks and transient weights, never step inputs)
-        self._step_cache = (m, [(k, v) for k, v in d.items()
-                                if k[0] != "_" and k != "n_samples_seen_"], step, len(d))
+        keys = tuple(k for k in d if k[0] != "_" and k != "n_samples_seen_")
+        get = operator.itemgetter(*keys) if len(keys) > 1 else (lambda d: tuple(d[k] for k in keys))
+        self._step_cache = (m, get, tuple(d[k] for k in keys), step, len(d))
         return step
 
     def __getstate__(self):

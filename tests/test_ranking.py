@@ -162,8 +162,73 @@ def test_label_set_rules(data):
     fixed = omlc.RankSVM(**PAPER, solver="ansgd", threshold=0.25, random_state=0).fit(X, Y)
     free = omlc.RankSVM(**PAPER, solver="ansgd", threshold=0.0, random_state=0).fit(X, Y)
     np.testing.assert_allclose(fixed.decision_function(X), free.decision_function(X) - 0.25)
-    learned = omlc.RankSVM(**PAPER, solver="ansgd", random_state=0).fit(X, Y)
+    learned = omlc.RankSVM(**PAPER, solver="ansgd", threshold="learned", random_state=0).fit(X, Y)
     assert learned.W_.shape[1] == Y.shape[1] + 1
+    # The default rank cut: k = the mean label count learned, no extra column,
+    # the label columns as without a rule (the ranking is the rule's business).
+    card = omlc.RankSVM(**PAPER, solver="ansgd", random_state=0).fit(X, Y)
+    assert card.W_.shape[1] == Y.shape[1]
+    k = int(np.floor(Y.sum() / Y.shape[0] + 0.5))
+    np.testing.assert_array_equal(np.diff(card.predict(X[:50]).indptr), k)
+    np.testing.assert_allclose(card.last_iterate(), free.last_iterate(), rtol=0, atol=0)
+    # From the zero start (no draw that depends on the column count), the
+    # threshold column leaves the label columns as they are.
+    for solver in ("sgd", "ansgd", "adagrad"):
+        a = omlc.RankSVM(solver=solver, threshold="learned").fit(X, Y)
+        b = omlc.RankSVM(solver=solver).fit(X, Y)
+        np.testing.assert_allclose(a.last_iterate()[:, :-1], b.last_iterate(), rtol=1e-12,
+                                   atol=1e-12)
+
+
+def text_problem(n=3000, d=2000, L=40, nnz=25, seed=5):
+    """Text-like rows: Zipf-distributed word ids, unit norm; each label its
+    top 7% of a sparse linear teacher's scores (about 2.7 labels a row)."""
+    rng = np.random.default_rng(seed)
+    rows = np.repeat(np.arange(n), nnz)
+    cols = np.minimum(rng.zipf(1.3, size=n * nnz) - 1, d - 1)
+    X = sp.csr_matrix((rng.random(n * nnz) + 0.1, (rows, cols)), shape=(n, d))
+    X.sum_duplicates()
+    X = sp.diags(1 / np.sqrt(X.multiply(X).sum(axis=1)).A.ravel()) @ X
+    T = rng.normal(size=(d, L)) * (rng.random((d, L)) < 0.05)
+    S = np.asarray(X @ T)
+    return X.tocsr(), sp.csr_matrix((S > np.quantile(S, 0.93, axis=0)).astype(np.int32))
+
+
+@pytest.mark.parametrize("make", [
+    lambda: omlc.RankSVM(random_state=0), lambda: omlc.RankSVM(solver="ansgd", random_state=0),
+    lambda: omlc.RankSVM(solver="adagrad", random_state=0), lambda: omlc.MMP(random_state=0)])
+def test_defaults_predict_sensible_label_sets(make):
+    """Issue 22: one pass at defaults over sparse text predicts about as many
+    labels as a row has. The learned threshold column (the old default)
+    predicted 4.5 (SGD), 11.9 (ANSGD), 6.6 (AdaGrad) and 1.6 (MMP) labels a
+    row here against 2.7 true."""
+    X, Y = text_problem()
+    m = make().partial_fit(X[:2000], Y[:2000])
+    P = m.predict(X[2000:]).toarray().astype(bool)
+    T = Y[2000:].toarray().astype(bool)
+    count = P.sum(axis=1).mean()
+    assert 0.75 * T.sum(axis=1).mean() <= count <= 1.33 * T.sum(axis=1).mean()
+    f1 = metrics.micro_f1(T, P)
+    # The trivial baseline: the k most frequent training labels for every row.
+    freq = np.asarray(Y[:2000].sum(axis=0)).ravel()
+    base = np.zeros_like(T)
+    base[:, np.argsort(-freq)[:int(count)]] = True
+    assert f1 > 3 * metrics.micro_f1(T, base)
+
+
+def test_cardinality_counts_weighted_rows(data):
+    """The rank cut's k counts a row of weight 2 as two rows, and a
+    prequential row is decided with the k of the rows before its block."""
+    X, Y = data
+    w = np.ones(X.shape[0])
+    w[:40] = 2.0
+    a = omlc.RankSVM(random_state=0).fit(X, Y, sample_weight=w)
+    idx = np.concatenate([np.arange(40), np.arange(X.shape[0])])
+    b = omlc.RankSVM(random_state=0).fit(X[idx], Y[idx])
+    np.testing.assert_allclose(a.label_count_, b.label_count_)
+    m = omlc.MMP(random_state=0)
+    first = m.predict_then_learn(X[:5], Y[:5])
+    np.testing.assert_array_equal((first > 0).sum(axis=1) <= 1, True)   # k = 1 before any row
 
 
 @pytest.mark.parametrize("make", [

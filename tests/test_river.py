@@ -168,3 +168,28 @@ def test_compiled_row_path_equals_the_checked_path(learner, monkeypatch):
     with pytest.raises(ValueError, match="NaN|finite") as info:
         fast.learn_one({"w0": float("nan")}, {"a": True})
     assert "\n" not in str(info.value)
+
+
+def test_the_cached_step_follows_set_params_and_refits():
+    """learn_one reuses its compiled step only while the model's public
+    attributes are the same objects: after set_params (a new eta) or a
+    replaced weight matrix it learns as partial_fit_row does, bit for bit."""
+    rng = np.random.default_rng(4)
+    rows = [({f"f{j}": float(rng.normal()) for j in rng.choice(30, 5, replace=False)},
+             {"a": bool(rng.integers(2)), "b": bool(rng.integers(2))}) for _ in range(40)]
+    fast = RiverMultiLabel(omlc.FALT(eta=0.5), n_features=64, labels=["a", "b"])
+    slow = RiverMultiLabel(omlc.FALT(eta=0.5), n_features=64, labels=["a", "b"])
+    for i, (x, y) in enumerate(rows):
+        if i == 15:
+            for b in (fast, slow):
+                b.model_.set_params(eta=0.05)
+        if i == 30:
+            for b in (fast, slow):
+                b.model_.W_ = b.model_.W_.copy() * 0.5
+        fast.learn_one(x, y)
+        idx, val = slow._arrays(x)
+        if slow.model_.is_fitted:
+            slow.model_.partial_fit_row(idx, val, slow._label_array(y))
+        else:
+            slow.learn_one(x, y)
+    assert np.array_equal(fast.model_.W_, slow.model_.W_)

@@ -17,7 +17,7 @@ import numpy as np
 
 import omlc
 from omlc.datasets import load
-from omlc.metrics import ranking_loss
+from omlc.metrics import micro_f1, ranking_loss
 
 
 def data(name, data_dir, sorted_train=False):
@@ -118,7 +118,12 @@ def curve(make, Xtr, Ytr, Xte, Yte, every):
         t += time.process_time() - t0
         S = model.decision_function(Xte)
         pts.append((b, float(ranking_loss(Yte, S))))
-    return pts, t
+    # The label sets after the pass (the learner's own rule): micro-F1 and
+    # the mean predicted labels a row, against the test rows' true count.
+    P = model.predict(Xte)
+    return pts, t, {"micro_f1": float(micro_f1(Yte, P)),
+                    "labels_per_row": float(P.getnnz() / P.shape[0]),
+                    "true_per_row": float(Yte.getnnz() / Yte.shape[0])}
 
 
 def main(argv=None):
@@ -144,23 +149,28 @@ def main(argv=None):
         Xtr, Ytr, Xte, Yte = data(ds, a.data_dir, a.sorted_train)
         res[ds] = {}
         for name, make in makers.items():
-            pts, t = curve(make, Xtr, Ytr, Xte, Yte, a.every)
-            res[ds][name] = {"curve": pts, "cpu_s": t}
+            pts, t, sets = curve(make, Xtr, Ytr, Xte, Yte, a.every)
+            res[ds][name] = {"curve": pts, "cpu_s": t, **sets}
             print(f"{ds:12s} {name:60s} final {pts[-1][1]:.4f}  "
+                  f"micro-F1 {sets['micro_f1']:.3f}  labels/row {sets['labels_per_row']:.2f} "
+                  f"(true {sets['true_per_row']:.2f})  "
                   f"curve {' '.join(f'{v:.3f}' for _, v in pts)}  ({t:.2f}s)", flush=True)
     if a.out:
         with open(a.out, "w") as f:
             json.dump(res, f, indent=1)
     if a.report:
-        lines = ["| data | learner | settings | rank loss after one pass | / FALT | curve "
-                 f"(every {a.every} rows) |", "|---|---|---|---|---|---|"]
+        lines = ["| data | learner | settings | rank loss after one pass | / FALT | micro-F1 "
+                 f"| labels/row (true) | curve (every {a.every} rows) |",
+                 "|---|---|---|---|---|---|---|---|"]
         for ds, rows in res.items():
             falt = rows.get("FALT", {}).get("curve", [[0, float("nan")]])[-1][1]
             for name, r in rows.items():
                 learner, _, settings = name.partition(":")
                 v = r["curve"][-1][1]
                 lines.append(f"| {ds} | {learner} | {settings or 'defaults'} | {v:.4f} | "
-                             f"{v / falt:.2f} | {' '.join(f'{c:.3f}' for _, c in r['curve'])} |")
+                             f"{v / falt:.2f} | {r['micro_f1']:.3f} | "
+                             f"{r['labels_per_row']:.2f} ({r['true_per_row']:.2f}) | "
+                             f"{' '.join(f'{c:.3f}' for _, c in r['curve'])} |")
         with open(a.report, "w") as f:
             f.write("\n".join(lines) + "\n")
 

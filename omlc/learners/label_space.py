@@ -116,6 +116,13 @@ pass, ``asv_benchmarks/scripts/label_space_defaults.py``):
 - the decoding threshold 0: a threshold above 0 (up to 0.5 on the +-1 scale)
   never brings corel5k's or delicious' Hamming loss below predicting no label
   that 0 misses (it only predicts fewer labels), and it raises the F1 cost.
+- raw features (the paper does not say how it scaled them): against rows
+  scaled to ``||x|| = 1`` (Theorem 3's assumption) ``lam = 1`` is a weak prior
+  on bag-of-words rows, and CS-DPP's F1 / accuracy cost then loses to DPP's at
+  M >= 25% of K on enron and medical (datasets/results/csdpp.md); scaled rows
+  reverse that but take emotions (dense, values up to 237) from .344 to .459
+  Hamming at M = 1. Scale sparse rows to unit norm before learning or raise
+  ``lam`` where that matters.
 
 Non-finite state: the exact ridge keeps ``(lam I + sum x x^T)^-1``; a step
 that would leave that inverse to rounding (features ~1e6 and above against
