@@ -318,6 +318,10 @@ def test_default_number_of_weak_learners_is_the_papers_but_for_sparse_votes():
     from omlc.learners.boosting import SPARSE_VOTE_ESTIMATORS, SparseVoteWeakLearners
     X, Y = _block_data(5, n=30)
     assert SPARSE_VOTE_ESTIMATORS == 10
+    # the paper's weak learner stays the default; the sparse one says whose it is
+    assert omlc.AdaOLMR().weak_learner == "tree" and omlc.OnlineBMR().weak_learner == "tree"
+    assert "omlc's, not the paper's" in SparseVoteWeakLearners.__doc__
+    assert "omlc's choice" in omlc.OnlineBMR.__doc__ and "omlc's choice" in omlc.AdaOLMR.__doc__
     for cls in (omlc.AdaOLMR, omlc.OnlineBMR):
         assert cls().n_estimators is None
         assert len(cls(random_state=0).partial_fit(X, Y).weak_learners_.trees_) == 100

@@ -2,6 +2,8 @@
 API: each online solver is its dense algorithm (tests/reference_optimizers.py
 with the pairwise losses of tests/reference_losses.py), the batch solver
 minimises the smoothed objective, and the label-set rules do what they say."""
+import pickle
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -340,3 +342,27 @@ def test_rule_statistics_persist_and_are_checked(data, tmp_path):
     omlc.save(m, tmp_path / "bad.omlc")
     with pytest.raises(ValueError, match="zhist_"):
         omlc.load_model(tmp_path / "bad.omlc")
+
+
+@pytest.mark.parametrize("solver", ["ansgd", "sgd", "adagrad"])
+def test_a_pickle_from_before_lipschitz_loads_and_keeps_learning(solver):
+    # A RankSVM pickled before the parameter existed has no ``lipschitz`` in
+    # its state and ANSGD keeps 8 state entries: it loads as the default
+    # "auto" with its running bound at the paper's 1, as omlc.load_model does.
+    rng = np.random.RandomState(0)
+    X = sp.random(200, 30, density=0.2, format="csr", random_state=rng)
+    Y = (rng.rand(200, 4) < 0.3).astype(float)
+    m = omlc.RankSVM(solver=solver, random_state=0).partial_fit(X, Y)
+    state = m.__getstate__()
+    del state["lipschitz"]
+    if solver == "ansgd":
+        state["state_"] = state["state_"][:8].copy()
+    old = omlc.RankSVM.__new__(omlc.RankSVM)
+    old.__setstate__(state)
+    assert old.get_params()["lipschitz"] == "auto"
+    if solver == "ansgd":
+        assert old.state_.shape == (9,) and old.state_[8] == 1.0
+    np.testing.assert_array_equal(old.decision_function(X), m.decision_function(X))
+    back = pickle.loads(pickle.dumps(old))
+    back.partial_fit(X, Y)
+    assert np.all(np.isfinite(back.decision_function(X)))

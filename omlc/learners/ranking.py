@@ -483,6 +483,19 @@ class RankSVM(_RankingLearner):
         self._init_solver_state(W)
         interleave(self)
 
+    def __setstate__(self, state):
+        # Pickles from before ``lipschitz`` existed follow the rule of
+        # omlc.load_model's files (persistence_checks._check_ansgd_state):
+        # the default "auto", its running bound starting at the paper's 1
+        # they were trained with.
+        if "lipschitz" not in state:
+            state = dict(state, lipschitz="auto")
+            st = state.get("state_")
+            if state.get("solver") == "ansgd" and isinstance(st, np.ndarray) \
+                    and st.shape == (8,):
+                state["state_"] = np.append(st, 1.0)
+        super().__setstate__(state)
+
     def _interleaved(self):
         # W_ first: the driver prefetches the first ld items of a row of W_
         # for the next stream row's features, i.e. the whole interleaved row.
