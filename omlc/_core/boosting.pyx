@@ -41,6 +41,10 @@ cdef inline int _irrelevant(const int32_t* rel, int p, int k, int32_t* mark,
     return q
 
 
+cdef inline long _clip(long i, long last) noexcept nogil:
+    return 0 if i < 0 else (last if i > last else i)
+
+
 cdef inline double _hinge(const double* t0, const double* t1, int N, double x,
                           double mu) noexcept nogil:
     """``G_m(x)`` for the hinge losses from table rows ``t0, t1`` of step m
@@ -96,7 +100,8 @@ def _bmr_block(object trees, const int32_t[::1] indptr, const int32_t[::1] indic
     cdef int k = out.shape[1]
     cdef Py_ssize_t r
     cdef int i, a, b, c, p, q, nnz, t, m
-    cdef double w, wgt, d, g0, acc, cmax, x, mu, sl
+    cdef double w, wgt, d, g0, acc, cmax, x, mu, sl, y
+    cdef long j, last = 2 * N + 1
     cdef const double* t0
     cdef const double* t1
     cdef const int32_t* ip
@@ -157,6 +162,19 @@ def _bmr_block(object trees, const int32_t[::1] indptr, const int32_t[::1] indic
                         g0 = _expected_loss(P, T0, T1, t, m, N, d, loss)
                         acc += _expected_loss(P, T0, T1, t, m, N, d - 1.0, loss) - g0
                         Cq[b] += _expected_loss(P, T0, T1, t, m, N, d + 1.0, loss) - g0
+                elif vote is not None:
+                    # G(x -/+ 1) from the table columns beside G(x)'s: one
+                    # ceil per pair instead of three. G is continuous, so where
+                    # rounding puts x -/+ 1 on the other side of a breakpoint
+                    # the value is the same to a few ulps. Trees keep the
+                    # loop's arithmetic: their split decisions follow it.
+                    sl = S[i, rel[a]]
+                    for b in range(q):
+                        y = Sq[b] - sl + mu
+                        j = _ceil(-y) + N
+                        g0 = y * t0[_clip(j, last)] + t1[_clip(j, last)]
+                        acc += (y - 1.0) * t0[_clip(j + 1, last)] + t1[_clip(j + 1, last)] - g0
+                        Cq[b] += (y + 1.0) * t0[_clip(j - 1, last)] + t1[_clip(j - 1, last)] - g0
                 else:
                     sl = S[i, rel[a]]
                     for b in range(q):
