@@ -138,10 +138,13 @@ _ZSTRIDE = 4
 
 def _standardise(S):
     """Per row (s - mean) / sd over the labels; a row of equal scores is 0
-    (and flagged in the second result)."""
-    sd = S.std(axis=1, keepdims=True)
-    ok = sd[:, 0] > 0
-    return (S - S.mean(axis=1, keepdims=True)) / np.where(sd > 0, sd, 1.0), ok
+    (and flagged in the second result). Few passes over S: it runs on every
+    decision and on the learned rows' scores."""
+    Z = S - S.mean(axis=1, keepdims=True)
+    sd = np.sqrt(np.einsum("ij,ij->i", Z, Z) / max(1, S.shape[1]))
+    ok = sd > 0
+    Z /= np.where(ok, sd, 1.0)[:, None]
+    return Z, ok
 
 
 def _calibrated_theta(est):
@@ -182,7 +185,9 @@ def _apply_rule(est, D, k=None, theta=None):
     if est.top_k is None and est.threshold == "calibrated":
         theta = _calibrated_theta(est) if theta is None else theta
         if theta is not None and D.shape[1]:
-            return _standardise(D)[0] - theta
+            Z = _standardise(D)[0]
+            Z -= theta
+            return Z
     if est.top_k is not None or est.threshold in ("cardinality", "calibrated"):
         L = D.shape[1]
         if L == 0:
