@@ -183,6 +183,26 @@ def _check_ansgd_state(state, ref, d):
     return set()
 
 
+def _check_rank_rule_state(state, ref, d):
+    """RankSVM / MMP: the label-set rules' statistics (issue 22) are learned
+    whatever the rule and absent from files written before them (those keep
+    their rule, threshold="learned"); present, they must be what the learner
+    builds: non-negative finite doubles, ``label_count_`` (label total, rows),
+    ``zhist_`` (the calibrated rule's histogram, its rows' weight, the rows
+    of non-zero weight seen)."""
+    from omlc.learners.ranking import _ZBINS
+    done = set()
+    for k, shape in (("label_count_", (2,)), ("zhist_", (_ZBINS + 2,))):
+        if k not in state:
+            continue
+        v = state[k]
+        if not (isinstance(v, np.ndarray) and v.dtype == np.float64 and v.shape == shape
+                and np.isfinite(v).all() and (v >= 0).all()):
+            raise _Invalid(f"{k} must be {shape[0]} non-negative finite doubles")
+        done.add(k)
+    return done
+
+
 def _check_regressor_solver(state, ref, d):
     """Label-space learners: files from before ``solver="auto"`` chose the
     row-wise AdaGrad at large widths hold a per-coordinate AdaGrad regressor
@@ -442,7 +462,9 @@ def _group_checks(model):
     if name in ("AdaOLMR", "OnlineBMR"):
         return [_check_weak_learners]
     if name == "RankSVM" and model.solver == "ansgd":
-        return [_check_ansgd_state]
+        return [_check_ansgd_state, _check_rank_rule_state]
+    if name in ("RankSVM", "MMP"):
+        return [_check_rank_rule_state]
     return []
 
 

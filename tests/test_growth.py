@@ -81,8 +81,11 @@ def test_ranking_learners_grow_labels_as_unmoved_columns(name, params, init_scal
     if "adagrad" in name and init_scale:
         pytest.skip("refused (tested in test_bad_sizes_and_unfitted_model)")
     X, Y = _stream()
+    # The learned threshold column's rule: decision values are the scores
+    # minus that column (the calibrated default standardises each row over
+    # all its labels, so a new label moves the old ones' decision values).
     model = make_learner(name, init_scale=init_scale, fit_intercept=True, random_state=0,
-                         **params).partial_fit(X[:60], Y[:60, :4])
+                         threshold="learned", **params).partial_fit(X[:60], Y[:60, :4])
     before, last = model.decision_function(X), model.last_iterate()
     model.grow(n_labels=6)
     assert model.n_labels_ == 6 and model.W_.shape[1] == last.shape[1] + 2
@@ -226,7 +229,8 @@ def test_bad_sizes_and_unfitted_model():
         model.grow(n_features=7)
     with pytest.raises(ValueError, match="n_labels must be an integer"):
         model.grow(n_labels=4.5)
-    ada = omlc.RankSVM(solver="adagrad", init_scale=0.1, random_state=0).partial_fit(X, Y)
+    ada = omlc.RankSVM(solver="adagrad", init_scale=0.1, threshold="learned",
+                       random_state=0).partial_fit(X, Y)
     with pytest.raises(ValueError, match="adagrad'\\) with init_scale > 0 cannot grow labels"):
         ada.grow(n_labels=4)
     assert ada.n_labels_ == 3 and ada.W_.shape[1] == 4

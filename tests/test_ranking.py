@@ -166,7 +166,7 @@ def test_label_set_rules(data):
     assert learned.W_.shape[1] == Y.shape[1] + 1
     # The default rank cut: k = the mean label count learned, no extra column,
     # the label columns as without a rule (the ranking is the rule's business).
-    card = omlc.RankSVM(**PAPER, solver="ansgd", random_state=0).fit(X, Y)
+    card = omlc.RankSVM(**PAPER, solver="ansgd", threshold="cardinality", random_state=0).fit(X, Y)
     assert card.W_.shape[1] == Y.shape[1]
     k = int(np.floor(Y.sum() / Y.shape[0] + 0.5))
     np.testing.assert_array_equal(np.diff(card.predict(X[:50]).indptr), k)
@@ -178,6 +178,11 @@ def test_label_set_rules(data):
         b = omlc.RankSVM(solver=solver).fit(X, Y)
         np.testing.assert_allclose(a.last_iterate()[:, :-1], b.last_iterate(), rtol=1e-12,
                                    atol=1e-12)
+        # The calibrated rule (the default) keeps the per-row order of the scores.
+        D = b.decision_function(X)
+        Sa = X @ a.last_iterate()[:, :-1]
+        np.testing.assert_array_equal(np.argsort(-Sa, axis=1, kind="stable"),
+                                      np.argsort(-D, axis=1, kind="stable"))
 
 
 def text_problem(n=3000, d=2000, L=40, nnz=25, seed=5):
@@ -194,26 +199,66 @@ def text_problem(n=3000, d=2000, L=40, nnz=25, seed=5):
     return X.tocsr(), sp.csr_matrix((S > np.quantile(S, 0.93, axis=0)).astype(np.int32))
 
 
-@pytest.mark.parametrize("make", [
-    lambda: omlc.RankSVM(random_state=0), lambda: omlc.RankSVM(solver="ansgd", random_state=0),
-    lambda: omlc.RankSVM(solver="adagrad", random_state=0), lambda: omlc.MMP(random_state=0)])
-def test_defaults_predict_sensible_label_sets(make):
+@pytest.mark.parametrize("params", [
+    dict(cls=omlc.RankSVM), dict(cls=omlc.RankSVM, solver="ansgd"),
+    dict(cls=omlc.RankSVM, solver="adagrad"), dict(cls=omlc.MMP)])
+def test_defaults_predict_sensible_label_sets(params):
     """Issue 22: one pass at defaults over sparse text predicts about as many
-    labels as a row has. The learned threshold column (the old default)
-    predicted 4.5 (SGD), 11.9 (ANSGD), 6.6 (AdaGrad) and 1.6 (MMP) labels a
-    row here against 2.7 true."""
+    labels as a row has, and label sets at least as good as the rank cut's.
+    The learned threshold column (the old default) predicted 4.5 (SGD), 11.9
+    (ANSGD), 6.6 (AdaGrad) and 1.6 (MMP) labels a row here against 2.7 true,
+    micro-F1 .20/.23/.38/.36 against the rank cut's .28/.28/.41/.41; the
+    calibrated default .28/.30/.44/.45 (MMP's averaged output, scored after
+    the pass, is flatter than the prequential scores it is calibrated on:
+    1.8 labels a row)."""
+    params = dict(params)
+    cls = params.pop("cls")
     X, Y = text_problem()
-    m = make().partial_fit(X[:2000], Y[:2000])
-    P = m.predict(X[2000:]).toarray().astype(bool)
     T = Y[2000:].toarray().astype(bool)
+
+    def label_sets(**extra):
+        m = cls(random_state=0, **params, **extra).partial_fit(X[:2000], Y[:2000])
+        return m.predict(X[2000:]).toarray().astype(bool)
+
+    P = label_sets()
     count = P.sum(axis=1).mean()
-    assert 0.75 * T.sum(axis=1).mean() <= count <= 1.33 * T.sum(axis=1).mean()
+    assert 0.6 * T.sum(axis=1).mean() <= count <= 1.33 * T.sum(axis=1).mean()
     f1 = metrics.micro_f1(T, P)
+    assert f1 > metrics.micro_f1(T, label_sets(threshold="cardinality")) - 0.01
     # The trivial baseline: the k most frequent training labels for every row.
     freq = np.asarray(Y[:2000].sum(axis=0)).ravel()
     base = np.zeros_like(T)
-    base[:, np.argsort(-freq)[:int(count)]] = True
+    base[:, np.argsort(-freq)[:3]] = True
     assert f1 > 3 * metrics.micro_f1(T, base)
+
+
+def test_calibrated_rule_is_chunk_free_and_counts_weights(data, monkeypatch):
+    """The calibrated rule learns in pieces (bounded score buffer): the
+    model, histogram and predictions do not depend on the piece size; a row
+    of weight 2 counts as two; a non-finite row is reported at its position
+    in the caller's block."""
+    import omlc.learners.ranking as rk
+    from omlc._core.linear import NonFiniteError
+    X, Y = data
+    a = omlc.RankSVM(random_state=0).fit(X, Y)
+    monkeypatch.setattr(rk, "_ZBUF", 7 * Y.shape[1])
+    b = omlc.RankSVM(random_state=0).fit(X, Y)
+    np.testing.assert_allclose(a.last_iterate(), b.last_iterate(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(a.predict(X).toarray(), b.predict(X).toarray())
+    assert a.zhist_[-1] > 0
+    w = np.ones(X.shape[0])
+    w[:40] = 2.0
+    c = omlc.RankSVM(random_state=0).fit(X, Y, sample_weight=w)
+    idx = np.concatenate([np.arange(40), np.arange(X.shape[0])])
+    d = omlc.RankSVM(random_state=0).fit(X[idx], Y[idx])
+    np.testing.assert_allclose(c.label_count_[0] / c.label_count_[1],
+                               d.label_count_[0] / d.label_count_[1])
+    Xbad = X[:30].toarray()
+    Xbad[20] = 1e200     # overflows the scores: the kernel stops at row 20 (piece 3)
+    m = omlc.RankSVM(random_state=0).partial_fit(X[:5], Y[:5])
+    with pytest.raises(NonFiniteError) as err:
+        m.partial_fit(Xbad, Y[:30])
+    assert err.value.row == 20 and m.n_samples_seen_ == 5 + 21
 
 
 def test_cardinality_counts_weighted_rows(data):
@@ -222,11 +267,11 @@ def test_cardinality_counts_weighted_rows(data):
     X, Y = data
     w = np.ones(X.shape[0])
     w[:40] = 2.0
-    a = omlc.RankSVM(random_state=0).fit(X, Y, sample_weight=w)
+    a = omlc.RankSVM(threshold="cardinality", random_state=0).fit(X, Y, sample_weight=w)
     idx = np.concatenate([np.arange(40), np.arange(X.shape[0])])
-    b = omlc.RankSVM(random_state=0).fit(X[idx], Y[idx])
+    b = omlc.RankSVM(threshold="cardinality", random_state=0).fit(X[idx], Y[idx])
     np.testing.assert_allclose(a.label_count_, b.label_count_)
-    m = omlc.MMP(random_state=0)
+    m = omlc.MMP(threshold="cardinality", random_state=0)
     first = m.predict_then_learn(X[:5], Y[:5])
     np.testing.assert_array_equal((first > 0).sum(axis=1) <= 1, True)   # k = 1 before any row
 
@@ -278,6 +323,25 @@ def test_adagrad_needs_eta_lam_below_delta():
     with pytest.raises(ValueError, match="eta \\* lam < delta"):
         omlc.RankSVM(solver="adagrad", eta=1.0, lam=0.1, delta=0.1).fit(
             sp.csr_matrix(np.ones((2, 3))), sp.csr_matrix(np.eye(2)))
+
+
+def test_rule_statistics_persist_and_are_checked(data, tmp_path):
+    """label_count_ and zhist_ round-trip through omlc.save; files without
+    them (written before issue 22) load; a tampered histogram is refused."""
+    X, Y = data
+    m = omlc.RankSVM(random_state=0).fit(X, Y)
+    omlc.save(m, tmp_path / "m.omlc")
+    back = omlc.load_model(tmp_path / "m.omlc")
+    np.testing.assert_array_equal(back.predict(X).toarray(), m.predict(X).toarray())
+    old = omlc.RankSVM(threshold="learned", random_state=0).fit(X, Y)
+    del old.label_count_
+    omlc.save(old, tmp_path / "old.omlc")
+    np.testing.assert_array_equal(omlc.load_model(tmp_path / "old.omlc").predict(X).toarray(),
+                                  old.predict(X).toarray())
+    m.zhist_[3] = -1.0
+    omlc.save(m, tmp_path / "bad.omlc")
+    with pytest.raises(ValueError, match="zhist_"):
+        omlc.load_model(tmp_path / "bad.omlc")
 
 
 @pytest.mark.parametrize("solver", ["ansgd", "sgd", "adagrad"])

@@ -37,35 +37,39 @@ papers it builds on):
   protocol (T steps drawn with replacement) is an option of
   ``omlc reproduce ansgd``;
 - a ranking is not a label set, and the paper says nothing on how to turn
-  one into a set (it reports AUC / rank loss only). ``predict`` takes, by
-  default, the k best-scored labels with k the mean label count of the rows
-  learned so far, rounded (``threshold="cardinality"``: Yang's rank cut,
-  "RCut", with the cut learned from the stream). Other rules: a learned
-  threshold -- an extra score column trained like the ALT paper's threshold
-  (``threshold="learned"``) --, a fixed score threshold, or a fixed k (see
-  ``threshold`` and ``top_k``). None changes the ranking (nor the rank
+  one into a set (it reports AUC / rank loss only). omlc fills the gap with
+  a rule calibrated on the scores (``threshold="calibrated"``, the
+  default): each row's label scores are standardised, z = (s - mean) / sd
+  over the labels, and one threshold on z is kept such that the rows learned
+  so far would have predicted, on average, as many labels as they have (a
+  histogram of the z of the rows' prequential scores, one row in 4; the
+  label count weighted as the rows are). It needs no score scale, so it
+  holds for every solver and step, and a row with a clear head predicts
+  fewer labels than a flat one. Other rules: the k best labels with k the
+  mean label count, rounded (``"cardinality"``: Yang's rank cut, RCut); a
+  learned threshold -- an extra score column trained like the ALT paper's
+  threshold (``"learned"``, the default before issue 22) --; a fixed score
+  threshold; a fixed k (``top_k``). None changes the ranking (nor the rank
   loss): the threshold column is subtracted from every label's score and
   does not change the label columns' coefficients.
 
-  Why the rank cut (issue 22): the threshold column is scored on the
-  ALT loss's absolute margins (relevant labels 1 above it, irrelevant 1
-  below, weights 1/P and 1/N), but the pairwise loss fixes only the label
-  scores' differences (its coefficients sum to zero in every row, so the mean
-  label score stays 0) at a scale set by the solver's step. On sparse text
-  in one pass the two do not meet: rcv1subset1 (4,000 rows, 101 labels, 2.9
-  a row) gave the column's score a spread of 9 against label scores of ~2
+  Why not the learned column (issue 22): it is scored on the ALT loss's
+  absolute margins (relevant labels 1 above it, irrelevant 1 below, weights
+  1/P and 1/N), but the pairwise loss fixes only the label scores'
+  differences (its coefficients sum to zero in every row, so the mean label
+  score stays 0) at a scale set by the solver's step. On sparse text in one
+  pass the two do not meet: rcv1subset1 (4,000 rows, 101 labels, 2.9 a
+  row) gave the column's score a spread of 9 against label scores of ~2
   (SGD's steps of 20-100), so ``RankSVM()`` predicted 33 labels a row
   (micro-F1 .07; ANSGD 39, .07; AdaGrad 15, .27; MMP 7.7, .40; FALT 2.65,
-  .50). Smaller steps for the column alone still give ~10 labels (.40): its
-  balanced weights stop where the relevant labels' miss rate equals the
-  irrelevant ones' false-alarm rate, which with 98 irrelevant labels and
-  overlapping scores is many false alarms. The rank cut needs no scale:
-  3.0 labels a row and micro-F1 .46-.49 for every solver and MMP (bibtex,
-  2.4 a row: .26-.39, FALT .37); figures in
-  datasets/results/ranking_issue22.md. It is instance-independent (every
-  row gets k labels): where the label count varies a lot from row to row
-  and the scores are calibrated (many passes, dense data), the learned
-  threshold can do better.
+  .50). The column alone with a smaller step still predicts ~10 labels
+  (.40): its balanced weights stop where the relevant labels' miss rate
+  equals the irrelevant ones' false-alarm rate, i.e. many false alarms
+  among 98 irrelevant labels. The calibrated rule: 2.85-3.03 labels a row,
+  micro-F1 .49-.52 (rank cut .46-.49); bibtex (2.4 a row) .27-.43 (rank
+  cut .26-.39, FALT .37); figures in datasets/results/ranking_issue22.md.
+  Pass ``"learned"`` where the scores are calibrated against it (many
+  passes, dense data with base rates).
 
 Defaults: one pass over sparse text (issue 22's check: 4,000 shuffled rows of
 rcv1subset1, 47k tf-idf features, 101 labels, and bibtex's train split; test
@@ -113,7 +117,7 @@ import numbers
 
 import numpy as np
 
-from omlc._core.linear import loss_rows
+from omlc._core.linear import NonFiniteError, learn, loss_rows
 from omlc._core.losses import PairKind, PairwiseLoss
 from omlc._core.optimizers import ANSGD, SGD, AdaGradL2, ScaledSGD
 from omlc._validation import check_random_state
@@ -121,14 +125,44 @@ from omlc.learners._growth import interleave
 from omlc.learners.base import LinearLearner, positive_float
 
 SOLVERS = ("ansgd", "sgd", "adagrad", "lbfgs")
+RULES = ("calibrated", "cardinality", "learned")
+
+# threshold="calibrated": a histogram of the per-row standardised scores z of
+# the rows learned, _ZBINS bins over [-_ZMAX, _ZMAX] (|z| <= sqrt(L - 1), so
+# 10 holds L <= 101 exactly; larger z share the last bin).
+_ZBINS, _ZMAX = 400, 10.0
+# Scores buffered per learning call for the histogram (rows x labels, doubles).
+_ZBUF = 1 << 20
+_ZSTRIDE = 4
+
+
+def _standardise(S):
+    """Per row (s - mean) / sd over the labels; a row of equal scores is 0
+    (and flagged in the second result)."""
+    sd = S.std(axis=1, keepdims=True)
+    ok = sd[:, 0] > 0
+    return (S - S.mean(axis=1, keepdims=True)) / np.where(sd > 0, sd, 1.0), ok
+
+
+def _calibrated_theta(est):
+    """``threshold="calibrated"``'s threshold on z: the lowest bin edge at
+    which the rows learned predict, on average, no more labels than they have
+    (None before any row with unequal scores)."""
+    hist = getattr(est, "zhist_", None)
+    if hist is None or hist[_ZBINS] <= 0:
+        return None
+    total, rows = getattr(est, "label_count_", (0.0, 0.0))
+    card = total / rows if rows > 0 else 1.0
+    above = np.cumsum(hist[_ZBINS - 1::-1])[::-1] / hist[_ZBINS]    # mean count in bins j..
+    j = int(np.searchsorted(-above, -card, side="left"))  # first j with above[j] <= card
+    return -_ZMAX + j * (2 * _ZMAX / _ZBINS)
 
 
 def _check_rule(est):
     t = est.threshold
-    if not (t in ("cardinality", "learned") or (isinstance(t, numbers.Real) and not isinstance(t, bool)
+    if not (t in RULES or (isinstance(t, numbers.Real) and not isinstance(t, bool)
                                and math.isfinite(t))):
-        raise ValueError(f"threshold must be 'cardinality', 'learned' or a finite number, "
-                         f"got {t!r}")
+        raise ValueError(f"threshold must be one of {RULES} or a finite number, got {t!r}")
     k = est.top_k
     if k is not None and (isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1):
         raise ValueError(f"top_k must be None or a positive integer, got {k!r}")
@@ -141,11 +175,15 @@ def _cardinality_k(est):
     return max(1, int(math.floor(total / rows + 0.5))) if rows > 0 else 1
 
 
-def _apply_rule(est, D, k=None):
+def _apply_rule(est, D, k=None, theta=None):
     """Turn label scores (minus the learned threshold, if any) into decision
-    values whose sign is the prediction (``k``: threshold="cardinality"'s k,
-    if fixed by the caller)."""
-    if est.top_k is not None or est.threshold == "cardinality":
+    values whose sign is the prediction (``k``, ``theta``: the cardinality and
+    calibrated rules' k and threshold, if fixed by the caller)."""
+    if est.top_k is None and est.threshold == "calibrated":
+        theta = _calibrated_theta(est) if theta is None else theta
+        if theta is not None and D.shape[1]:
+            return _standardise(D)[0] - theta
+    if est.top_k is not None or est.threshold in ("cardinality", "calibrated"):
         L = D.shape[1]
         if L == 0:
             return D
@@ -197,13 +235,64 @@ class _RankingLearner(LinearLearner):
             self.label_count_ = np.zeros(2)
         self.label_count_ += add
 
+    def _add_z(self, S, w):
+        """Add the rows' standardised scores S (weights w or None) to the
+        calibrated rule's histogram ``zhist_``: _ZBINS bins, then the rows'
+        weight, then the count of rows of non-zero weight seen. One of those
+        rows in _ZSTRIDE is a sample enough for a quantile, at a quarter of
+        the cost (the histogram's passes over L scores a row cost ~10% of an
+        SGD step on text rows, this ~3%); the sample is by the rows' place in
+        the stream, so one block and its rows one at a time agree."""
+        if "zhist_" not in self.__dict__:
+            self.zhist_ = np.zeros(_ZBINS + 2)
+        h = self.zhist_
+        nz = np.ones(S.shape[0], dtype=bool) if w is None else np.asarray(w) != 0
+        place = h[_ZBINS + 1] + np.cumsum(nz) - 1
+        h[_ZBINS + 1] += float(nz.sum())
+        pick = nz & (np.fmod(place, _ZSTRIDE) == 0)
+        if S.shape[1] == 0 or not pick.any():
+            return
+        Z, ok = _standardise(S[pick])
+        wp = np.ones(Z.shape[0]) if w is None else np.asarray(w, dtype=np.float64)[pick]
+        Z, wp = Z[ok], wp[ok]
+        b = np.clip(((Z + _ZMAX) * (_ZBINS / (2 * _ZMAX))).astype(np.int64), 0, _ZBINS - 1)
+        h[:_ZBINS] += np.bincount(b.ravel(), weights=np.repeat(wp, Z.shape[1]),
+                                  minlength=_ZBINS)
+        h[_ZBINS] += float(wp.sum())
+
+    def _learn_scored(self, X, Y, order, out):
+        """Learn the rows in pieces of at most _ZBUF scores, each piece's
+        prequential scores (before each row's step) kept for the histogram."""
+        visit = np.arange(X.shape[0]) if order is None else np.asarray(order, dtype=np.int64)
+        w = self._pending_weights
+        step = max(1, _ZBUF // max(1, self.n_labels_))
+        for a in range(0, visit.size, step):
+            b = min(visit.size, a + step)
+            buf = out[a:b] if out is not None else np.empty((b - a, self.n_labels_))
+            wa = None if w is None else np.ascontiguousarray(w[a:b])
+            try:
+                learn(self._optimizer(), self._loss(), self._stream(X, Y, visit[a:b]),
+                      self._steps(), buf, weights=wa)
+            except NonFiniteError as exc:
+                # Positions in the caller's block, not the piece's.
+                if isinstance(getattr(exc, "row", None), (int, np.integer)):
+                    exc.row = int(exc.row) + a
+                if getattr(exc, "n_learned", None) is not None:
+                    exc.n_learned = int(exc.n_learned) + a
+                raise
+            self._add_z(buf, wa)
+
     def _learn(self, X, Y, order, out):
-        # A prequential row is decided with the k of the rows before its block.
+        # A prequential row is decided with the rule of the rows before its block.
         k = _cardinality_k(self) if out is not None else None
-        super()._learn(X, Y, order, out)
+        theta = _calibrated_theta(self) if out is not None else None
+        if self.threshold == "calibrated" and self.top_k is None:
+            self._learn_scored(X, Y, order, out)
+        else:
+            super()._learn(X, Y, order, out)
         self._count_labels(Y, order)
         if out is not None:
-            out[:] = _apply_rule(self, out, k)
+            out[:] = _apply_rule(self, out, k, theta)
 
     def _decision(self, X):
         return _apply_rule(self, super()._decision(X))
@@ -285,16 +374,17 @@ class RankSVM(_RankingLearner):
         last SGD iterate ranks better (rcv1subset1 .033 vs .037, bibtex .086
         vs .091) and costs one weight matrix instead of two; turn it on over
         many passes, or for ANSGD, whose theory bounds the average.
-    threshold : "cardinality", "learned" or float, default="cardinality"
-        How scores become label sets (none changes the ranking):
-        ``"cardinality"``: the k best-scored labels, k the mean label count
-        of the rows learned so far, rounded (at least 1); ``"learned"``: an
-        extra threshold column trained like the ALT paper's (the default
+    threshold : "calibrated", "cardinality", "learned" or float, default="calibrated"
+        How scores become label sets (none changes the ranking; module
+        notes): ``"calibrated"``: labels whose per-row standardised score
+        exceeds a threshold kept so that the rows learned predict as many
+        labels as they have on average; ``"cardinality"``: the k best
+        labels, k the mean label count, rounded (at least 1); ``"learned"``:
+        an extra threshold column trained like the ALT paper's (the default
         before issue 22); a float: a fixed score threshold. The default is
         for one pass over sparse text, where the learned column over-predicts
-        (module notes: 33 labels a row on rcv1subset1, 2.9 true); pass
-        ``"learned"`` when the label count varies much between rows and the
-        model is trained to convergence.
+        (33 labels a row on rcv1subset1, 2.9 true); pass ``"learned"`` when
+        the model is trained to convergence on dense data with base rates.
     top_k : int or None, default=None
         If set, predict the k best-scored labels instead (whatever
         ``threshold`` says).
@@ -329,7 +419,7 @@ class RankSVM(_RankingLearner):
     (500, 10)
     """
 
-    def __init__(self, solver="sgd", lam=None, average=False, threshold="cardinality", top_k=None,
+    def __init__(self, solver="sgd", lam=None, average=False, threshold="calibrated", top_k=None,
                  fit_intercept=False, init_scale=0.0, omega=1000.0, eta=1.0, delta=0.1,
                  smoothing=1e-4, max_iter=500, random_state=None, lipschitz="auto"):
         self.solver = solver
@@ -459,7 +549,12 @@ class RankSVM(_RankingLearner):
             return super()._learn(X, Y, order, out)
         if out is not None:
             out[:] = self._decision(X)
-        self._batch(X if order is None else X[order], Y if order is None else Y[order])
+        Xo = X if order is None else X[order]
+        self._batch(Xo, Y if order is None else Y[order])
+        if self.threshold == "calibrated" and self.top_k is None:
+            # The batch fit has no prequential scores: its own, after the fit.
+            self._add_z(LinearLearner._decision(self, Xo)[:, :self.n_labels_],
+                        self._pending_weights)
         self._count_labels(Y, order)
 
     # --- batch solver ---------------------------------------------------------
@@ -559,9 +654,9 @@ class MMP(_RankingLearner):
         is 0 (the first row's tied scores are all errors, so it learns at
         once); the ANSGD paper's comparison used a Gaussian start (0.1).
     threshold, top_k, random_state
-        As in :class:`RankSVM` (``threshold="cardinality"``: the learned threshold
-        predicted 7.7 labels a row on rcv1subset1, 2.9 true; micro-F1 .40,
-        against .47 for the rank cut).
+        As in :class:`RankSVM` (the learned threshold predicted 7.7 labels a
+        row on rcv1subset1, 2.9 true, micro-F1 .40; the calibrated default
+        2.9, .49).
 
     Examples
     --------
@@ -572,7 +667,7 @@ class MMP(_RankingLearner):
     (4, 10)
     """
 
-    def __init__(self, average=True, threshold="cardinality", top_k=None, fit_intercept=False,
+    def __init__(self, average=True, threshold="calibrated", top_k=None, fit_intercept=False,
                  init_scale=0.0, random_state=None):
         self.average = average
         self.threshold = threshold
