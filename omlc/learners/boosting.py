@@ -37,7 +37,8 @@ row still advances ``t``).
 
 Weak learners (``weak_learner``) are a pluggable bank of ``N`` learners with a
 predict-distribution / weighted-update interface (:class:`WeakLearners`):
-``"tree"`` (default; compiled Hoeffding trees with the authors' randomised
+``"auto"`` (default: ``"tree"`` up to :data:`AUTO_SPARSE_FEATURES`
+features, ``"sparse-vote"`` above), ``"tree"`` (compiled Hoeffding trees with the authors' randomised
 parameters: split confidence and tie threshold log-uniform on [0.01, 0.9],
 grace period uniform on [5, 20], a per-tree weight constant uniform on
 [3, 10] multiplying the importance weights, and ``n_features_per_tree``
