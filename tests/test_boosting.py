@@ -258,7 +258,7 @@ def test_sizes_that_cannot_fit_are_refused_up_front():
         omlc.OnlineBMR(n_estimators=5000).partial_fit(small, Ys)
     with pytest.raises(ValueError, match="GiB"):
         # every one of 50k features in each of 100 trees, 101 labels
-        omlc.AdaOLMR(n_features_per_tree=None).partial_fit(X, Y)
+        omlc.AdaOLMR(n_features_per_tree=None, weak_learner="tree").partial_fit(X, Y)
     with pytest.raises(ValueError, match="n_bins"):
         omlc.AdaOLMR(weak_learner=TreeWeakLearners(n_bins=10 ** 9)).partial_fit(small, Ys)
 
@@ -318,8 +318,8 @@ def test_default_number_of_weak_learners_is_the_papers_but_for_sparse_votes():
     from omlc.learners.boosting import SPARSE_VOTE_ESTIMATORS, SparseVoteWeakLearners
     X, Y = _block_data(5, n=30)
     assert SPARSE_VOTE_ESTIMATORS == 10
-    # the paper's weak learner stays the default; the sparse one says whose it is
-    assert omlc.AdaOLMR().weak_learner == "tree" and omlc.OnlineBMR().weak_learner == "tree"
+    # "auto": the paper's trees on its narrow sets; the sparse one says whose it is
+    assert omlc.AdaOLMR().weak_learner == "auto" and omlc.OnlineBMR().weak_learner == "auto"
     assert "omlc's, not the paper's" in SparseVoteWeakLearners.__doc__
     assert "omlc's choice" in omlc.OnlineBMR.__doc__ and "omlc's choice" in omlc.AdaOLMR.__doc__
     for cls in (omlc.AdaOLMR, omlc.OnlineBMR):
@@ -460,3 +460,25 @@ def test_sparse_tree_grace_default_is_omlcs():
         assert all(lo <= t.grace <= hi for t in m.weak_learners_.trees_)
     assert SparseTreeWeakLearners().grace_period == (50.0, 200.0)
     assert TreeWeakLearners().grace_period == (5.0, 20.0)
+
+
+@pytest.mark.parametrize("booster", [omlc.AdaOLMR, omlc.OnlineBMR])
+def test_auto_weak_learner_is_the_papers_tree_on_narrow_rows_and_sparse_votes_on_wide(booster,
+                                                                                       tmp_path):
+    """weak_learner="auto" (the default): "tree" up to AUTO_SPARSE_FEATURES
+    features (the paper's sets, Table 3), "sparse-vote" above (text), with
+    each one's default number of learners; a saved model keeps its kind."""
+    from omlc.learners.boosting import AUTO_SPARSE_FEATURES, SparseVoteWeakLearners
+    rng = np.random.RandomState(0)
+    Y = sp.csr_matrix((rng.rand(40, 4) < 0.4).astype(float))
+    for d, vote in ((AUTO_SPARSE_FEATURES, False), (AUTO_SPARSE_FEATURES + 1, True)):
+        X = sp.random(40, d, density=0.01, format="csr", random_state=1)
+        m = booster(random_state=0).partial_fit(X, Y)
+        assert isinstance(m.weak_learners_, SparseVoteWeakLearners) is vote
+        assert m._n_estimators() == (10 if vote else 100)
+        same = booster(weak_learner="sparse-vote" if vote else "tree",
+                       random_state=0).partial_fit(X, Y)
+        np.testing.assert_array_equal(m.scores(X), same.scores(X))
+        loaded = omlc.load_model(omlc.save(m, tmp_path / f"m{d}.omlc"))
+        np.testing.assert_array_equal(loaded.scores(X), m.scores(X))
+        np.testing.assert_array_equal(pickle.loads(pickle.dumps(m)).scores(X), m.scores(X))

@@ -81,6 +81,31 @@ cdef inline double _expected_loss(const double[:, :, ::1] P, const double[:, :, 
     return T0[t, m, above] + 0.5 * eq
 
 
+cdef inline void _predict_weak(SparseVote vote, list tl, const int32_t* ip, const double* vp,
+                               int nnz, double[:, ::1] H):
+    """Every weak learner's label scores for one CSR row, into ``H``."""
+    cdef int i
+    if vote is not None:
+        vote._predict(ip, nnz, &H[0, 0])
+    else:
+        for i in range(len(tl)):
+            (<SparseHTree>tl[i])._predict(ip, vp, nnz, &H[i, 0])
+
+
+cdef inline void _learn_weak(SparseVote vote, list tl, const int32_t* ip, const double* vp,
+                             int nnz, const int32_t* rel, int p, double[:, ::1] W):
+    """Every weak learner learns one CSR row: ``W[i, a]`` is learner i's
+    importance weight for relevant label ``rel[a]`` (trees skip weight 0)."""
+    cdef int i, a
+    if vote is not None:
+        vote._learn(ip, nnz, rel, p, &W[0, 0], W.shape[1])
+    else:
+        for i in range(len(tl)):
+            for a in range(p):
+                if W[i, a] > 0:
+                    (<SparseHTree>tl[i])._learn_one(ip, vp, nnz, rel[a], W[i, a])
+
+
 def _bmr_block(object trees, const int32_t[::1] indptr, const int32_t[::1] indices,
                const double[::1] data, const int32_t[::1] yptr, const int32_t[::1] yind,
                const double[::1] row_w, const double[::1] scale, const int32_t[::1] tab_of_p,
@@ -128,11 +153,7 @@ def _bmr_block(object trees, const int32_t[::1] indptr, const int32_t[::1] indic
         nnz = indptr[r + 1] - indptr[r]
         ip = &indices[indptr[r]] if nnz else NULL
         vp = &data[indptr[r]] if nnz else NULL
-        if vote is not None:
-            vote._predict(ip, nnz, &H[0, 0])
-        else:
-            for i in range(N):
-                (<SparseHTree>tl[i])._predict(ip, vp, nnz, &H[i, 0])
+        _predict_weak(vote, tl, ip, vp, nnz, H)
         for i in range(N):
             for c in range(k):
                 S[i + 1, c] = S[i, c] + H[i, c]
@@ -199,13 +220,7 @@ def _bmr_block(object trees, const int32_t[::1] indptr, const int32_t[::1] indic
                 if not isfinite(x) or x > max_weight:
                     return r
                 W[i, a] = x
-        if vote is not None:
-            vote._learn(ip, nnz, rel, p, &W[0, 0], k)
-        else:
-            for i in range(N):
-                for a in range(p):
-                    if W[i, a] > 0:
-                        (<SparseHTree>tl[i])._learn_one(ip, vp, nnz, rel[a], W[i, a])
+        _learn_weak(vote, tl, ip, vp, nnz, rel, p, W)
     return n
 
 
@@ -269,11 +284,7 @@ def _ada_block(object trees, const int32_t[::1] indptr, const int32_t[::1] indic
         nnz = indptr[r + 1] - indptr[r]
         ip = &indices[indptr[r]] if nnz else NULL
         vp = &data[indptr[r]] if nnz else NULL
-        if vote is not None:
-            vote._predict(ip, nnz, &H[0, 0])
-        else:
-            for i in range(N):
-                (<SparseHTree>tl[i])._predict(ip, vp, nnz, &H[i, 0])
+        _predict_weak(vote, tl, ip, vp, nnz, H)
         for i in range(N):
             for c in range(k):
                 S[i + 1, c] = S[i, c] + alpha[i] * H[i, c]
@@ -375,12 +386,6 @@ def _ada_block(object trees, const int32_t[::1] indptr, const int32_t[::1] indic
                 if not isfinite(x) or x > max_weight:
                     return r, expert
                 W[i, a] = x
-        if vote is not None:
-            vote._learn(ip, nnz, rel, p, &W[0, 0], k)
-        else:
-            for i in range(N):
-                for a in range(p):
-                    if W[i, a] > 0:
-                        (<SparseHTree>tl[i])._learn_one(ip, vp, nnz, rel[a], W[i, a])
+        _learn_weak(vote, tl, ip, vp, nnz, rel, p, W)
         t += 1
     return n, expert

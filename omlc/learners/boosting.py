@@ -37,7 +37,8 @@ row still advances ``t``).
 
 Weak learners (``weak_learner``) are a pluggable bank of ``N`` learners with a
 predict-distribution / weighted-update interface (:class:`WeakLearners`):
-``"tree"`` (default; compiled Hoeffding trees with the authors' randomised
+``"auto"`` (default: ``"tree"`` up to :data:`AUTO_SPARSE_FEATURES`
+features, ``"sparse-vote"`` above), ``"tree"`` (compiled Hoeffding trees with the authors' randomised
 parameters: split confidence and tie threshold log-uniform on [0.01, 0.9],
 grace period uniform on [5, 20], a per-tree weight constant uniform on
 [3, 10] multiplying the importance weights, and ``n_features_per_tree``
@@ -97,7 +98,14 @@ MAX_ESTIMATORS = 10_000
 #: (.020-.025 at 6,000 rows: each learner then owns too few of a row's
 #: features) and 10x slower; 10 run at 1/6.7-1/7.7 of FALT's rows per second).
 SPARSE_VOTE_ESTIMATORS = 10
-WEAK_LEARNERS = ("tree", "sparse-tree", "sparse-vote", "softmax")
+#: ``weak_learner="auto"`` (the default) is the paper's "tree" up to this many
+#: features and "sparse-vote" above it. The paper's sets have 72-294 dense
+#: features (Table 3 keeps its trees); text has tens of thousands of sparse
+#: ones, where 20 random covariates per tree are almost always zero and the
+#: trees stay at the label-frequency ranking (rcv1-shaped rows: trees .18,
+#: sparse-vote .007, frequency .17).
+AUTO_SPARSE_FEATURES = 1000
+WEAK_LEARNERS = ("auto", "tree", "sparse-tree", "sparse-vote", "softmax")
 MAX_TABLE_BYTES = 256 << 20
 
 
@@ -298,7 +306,8 @@ class _Booster(BaseLearner):
             raise ValueError(f"top_k must be None or a positive integer, got {t!r}")
         wl = self.weak_learner
         if not (wl in WEAK_LEARNERS if isinstance(wl, str) else isinstance(wl, WeakLearners)):
-            raise ValueError(f"weak_learner must be 'tree', 'sparse-tree', 'sparse-vote', 'softmax' "
+            raise ValueError(f"weak_learner must be 'auto', 'tree', 'sparse-tree', 'sparse-vote', "
+                             f"'softmax' "
                              f"or a WeakLearners instance, got {wl!r}")
         check_random_state(self.random_state) if not isinstance(
             self.random_state, np.random.Generator) else None
@@ -309,6 +318,9 @@ class _Booster(BaseLearner):
         if self.n_estimators is not None:
             return int(self.n_estimators)
         wl = self.weak_learner
+        if isinstance(wl, str) and wl == "auto":
+            # resolved by the width at the first call; before it, the larger
+            wl = getattr(self, "weak_learners_", None)
         vote = wl == "sparse-vote" if isinstance(wl, str) else isinstance(wl, SparseVoteWeakLearners)
         return SPARSE_VOTE_ESTIMATORS if vote else 100
 
@@ -316,13 +328,20 @@ class _Booster(BaseLearner):
         rng = check_random_state(self.random_state)
         if isinstance(self.random_state, np.random.Generator):
             rng = np.random.default_rng(rng.integers(2 ** 63))
+        self.weak_learners_ = _make_weak_learners(self._weak_learner_for(n_features), n_features)
         N = self._n_estimators()
-        self.weak_learners_ = _make_weak_learners(self.weak_learner, n_features)
         self.weak_learners_.setup(N, n_features, n_labels, self.n_features_per_tree, rng)
         self.rng_ = rng
         self.t_ = 1
         self.label_count_ = 0
         self.n_degenerate_ = 0
+
+    def _weak_learner_for(self, n_features):
+        """``weak_learner`` with "auto" resolved (:data:`AUTO_SPARSE_FEATURES`)."""
+        wl = self.weak_learner
+        if isinstance(wl, str) and wl == "auto":
+            return "sparse-vote" if n_features > AUTO_SPARSE_FEATURES else "tree"
+        return wl
 
     def _rows(self, X):
         return sparse_rows(X) if getattr(self.weak_learners_, "sparse", False) else dense_rows(X)
@@ -451,8 +470,10 @@ class AdaOLMR(_Booster):
         :data:`SPARSE_VOTE_ESTIMATORS`).
     n_features_per_tree : int or None, default=20
         Random features each weak learner sees (None: all).
-    weak_learner : "tree", "sparse-tree", "sparse-vote", "softmax" or WeakLearners, default="tree"
-        "tree": the paper's (Hoeffding trees on ``n_features_per_tree``
+    weak_learner : "auto", "tree", "sparse-tree", "sparse-vote", "softmax" or WeakLearners, default="auto"
+        "auto": "tree" up to :data:`AUTO_SPARSE_FEATURES` (1,000) features,
+        "sparse-vote" above (the paper's sets keep the paper's trees; text
+        gets weak learners that see it). "tree": the paper's (Hoeffding trees on ``n_features_per_tree``
         random features); "sparse-vote": omlc's choice for sparse
         high-dimensional rows (text), not the paper's
         (:class:`SparseVoteWeakLearners`, per-feature label votes, the
@@ -477,7 +498,7 @@ class AdaOLMR(_Booster):
     (100, 5)
     """
 
-    def __init__(self, n_estimators=None, n_features_per_tree=20, weak_learner="tree", top_k=None,
+    def __init__(self, n_estimators=None, n_features_per_tree=20, weak_learner="auto", top_k=None,
                  random_state=None):
         self.n_estimators = n_estimators
         self.n_features_per_tree = n_features_per_tree
@@ -594,7 +615,7 @@ class OnlineBMR(_Booster):
     """
 
     def __init__(self, gamma=0.1, n_estimators=None, n_features_per_tree=20, loss="hinge",
-                 potentials="exact", mc_samples=100, weak_learner="tree", top_k=None,
+                 potentials="exact", mc_samples=100, weak_learner="auto", top_k=None,
                  random_state=None):
         self.gamma = gamma
         self.n_estimators = n_estimators
