@@ -366,3 +366,21 @@ def test_a_pickle_from_before_lipschitz_loads_and_keeps_learning(solver):
     back = pickle.loads(pickle.dumps(old))
     back.partial_fit(X, Y)
     assert np.all(np.isfinite(back.decision_function(X)))
+
+
+@pytest.mark.parametrize("threshold", ["calibrated", "cardinality"])
+def test_rule_statistics_stay_finite_under_huge_weights(threshold):
+    # Weights near the float range overflowed label_count_ (inf / inf = NaN
+    # broke the rule): its sums are rescaled, their ratios kept.
+    rng = np.random.RandomState(0)
+    X = sp.random(60, 20, density=0.3, format="csr", random_state=rng)
+    Y = (rng.rand(60, 5) < 0.4).astype(float)
+    w = np.full(60, 1e308)
+    # AdaGrad's step does not grow with the weight (SGD's refuses the row)
+    make = lambda: omlc.RankSVM(solver="adagrad", threshold=threshold, random_state=0)  # noqa: E731
+    m, plain = make().fit(X, Y, sample_weight=w), make().fit(X, Y)
+    assert np.isfinite(m.label_count_).all()
+    assert np.isfinite(getattr(m, "zhist_", np.zeros(1))).all()
+    np.testing.assert_allclose(m.label_count_[0] / m.label_count_[1],
+                               plain.label_count_[0] / plain.label_count_[1], rtol=1e-12)
+    assert np.isfinite(m.decision_function(X)).all()

@@ -106,6 +106,31 @@ cdef inline void _learn_weak(SparseVote vote, list tl, const int32_t* ip, const 
                     (<SparseHTree>tl[i])._learn_one(ip, vp, nnz, rel[a], W[i, a])
 
 
+cdef _check_rows(Py_ssize_t n, int N, int k, const int32_t[::1] indptr,
+                 const int32_t[::1] indices, const double[::1] data, const int32_t[::1] yptr,
+                 const int32_t[::1] yind, const double[::1] row_w, const double[::1] scale,
+                 double[:, ::1] out):
+    """The lengths every block reads by (the learner's state can be assigned
+    or unpickled: a wrong length must be an error, not a stray write)."""
+    cdef Py_ssize_t r
+    if n < 0 or yptr.shape[0] != n + 1 or row_w.shape[0] < n or out.shape[0] < n:
+        raise ValueError(f"a block of {n} rows needs yptr of {n + 1}, row weights and out of "
+                         f">= {n} rows")
+    if N < 1 or scale.shape[0] != N:
+        raise ValueError(f"{N} weak learners need {N} scales, got {scale.shape[0]}")
+    if k < 1:
+        raise ValueError("out needs at least one label column")
+    if indptr[0] != 0 or indptr[n] > indices.shape[0] or indptr[n] > data.shape[0] \
+            or yptr[0] != 0 or yptr[n] > yind.shape[0]:
+        raise ValueError("indptr / yptr do not fit their index and value arrays")
+    for r in range(n):
+        if indptr[r + 1] < indptr[r] or yptr[r + 1] < yptr[r]:
+            raise ValueError(f"indptr / yptr decrease at row {r}")
+    for r in range(yptr[n]):
+        if yind[r] < 0 or yind[r] >= k:
+            raise ValueError(f"a label id outside [0, {k})")
+
+
 def _bmr_block(object trees, const int32_t[::1] indptr, const int32_t[::1] indices,
                const double[::1] data, const int32_t[::1] yptr, const int32_t[::1] yind,
                const double[::1] row_w, const double[::1] scale, const int32_t[::1] tab_of_p,
@@ -132,6 +157,14 @@ def _bmr_block(object trees, const int32_t[::1] indptr, const int32_t[::1] indic
     cdef const int32_t* ip
     cdef const double* vp
     cdef const int32_t* rel
+    _check_rows(n, N, k, indptr, indices, data, yptr, yind, row_w, scale, out)
+    if tuple(P.shape) != tuple(T0.shape) or tuple(P.shape) != tuple(T1.shape) \
+            or P.shape[1] < N or P.shape[2] < 2 * N + 2:
+        raise ValueError(f"the potential tables must be (sets, >= {N}, >= {2 * N + 2}), alike")
+    for r in range(n):
+        p = yptr[r + 1] - yptr[r]
+        if 0 < p < k and (p >= tab_of_p.shape[0] or not 0 <= tab_of_p[p] < P.shape[0]):
+            raise ValueError(f"no potential table for {p} relevant labels (row {r})")
     H_ = np.empty((N, k))
     S_ = np.zeros((N + 1, k))
     C_ = np.empty(k)
@@ -262,6 +295,14 @@ def _ada_block(object trees, const int32_t[::1] indptr, const int32_t[::1] indic
     cdef const int32_t* ip
     cdef const double* vp
     cdef const int32_t* rel
+    _check_rows(n, N, k, indptr, indices, data, yptr, yind, row_w, scale, out)
+    for r in range(n):
+        nu += row_w[r] != 0.0       # one draw per learned row
+    if alpha.shape[0] != N or log_v.shape[0] != N or unif.shape[0] < nu \
+            or not 0 <= expert <= N:
+        raise ValueError(f"{N} weak learners need alpha and log_v of {N}, an expert in "
+                         f"[0, {N}] and a uniform per learned row")
+    nu = 0
     H_ = np.empty((N, k))
     S_ = np.zeros((N + 1, k))
     C_ = np.empty((N + 1, k))

@@ -134,6 +134,20 @@ _ZBINS, _ZMAX = 400, 10.0
 # Scores buffered per learning call for the histogram (rows x labels, doubles).
 _ZBUF = 1 << 20
 _ZSTRIDE = 4
+# Sample weights above this would overflow the rules' sums (label_count_,
+# zhist_); as only their ratios are used, the sums are rescaled instead.
+_WMAX = 1e200
+
+
+def _rescaled(stats, w):
+    """Weights ``w`` and the sums ``stats`` (in place) divided by the block's
+    largest weight when it exceeds _WMAX: the ratios the rules read stay as
+    they are and the sums finite."""
+    top = float(np.max(w)) if w is not None and np.size(w) else 0.0
+    if top > _WMAX:
+        stats /= top
+        return np.asarray(w, dtype=np.float64) / top
+    return w
 
 
 def _standardise(S):
@@ -232,12 +246,13 @@ class _RankingLearner(LinearLearner):
         if order is not None:
             per_row = per_row[np.asarray(order)]
         w = getattr(self, "_pending_weights", None)
+        if "label_count_" not in self.__dict__:
+            self.label_count_ = np.zeros(2)
+        w = _rescaled(self.label_count_, w)
         if w is None:
             add = (float(per_row.sum()), float(per_row.size))
         else:
             add = (float(per_row @ w), float(w.sum()))
-        if "label_count_" not in self.__dict__:
-            self.label_count_ = np.zeros(2)
         self.label_count_ += add
 
     def _add_z(self, S, w):
@@ -259,6 +274,7 @@ class _RankingLearner(LinearLearner):
             return
         Z, ok = _standardise(S[pick])
         wp = np.ones(Z.shape[0]) if w is None else np.asarray(w, dtype=np.float64)[pick]
+        wp = _rescaled(h[:_ZBINS + 1], wp)
         Z, wp = Z[ok], wp[ok]
         b = np.clip(((Z + _ZMAX) * (_ZBINS / (2 * _ZMAX))).astype(np.int64), 0, _ZBINS - 1)
         h[:_ZBINS] += np.bincount(b.ravel(), weights=np.repeat(wp, Z.shape[1]),
