@@ -8,17 +8,7 @@ from libc.math cimport sqrt, sqrtf
 from libc.stdint cimport int64_t
 
 from omlc._core.rowstream cimport Row
-
-ctypedef double float64_t
-ctypedef float float32_t
-
-ctypedef fused wfloat:
-    float32_t
-    float64_t
-
-ctypedef fused xfloat:
-    float32_t
-    float64_t
+from omlc._core.weight_loops cimport float32_t, float64_t, wfloat, xfloat
 
 
 cdef inline wfloat _denominator(wfloat delta, wfloat gsq) noexcept nogil:

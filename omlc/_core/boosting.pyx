@@ -176,12 +176,8 @@ def _bmr_block(object trees, const int32_t[::1] indptr, const int32_t[::1] indic
     cdef double[:, ::1] H = H_, S = S_, W = W_
     cdef double[::1] C = C_, Cq = Cq_, Sq = Sq_
     cdef int32_t[::1] irr = irr_, mark = mark_
-    cdef SparseVote vote = None
-    if isinstance(trees, SparseVote):
-        vote = <SparseVote>trees
-        tl = []
-    else:
-        tl = [<SparseHTree>tr for tr in trees]
+    cdef SparseVote vote = trees if isinstance(trees, SparseVote) else None
+    cdef list tl = [] if vote is not None else [<SparseHTree>tr for tr in trees]
     for r in range(n):
         nnz = indptr[r + 1] - indptr[r]
         ip = &indices[indptr[r]] if nnz else NULL
@@ -315,12 +311,8 @@ def _ada_block(object trees, const int32_t[::1] indptr, const int32_t[::1] indic
     cdef double[:, ::1] H = H_, S = S_, W = W_, C = C_
     cdef double[::1] cum = cum_, Sq = Sq_, Cq = Cq_
     cdef int32_t[::1] irr = irr_, mark = mark_
-    cdef SparseVote vote = None
-    if isinstance(trees, SparseVote):
-        vote = <SparseVote>trees
-        tl = []
-    else:
-        tl = [<SparseHTree>tr for tr in trees]
+    cdef SparseVote vote = trees if isinstance(trees, SparseVote) else None
+    cdef list tl = [] if vote is not None else [<SparseHTree>tr for tr in trees]
     for r in range(n):
         nnz = indptr[r + 1] - indptr[r]
         ip = &indices[indptr[r]] if nnz else NULL
