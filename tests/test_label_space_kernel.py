@@ -34,8 +34,9 @@ def test_label_weights_match_the_python_eq14(cost):
 
 def run_both(cost, basis, solver, code_dim, K=7, n=40, seed=0, eta=None):
     X, Y = problem(n=n, K=K, seed=seed)
+    # threshold 0: the kernel's own decoding (the adaptive rule is applied after it)
     m = omlc.CSDPP(cost=cost, code_dim=code_dim, basis=basis, solver=solver, eta=eta,
-                   random_state=seed)
+                   random_state=seed, threshold=0.0)
     m._check_params()
     m._reset()
     m._validate(X, Y, None)
@@ -89,7 +90,7 @@ def test_kernel_and_python_loop_agree():
     def f1(y, yhat):
         return float(ls.example_costs("f1", y, yhat)[0])
     for basis in ("pbc", "pbt"):
-        a = omlc.CSDPP(cost="f1", code_dim=3, basis=basis).predict_then_learn(X, Y)
+        a = omlc.CSDPP(cost="f1", code_dim=3, basis=basis, threshold=0.0).predict_then_learn(X, Y)
         b = omlc.CSDPP(cost=f1, code_dim=3, basis=basis).predict_then_learn(X, Y)
         np.testing.assert_allclose(a, b, atol=1e-9)
 
@@ -105,7 +106,7 @@ def test_bad_state_is_refused():
 def test_large_code_still_matches():
     """M + 2 = 22: the secular solver has no size limit; twin and the Python
     loop (numpy's eigh) agree with the kernel."""
-    m, D, R, st = run_both("f1", "pbc", "ridge", 20, K=30, n=25, seed=5)
+    m, D, R, st = run_both("f1", "pbc", "ridge", 20, K=30, n=25, seed=5)   # threshold 0
     np.testing.assert_allclose(D, R, atol=1e-10)
     X, Y = problem(n=25, K=30, seed=5)
 
