@@ -411,6 +411,13 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     if gradient:
         if opt is None or opt.K != width or opt.n_features != d:
             raise ValueError("a gradient solver needs its optimiser bound to W")
+        # The loop reads and folds W through its own pointer with row stride
+        # `width` while the optimiser steps on its binding: both must be one
+        # dense float64 buffer, or a fold and a step would write different rows.
+        if opt.W != <char*> cnp.PyArray_DATA(W) or opt.ld != width or opt.w_f32 \
+                or (opt.b != 0.0) != intercept:
+            raise ValueError(f"the optimiser must be bound to W itself (float64, row stride "
+                             f"{width}, intercept {bool(intercept)}), got row stride {opt.ld}")
     else:
         if Ainv is None or tuple((<object> Ainv).shape) != (h, h) \
                 or Ainv.dtype != np.float64 or not Ainv.flags.c_contiguous:
