@@ -217,6 +217,29 @@ def _br_ridge_learn():
     return a, call, rules
 
 
+@spec("label_space.ridge_learn")
+def _ridge_learn():
+    a, n, d, L = _problem()
+    a = {k: a[k] for k in ("xp", "xi", "xv")}
+    a.update(W=np.zeros((d + 1, 2)), Ainv=np.eye(d + 1), T=np.linspace(-1, 1, 2 * n).reshape(n, 2),
+             weights=np.linspace(0, 2, n), out=np.zeros((n, 2)))
+
+    def call(a):
+        from omlc._core.label_space import ridge_learn
+        done, err, _ = ridge_learn(_stream(a, d, L, labelled=False), a["W"], a["Ainv"], True,
+                                   a["T"], a["weights"], a["out"])
+        if err:
+            raise ValueError(f"error {err} at row {done}")
+    rules = _xy_rules(d, L)
+    del rules["yp"], rules["yi"]
+    rules["xp"] = "ptr ok:ptr_short_of_data,short"     # fewer rows: T's last ones unread
+    rules["out"] = "ok:long"
+    rules["weights"] = "ok:long"
+    # rows of T past the stream's are not read (a block of a longer chunk)
+    rules["T"] = "ok:long"
+    return a, call, rules
+
+
 def _opt_state(kind, d, K, intercept):
     rows = d + (1 if intercept else 0)
     W = np.zeros((rows, K))

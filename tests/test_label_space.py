@@ -398,6 +398,41 @@ def test_gradient_chunks_equal_the_per_row_loop(make, monkeypatch):
     np.testing.assert_allclose(a.reg_.W, b.reg_.W, atol=1e-12)
 
 
+@pytest.mark.parametrize("make", [lambda: omlc.OnlineRandomProjection(code_dim=4),
+                                  lambda: omlc.OnlineRandomProjection(code_dim=3, fit_intercept=False),
+                                  lambda: omlc.OnlineCS(code_dim=5),
+                                  lambda: omlc.OnlineCS(code_dim=6, sparsity=2, lam=0.3)])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_ridge_chunks_equal_the_per_row_loop(make, weighted, monkeypatch):
+    """O-RAND and O-CS on the exact ridge learn a chunk per compiled call
+    (ridge_learn) and decode it in NumPy; that is the old per-row Python loop
+    (_row: rls_gain_sparse, per-row decoding), row for row, over chunks of 7
+    rows, shuffled, with weights 0 (only scored), fractional and > 1, an
+    empty row and empty and full label sets: decisions, W, A^-1, t and
+    O-CS's label count."""
+    X, Y = problem(n=50, K=8)
+    w = np.random.default_rng(3).choice([0.0, 0.5, 1.0, 2.0], 50) if weighted else None
+    monkeypatch.setattr(ls._OnlineLSR, "CHUNK", 7)
+    a = make()
+    D = a.predict_then_learn(X, Y, sample_weight=w)
+    Da = a.decision_function(X[:9])
+    with monkeypatch.context() as mp:
+        mp.setattr(ls._Regressor, "compiled_ridge", lambda self: False)   # the per-row loop
+        b = make()
+        E = b.predict_then_learn(X, Y, sample_weight=w)
+        assert b.solver_ == "ridge"
+    np.testing.assert_allclose(D, E, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(a.reg_.W, b.reg_.W, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(a.reg_.Ainv, b.reg_.Ainv, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(Da, b.decision_function(X[:9]), rtol=1e-12, atol=1e-12)
+    assert a.reg_.t == b.reg_.t == (50 if w is None else np.count_nonzero(w))
+    assert getattr(a, "n_relevant_", 0) == getattr(b, "n_relevant_", 0)
+    assert getattr(a, "n_coded_", 0) == getattr(b, "n_coded_", 0)
+    # and a fit in one call of 50 rows (no decoding) lands on the same model
+    c = make().fit(X, Y, sample_weight=w)
+    np.testing.assert_allclose(c.reg_.W, a.reg_.W, rtol=1e-12, atol=1e-12)
+
+
 def test_sizes_that_cannot_fit_are_refused_up_front_with_the_figure(monkeypatch):
     """P = I of a full-rank code (K x K), a dense regressor (d x K, plus A^-1
     for ridge) and the code matrices are sized before they are allocated."""

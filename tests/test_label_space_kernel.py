@@ -210,6 +210,68 @@ def test_br_ridge_learn_matches_the_twin(seed, intercept):
 
 
 @pytest.mark.compiled
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("intercept", [True, False])
+def test_ridge_learn_real_targets_match_the_twin(seed, intercept):
+    """The ridge block with real-valued targets (O-RAND's and O-CS's codes)
+    against the twin, on an unlabelled stream: scores, W, Ainv, with and
+    without weights (0 and fractional), natural and shuffled order; with the
+    +-1 codes of the label sets it is O-BR's block bit for bit."""
+    from omlc._core.rowstream import RowStream
+    from omlc._validation import csr_arrays
+    X, Y, rng = _br_problem(seed)
+    n, d = X.shape
+    K = Y.shape[1]
+    h = d + intercept
+    W0 = rng.standard_normal((h, 3)) * 0.1
+    A0 = np.eye(h) / 0.7
+    T = rng.standard_normal((n, 3))
+    T[2] = 0.0                                          # (the empty label set's code)
+    xp, xi, xv = csr_arrays(X)
+    for weights in (None, np.array([1.0, 0.0, 2.5, 0.3] * 3)):
+        for order in (None, rng.permutation(n)):
+            rows = np.arange(n) if order is None else order
+            W, A, out = W0.copy(), A0.copy(), np.empty((n, 3))
+            wv = None if weights is None else weights[rows]
+            done, err, _ = lsk.ridge_learn(RowStream(xp, xi, xv, d, order=order), W, A,
+                                           intercept, T, wv, out)
+            assert (done, err) == (n, 0)
+            r_out, r_W, r_A, _ = ref.br_ridge_learn(X.toarray()[rows], None, W0, A0, intercept,
+                                                    wv, targets=T)
+            np.testing.assert_allclose(out, r_out, rtol=1e-12, atol=1e-12)
+            np.testing.assert_allclose(W, r_W, rtol=1e-12, atol=1e-12)
+            np.testing.assert_allclose(A, r_A, rtol=1e-12, atol=1e-12)
+    # +-1 targets from the label sets: O-BR's block, bit for bit
+    WK = rng.standard_normal((h, K)) * 0.1
+    a = (WK.copy(), A0.copy(), np.empty((n, K)))
+    b = (WK.copy(), A0.copy(), np.empty((n, K)))
+    lsk.br_ridge_learn(RowStream(xp, xi, xv, d, Y.indptr.astype(np.int64), Y.indices, K),
+                       *a[:2], intercept, None, a[2])
+    lsk.ridge_learn(RowStream(xp, xi, xv, d), *b[:2], intercept,
+                    np.where(Y.toarray() > 0, 1.0, -1.0), None, b[2])
+    for u, v in zip(a, b):
+        assert np.array_equal(u, v)
+
+
+@pytest.mark.compiled
+def test_ridge_learn_refuses_bad_targets():
+    from omlc._core.rowstream import RowStream
+    from omlc._validation import csr_arrays
+    X, _, _ = _br_problem(0)
+    n, d = X.shape
+    W, A = np.zeros((d + 1, 2)), np.eye(d + 1)
+    stream = RowStream(*csr_arrays(X), d)
+    T = np.ones((n, 2))
+    for bad, match in ((T[:-1], "targets must be"), (np.ones((n, 3)), "targets must be")):
+        with pytest.raises(ValueError, match=match):
+            lsk.ridge_learn(stream, W, A, True, bad)
+    T[4, 1] = np.nan
+    with pytest.raises(ValueError, match="finite: row 4"):
+        lsk.ridge_learn(stream, W, A, True, T)
+    assert not W.any() and np.array_equal(A, np.eye(d + 1))   # nothing learned
+
+
+@pytest.mark.compiled
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_ridge_scores_are_scipys_product_bit_for_bit(dtype):
     """ridge_scores sums in SciPy's order (zeros, one axpy per entry, then

@@ -224,6 +224,33 @@ def br_ridge_learn(RowStream stream, float64_t[:, ::1] W, float64_t[:, ::1] Ainv
     position)``: ``(n, OK, -1)``, or the error code and the row's position
     in the stream. The number of steps taken is the rows learned minus the
     weight-0 ones (the caller counts them)."""
+    return _ridge_block(stream, W, Ainv, intercept, weights, out, False, NULL)
+
+
+def ridge_learn(RowStream stream, float64_t[:, ::1] W, float64_t[:, ::1] Ainv, bint intercept,
+                const float64_t[:, ::1] targets, weights=None, out=None):
+    """``br_ridge_learn`` with real-valued targets: row ``i`` of ``stream``
+    steps towards ``targets[i]`` (one row per stream position, W's width),
+    not towards +-1 from a label set, so the stream need carry no labels.
+    O-RAND's and O-CS's codes do not depend on the predictions, so a chunk's
+    targets are known before it is learned. The targets must be finite
+    (checked before the loop)."""
+    cdef int64_t n = stream.rows.n_rows, K = W.shape[1], i, k
+    if targets.shape[0] < n or targets.shape[1] != K:
+        raise ValueError(f"targets must be {n} x {K} (rows x W's columns), got "
+                         f"{targets.shape[0]} x {targets.shape[1]}")
+    for i in range(n):
+        for k in range(K):
+            if not isfinite(targets[i, k]):
+                raise ValueError(f"targets must be finite: row {i} holds {targets[i, k]}")
+    return _ridge_block(stream, W, Ainv, intercept, weights, out, True,
+                        &targets[0, 0] if n and K else NULL)
+
+
+cdef _ridge_block(RowStream stream, float64_t[:, ::1] W, float64_t[:, ::1] Ainv,
+                  bint intercept, weights, out, bint real_targets, const float64_t* T):
+    # real_targets: T (n x K) holds each row's targets, else +-1 from its
+    # label set
     _check_ridge_shapes(stream, W, intercept, out)
     cdef CSRRows* rows = &stream.rows
     cdef int64_t n = rows.n_rows, K = W.shape[1], d = rows.n_features, pos
@@ -236,7 +263,7 @@ def br_ridge_learn(RowStream stream, float64_t[:, ::1] W, float64_t[:, ::1] Ainv
     cdef float64_t* op = NULL
     if Ainv.shape[0] != h or Ainv.shape[1] != h:
         raise ValueError(f"Ainv must be {h} x {h}, got {Ainv.shape[0]} x {Ainv.shape[1]}")
-    if rows.y_indptr == NULL or rows.n_labels != K:
+    if not real_targets and (rows.y_indptr == NULL or rows.n_labels != K):
         raise ValueError(f"the stream must carry label sets over {K} labels (W's columns)")
     if weights is not None:
         wv = weights
@@ -284,10 +311,14 @@ def br_ridge_learn(RowStream stream, float64_t[:, ::1] W, float64_t[:, ::1] Ainv
                 err = NONFINITE_SCORES
                 break
             # the row with the intercept as its last feature, and the residual
-            for k in range(K):
-                res[k] = s[k] + 1.0
-            for p in range(r.y_nnz):
-                res[r.y_indices[p]] = s[r.y_indices[p]] - 1.0
+            if real_targets:
+                for k in range(K):
+                    res[k] = s[k] - T[pos * K + k]
+            else:
+                for k in range(K):
+                    res[k] = s[k] + 1.0
+                for p in range(r.y_nnz):
+                    res[r.y_indices[p]] = s[r.y_indices[p]] - 1.0
             m = r.x_nnz
             for p in range(m):
                 xi[p] = r.x_indices[p]

@@ -380,8 +380,43 @@ class _OnlineLSR(BaseLearner):
             if out is not None:
                 out[a:b] = D
 
+    def _learn_ridge(self, X, Y, order, out):
+        """The exact ridge, a chunk per compiled call (``ridge_learn``: the
+        scores, the RLS step and its checks), the chunk's targets computed
+        before it and its decoding after it in NumPy: the baselines' targets
+        do not depend on their predictions. Weights as the per-row loop:
+        the weighted least-squares step, a row of weight 0 only scored."""
+        reg = self.reg_
+        n = X.shape[0]
+        yp, yi = Y.indptr, Y.indices
+        xp, xi, xv = csr_arrays(X)
+        weights = self._pending_weights
+        for a in range(0, n, self.CHUNK):
+            b = min(n, a + self.CHUNK)
+            rows = np.arange(a, b, dtype=np.int64) if order is None else \
+                np.asarray(order[a:b], np.int64)
+            wc = None if weights is None else np.ascontiguousarray(weights[a:b], np.float64)
+            Yc = _dense_labels(yp, yi, rows, self.n_labels_)
+            T = np.ascontiguousarray(self._targets(Yc), np.float64)
+            R = np.empty((b - a, reg.width)) if out is not None else None
+            done, err, index = _lsk.ridge_learn(RowStream(xp, xi, xv, X.shape[1], order=rows),
+                                                reg.W, reg.Ainv, reg.intercept, T, wc, R)
+            learned = np.ones(done, bool) if wc is None else wc[:done] > 0
+            reg.t += int(np.count_nonzero(learned))
+            # the rows before an error were learned: their decoding (and
+            # O-CS's label count) as if the chunk had ended there
+            D = self._decode_chunk(None if R is None else R[:done], Yc[:done][learned],
+                                   None if wc is None else wc[:done])
+            if out is not None:
+                out[a:a + done] = D
+            if err:
+                raise NonFiniteError(_ERRORS[err].format(pos=a + done, index=index, lam=self.lam),
+                                     a + done)
+
     def _learn(self, X, Y, order, out):
         solver = getattr(self.reg_, "solver", None)
+        if hasattr(self, "_targets") and solver == "ridge" and self.reg_.compiled_ridge():
+            return self._learn_ridge(X, Y, order, out)
         if hasattr(self, "_targets") and (solver in ("adagrad", "row_adagrad") or (
                 solver == "sgd" and self._pending_weights is None)):
             return self._learn_chunked(X, Y, order, out)
