@@ -427,9 +427,12 @@ def _dpp_learn():
         for solver in (LS.Solver.RIDGE, LS.Solver.SGD_SOLVER):
             from omlc._core.optimizers import SGD
             opt = SGD(a["W"], d, 1.0, 0.1) if solver != LS.Solver.RIDGE else None
-            LS.dpp_learn(_stream(a, d, L), 0, LS.Basis.PBT, solver, M, False, 0.5, 0.3, True,
-                         a["W"], opt, a["Ainv"], a["F"], a["Q"], a["sigma"], a["P"],
-                         a["counters"], out=a["out"])
+            # the named cost, then the same state with a callable one (called
+            # back from the loop)
+            for fn in (None, lambda y, yhat: np.full(y.shape[0], 0.25)):
+                LS.dpp_learn(_stream(a, d, L), 0, LS.Basis.PBT, solver, M, False, 0.5, 0.3,
+                             True, a["W"], opt, a["Ainv"], a["F"], a["Q"], a["sigma"], a["P"],
+                             a["counters"], out=a["out"], cost_fn=fn)
     rules = _xy_rules(d, L)
     rules["counters"] = "vals ok:val2_huge,val3_huge"   # t and folds are counts
     return a, call, rules

@@ -398,6 +398,35 @@ def test_gradient_chunks_equal_the_per_row_loop(make, monkeypatch):
     np.testing.assert_allclose(a.reg_.W, b.reg_.W, atol=1e-12)
 
 
+def _omp_per_row(self, R):
+    """O-CS's decoding before omp_rows: omp() row by row."""
+    s = self._sparsity()
+    return np.array([ls.omp(self.encoder_, r, s) for r in R]).reshape(len(R), -1) - 0.5
+
+
+@pytest.mark.parametrize("M,K", [(6, 6), (8, 45), (3, 20), (20, 40)])
+def test_omp_rows_is_omp_row_by_row(M, K):
+    """The batched OMP against omp() per row: Gaussian codes, exactly sparse
+    ones (recovered), a zero code (nothing picked), sparsity 0, 1, a few and
+    more than M."""
+    rng = np.random.default_rng(M * K)
+    A = rng.normal(size=(M, K)) / np.sqrt(M)
+    Z = rng.normal(size=(60, M))
+    Z[5] = 0.0
+    X = np.zeros((20, K))
+    X[np.arange(20), rng.integers(0, K, 20)] = 1.0
+    X[np.arange(20), rng.integers(0, K, 20)] = 1.0
+    Z[20:40] = X @ A.T
+    for s in (0, 1, 2, 3, 50):
+        B = ls.omp_rows(A, Z, s)
+        np.testing.assert_allclose(B, [ls.omp(A, z, s) for z in Z], rtol=0, atol=1e-12)
+        assert not B[5].any()
+        assert (np.count_nonzero(B, axis=1) <= min(s, M)).all()
+    if M >= 20:                                  # enough measurements to recover them
+        np.testing.assert_allclose(ls.omp_rows(A, Z[20:40], 2), X, atol=1e-10)
+    assert ls.omp_rows(A, Z[:0], 2).shape == (0, K)
+
+
 @pytest.mark.parametrize("make", [lambda: omlc.OnlineRandomProjection(code_dim=4),
                                   lambda: omlc.OnlineRandomProjection(code_dim=3, fit_intercept=False),
                                   lambda: omlc.OnlineCS(code_dim=5),
@@ -418,6 +447,7 @@ def test_ridge_chunks_equal_the_per_row_loop(make, weighted, monkeypatch):
     Da = a.decision_function(X[:9])
     with monkeypatch.context() as mp:
         mp.setattr(ls._Regressor, "compiled_ridge", lambda self: False)   # the per-row loop
+        mp.setattr(ls.OnlineCS, "_decode", _omp_per_row)                    # and OMP per row
         b = make()
         E = b.predict_then_learn(X, Y, sample_weight=w)
         assert b.solver_ == "ridge"

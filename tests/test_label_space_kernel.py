@@ -81,17 +81,84 @@ def test_lazy_factor_folds_and_decisions_use_it():
     np.testing.assert_allclose(m.decision_function(X[:10]), D, atol=1e-12)
 
 
-def test_kernel_and_python_loop_agree():
-    """The callable-cost Python loop (numpy eigh, QR) and the compiled loop
-    give the same decisions on the exact ridge."""
-    X, Y = problem(n=60, K=8, seed=4)
+def _python_loop(self, X, Y, order, out):
+    """CSDPP._learn of before for a callable cost: W <- W F, then the
+    per-row Python loop (_row: numpy eigh, QR)."""
+    self._fold()
+    return ls._OnlineLSR._learn(self, X, Y, order, out)
 
-    def f1(y, yhat):
-        return float(ls.example_costs("f1", y, yhat)[0])
+
+def _f1(y, yhat):
+    return float(ls.example_costs("f1", y, yhat)[0])
+
+
+def test_kernel_and_python_loop_agree(monkeypatch):
+    """A callable cost runs the compiled loop, called back for eq. 14's
+    weights: it equals the named cost's run, and on the exact ridge with
+    PBC / PBT the per-row Python loop it replaced (numpy eigh, QR)."""
+    X, Y = problem(n=60, K=8, seed=4)
     for basis in ("pbc", "pbt"):
         a = omlc.CSDPP(cost="f1", code_dim=3, basis=basis).predict_then_learn(X, Y)
-        b = omlc.CSDPP(cost=f1, code_dim=3, basis=basis).predict_then_learn(X, Y)
-        np.testing.assert_allclose(a, b, atol=1e-9)
+        b = omlc.CSDPP(cost=_f1, code_dim=3, basis=basis).predict_then_learn(X, Y)
+        np.testing.assert_allclose(a, b, rtol=0, atol=1e-12)
+        with monkeypatch.context() as mp:
+            mp.setattr(ls.CSDPP, "_learn", _python_loop)
+            c = omlc.CSDPP(cost=_f1, code_dim=3, basis=basis).predict_then_learn(X, Y)
+        np.testing.assert_allclose(b, c, atol=1e-9)
+
+
+@pytest.mark.parametrize("solver", ["ridge", "sgd", "adagrad", "row_adagrad"])
+@pytest.mark.parametrize("basis", ["pbc", "pbt", "none"])
+def test_callable_cost_is_the_named_cost_called_back(basis, solver):
+    """Every basis and solver: a callable equal to a named cost gives that
+    cost's decisions and state (eq. 14 evaluated from the callable's values
+    instead of the confusion counts), full rank and reduced, with an empty
+    row and empty and full label sets."""
+    def rank(y, yhat):
+        return float(ls.example_costs("rank", y, yhat)[0])
+    X, Y = problem(n=40, K=7, seed=2)
+    for cost, fn, code_dim in (("f1", _f1, 3), ("rank", rank, 7)):
+        kw = dict(code_dim=code_dim, basis=basis, solver=solver,
+                  eta=None if solver == "ridge" else 0.3)
+        a = omlc.CSDPP(cost=cost, **kw)
+        b = omlc.CSDPP(cost=fn, **kw)
+        np.testing.assert_allclose(a.predict_then_learn(X, Y), b.predict_then_learn(X, Y),
+                                   rtol=0, atol=1e-12)
+        np.testing.assert_allclose(a.reg_.W, b.reg_.W, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(a.Q_, b.Q_, rtol=0, atol=1e-12)
+        assert a.t_ == b.t_ == 40 and a.drop_ == b.drop_
+
+
+def test_callable_cost_failures_stop_before_the_row():
+    """A cost that raises, or returns NaN, stops the block at that row: the
+    exception (the cost's own, or NonFiniteError naming the row), and the
+    learner holds the rows before it, as a model that learned only those."""
+    from omlc._core.linear import NonFiniteError
+    X, Y = problem(n=30, K=6, seed=3)
+
+    class Boom(Exception):
+        pass
+
+    def failing(result):
+        calls = [0]
+
+        def cost(y, yhat):
+            calls[0] += 1
+            if calls[0] > 2 * 6 * 12:            # eq. 14 calls it 2K times a row
+                if result is None:
+                    raise Boom("cost failed")
+                return result
+            return _f1(y, yhat)
+        return cost
+    want = omlc.CSDPP(cost=_f1, code_dim=3).partial_fit(X[:12], Y[:12])
+    for result, exc, match in ((None, Boom, "cost failed"),
+                               (np.nan, NonFiniteError, r"row 12 of the block \(row 12 of")):
+        m = omlc.CSDPP(cost=failing(result), code_dim=3)
+        with pytest.raises(exc, match=match):
+            m.predict_then_learn(X, Y)
+        assert m.t_ == 12
+        np.testing.assert_allclose(m.decision_function(X), want.decision_function(X),
+                                   rtol=0, atol=1e-12)
 
 
 def test_bad_state_is_refused():
@@ -102,16 +169,14 @@ def test_bad_state_is_refused():
                       m.reg_.Ainv, m.F_, m.Qb_[:2], m.sb_, m.proj_, m.cnt_)
 
 
-def test_large_code_still_matches():
+def test_large_code_still_matches(monkeypatch):
     """M + 2 = 22: the secular solver has no size limit; twin and the Python
     loop (numpy's eigh) agree with the kernel."""
     m, D, R, st = run_both("f1", "pbc", "ridge", 20, K=30, n=25, seed=5)
     np.testing.assert_allclose(D, R, atol=1e-10)
     X, Y = problem(n=25, K=30, seed=5)
-
-    def f1(y, yhat):
-        return float(ls.example_costs("f1", y, yhat)[0])
-    py = omlc.CSDPP(cost=f1, code_dim=20, basis="pbc", random_state=5).predict_then_learn(X, Y)
+    monkeypatch.setattr(ls.CSDPP, "_learn", _python_loop)
+    py = omlc.CSDPP(cost=_f1, code_dim=20, basis="pbc", random_state=5).predict_then_learn(X, Y)
     np.testing.assert_allclose(D, py, atol=1e-9)
 
 
