@@ -11,8 +11,9 @@ between the old and the new path (the two must agree to rounding).
 Variants: ``orand``, ``ocs`` (defaults), ``ocs-rowomp`` (compiled ridge,
 O-CS decoded by omp() row by row, as before ``omp_rows``), ``obr``;
 ``cs-callable`` (CS-DPP, PBT, with the F1 cost as a Python callable: the
-compiled loop calling the cost back), ``dpp``/``cs`` (the named costs); and
-each with ``-old``: the per-row Python loop (``_row``) of before.
+compiled loop calling the cost back, K + 1 calls a row), ``dpp``/``cs`` (the
+named costs); and each with ``-old``: the per-row Python loop (``_row``) of
+before (for a callable, eq. 14 by the brute force's 2K calls).
 
     OPENBLAS_NUM_THREADS=1 python asv_benchmarks/scripts/label_space_ridge_speed.py \
         emotions,medical,enron 3 orand,orand-old,ocs,ocs-old
@@ -59,6 +60,8 @@ def _old(name):
         patch(ls.OnlineCS, "_decode", _omp_per_row)
     else:
         patch(ls.CSDPP, "_learn", _python_loop)
+        # eq. 14 of a callable by the brute force's 2K calls, as before
+        patch(ls, "label_weights", lambda c, y, yhat: ls.label_weights_bruteforce(c, y, yhat))
     try:
         yield
     finally:

@@ -60,7 +60,7 @@ DPP and CS-DPP with a named cost run their whole per-row loop compiled
 (``omlc._core.label_space``, one call per block: decoding, eq. 14, the MSG
 step with the draw, the PBC/PBT/none correction, the regression step); with
 a callable cost the same loop calls the cost back (holding the GIL for those
-calls only: ``label_weights_bruteforce``, 2K calls a row), so a callable
+calls only: ``label_weights_callable``, K + 1 calls a row), so a callable
 equal to a named cost gives that cost's results. Under SGD/AdaGrad, PBT keeps its
 basis change ``W <- W P_t P_{t+1}^T`` as a lazy M x M factor F (effective
 weights ``W F``, the step taken in W's coordinates, F folded into W when it
@@ -150,7 +150,7 @@ from omlc._core.optimizers import SGD, AdaGrad, RowAdaGrad, ScaledSGD
 from omlc._core.rowstream import RowStream, all_finite
 from omlc._validation import check_fits, check_random_state, csr_arrays
 from omlc.learners._label_costs import (COSTS, cost_from_counts, example_costs, label_weights,
-                                        label_weights_bruteforce)
+                                        label_weights_bruteforce, label_weights_callable)
 from omlc.learners._online_pca import CappedMSG
 from omlc.learners._regressor import _Regressor
 from omlc.learners.base import BaseLearner, positive_float
@@ -476,7 +476,7 @@ class CSDPP(_OnlineLSR):
     cost : {"hamming", "rank", "f1", "accuracy"} or callable, default="f1"
         The cost the label weights of eq. (14) come from; a callable
         ``c(y, yhat)`` takes two boolean vectors and returns a number; it is
-        called 2K times a row (O(K^2)) from the compiled loop, and an
+        called K + 1 times a row (O(K^2)) from the compiled loop, and an
         exception it raises stops the block before that row.
     code_dim : int, float or "auto", default="auto"
         M: an int, a fraction of K (``max(1, round(f K))``), or ``"auto"``:
@@ -618,8 +618,8 @@ class CSDPP(_OnlineLSR):
     def _learn(self, X, Y, order, out):
         cost = self._cost()
         # a callable cost: the compiled loop calls it back for eq. 14's
-        # weights (2K calls a row, label_weights_bruteforce), all else compiled
-        cost_fn = functools.partial(label_weights_bruteforce, cost) if callable(cost) else None
+        # weights (K + 1 calls a row, label_weights_callable), all else compiled
+        cost_fn = functools.partial(label_weights_callable, cost) if callable(cost) else None
         reg = self.reg_
         Mw = self.F_.shape[0]
         opt = None
@@ -995,8 +995,9 @@ class OnlineCS(OnlineRandomProjection):
         learned = np.ones(n, bool) if w is None else w > 0
         card = np.zeros(n, np.int64)
         card[learned] = Yc.sum(axis=1)
-        coded = self.n_coded_ + np.concatenate([[0], np.cumsum(learned)[:-1]]).astype(np.int64)
-        seen = self.n_relevant_ + np.concatenate([[0], np.cumsum(card)[:-1]]).astype(np.int64)
+        # the rows coded and the labels counted before each row
+        coded = self.n_coded_ + (np.cumsum(learned, dtype=np.int64) - learned)
+        seen = self.n_relevant_ + (np.cumsum(card) - card)
         self.n_relevant_ += int(card.sum())
         self.n_coded_ += int(np.count_nonzero(learned))
         if R is None:
