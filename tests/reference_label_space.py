@@ -286,9 +286,10 @@ def ridge_scores(X, W, intercept):
     return R + W[d] if intercept else R
 
 
-def br_ridge_learn(X, Y, W, Ainv, intercept, weights=None):
+def br_ridge_learn(X, Y, W, Ainv, intercept, weights=None, targets=None):
     """Twin of ``br_ridge_learn`` on dense X (n x d) and 0/1 Y (n x K): the
-    per-row scores (n x K) and the final W, Ainv and steps taken."""
+    per-row scores (n x K) and the final W, Ainv and steps taken. With
+    ``targets`` (n x K, Y then unused) the twin of ``ridge_learn``."""
     X = np.asarray(X, np.float64)
     W, Ainv = W.copy(), Ainv.copy()
     out = np.zeros((X.shape[0], W.shape[1]))
@@ -300,7 +301,8 @@ def br_ridge_learn(X, Y, W, Ainv, intercept, weights=None):
         c = 1.0 if weights is None else float(weights[i])
         if c == 0.0:
             continue
-        res = (s - np.where(np.asarray(Y[i], bool), 1.0, -1.0)) * math.sqrt(c)
+        t = targets[i] if targets is not None else np.where(np.asarray(Y[i], bool), 1.0, -1.0)
+        res = (s - t) * math.sqrt(c)
         x = x * math.sqrt(c)
         Px = Ainv @ x
         gamma = x @ Px
