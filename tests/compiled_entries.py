@@ -219,6 +219,29 @@ def _br_ridge_learn():
     return a, call, rules
 
 
+@spec("label_space.ridge_learn")
+def _ridge_learn():
+    a, n, d, L = _problem()
+    a = {k: a[k] for k in ("xp", "xi", "xv")}
+    a.update(W=np.zeros((d + 1, 2)), Ainv=np.eye(d + 1), T=np.linspace(-1, 1, 2 * n).reshape(n, 2),
+             weights=np.linspace(0, 2, n), out=np.zeros((n, 2)))
+
+    def call(a):
+        from omlc._core.label_space import ridge_learn
+        done, err, _ = ridge_learn(_stream(a, d, L, labelled=False), a["W"], a["Ainv"], True,
+                                   a["T"], a["weights"], a["out"])
+        if err:
+            raise ValueError(f"error {err} at row {done}")
+    rules = _xy_rules(d, L)
+    del rules["yp"], rules["yi"]
+    rules["xp"] = "ptr ok:ptr_short_of_data,short"     # fewer rows: T's last ones unread
+    rules["out"] = "ok:long"
+    rules["weights"] = "ok:long"
+    # rows of T past the stream's are not read (a block of a longer chunk)
+    rules["T"] = "ok:long"
+    return a, call, rules
+
+
 def _opt_state(kind, d, K, intercept):
     rows = d + (1 if intercept else 0)
     W = np.zeros((rows, K))
@@ -424,9 +447,12 @@ def _dpp_learn():
         for solver in (LS.Solver.RIDGE, LS.Solver.SGD_SOLVER):
             from omlc._core.optimizers import SGD
             opt = SGD(a["W"], d, 1.0, 0.1) if solver != LS.Solver.RIDGE else None
-            LS.dpp_learn(_stream(a, d, L), 0, LS.Basis.PBT, solver, M, False, 0.5, 0.3, True,
-                         a["W"], opt, a["Ainv"], a["F"], a["Q"], a["sigma"], a["P"],
-                         a["counters"], out=a["out"])
+            # the named cost, then the same state with a callable one (called
+            # back from the loop)
+            for fn in (None, lambda y, yhat: np.full(y.shape[0], 0.25)):
+                LS.dpp_learn(_stream(a, d, L), 0, LS.Basis.PBT, solver, M, False, 0.5, 0.3,
+                             True, a["W"], opt, a["Ainv"], a["F"], a["Q"], a["sigma"], a["P"],
+                             a["counters"], out=a["out"], cost_fn=fn)
     rules = _xy_rules(d, L)
     rules["counters"] = "vals ok:val2_huge,val3_huge"   # t and folds are counts
     return a, call, rules
