@@ -372,6 +372,25 @@ def _loss_hooks():
                      "relevant": f"idx:{L} ok:short,long,empty"}
 
 
+@spec("threshold_rule.follow_leader")
+def _follow_leader():
+    a, n, d, L = _problem()
+    grid = np.array([-1.0, -0.1, 0.0, 0.1, 1.0])
+    a = {"D": np.linspace(-1, 1, n * L).reshape(n, L), "yp": a["yp"], "yi": a["yi"],
+         "rows": np.arange(n, dtype=np.int64)[::-1].copy(), "grid": grid,
+         "totals": np.zeros(5), "chosen": np.zeros(n, np.int64)}
+
+    def call(a):
+        from omlc._core.threshold_rule import follow_leader
+        follow_leader(a["D"], a["yp"], a["yi"], a["rows"], "f1", a["grid"], 2, 1.5, a["totals"],
+                      0, 2, 2, a["chosen"])
+    # more label columns, a row with fewer labels, a repeated or unsorted
+    # label (counted once) and rows read in any order are all valid
+    return a, call, {"D": "ok:long_col,short_col", "yp": "ptr ok:long,ptr_short_of_data",
+                     "yi": f"idx:{L} ok:long,idx_dup,idx_unsorted",
+                     "rows": f"idx:{n} ok:idx_dup,idx_unsorted"}
+
+
 @spec("ranking_metrics.set_counts")
 def _set_counts():
     a, n, d, L = _problem()

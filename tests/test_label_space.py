@@ -593,26 +593,14 @@ def test_dense_labels_block_equals_the_row_loop():
 
 
 # --- the decoding threshold (threshold="adaptive"; issue 21) -----------------------
-@pytest.mark.parametrize("cost", ls.COSTS)
-def test_grid_costs_equal_the_cost_of_each_thresholded_prediction(cost):
-    rng = np.random.default_rng(3)
-    K = 11
-    D = rng.normal(size=(30, K)) * rng.choice([0.01, 0.3, 3.0], size=(30, 1)) / np.sqrt(K)
-    D[0] = 0.0                                   # ties with the threshold 0
-    D[1, :3] = ls.THRESHOLD_GRID[[0, 40, 80]] / np.sqrt(K) * 1.5
-    Yc = rng.random((30, K)) < 0.3
-    Yc[2], Yc[3] = False, True                   # empty and full label sets
-    C = ls._grid_costs(cost, D, Yc)
-    for j, th in enumerate(ls.THRESHOLD_GRID):
-        np.testing.assert_allclose(C[:, j], ls.example_costs(cost, Yc, D * np.sqrt(K) > th),
-                                   atol=1e-15)
-
-
-def test_adaptive_threshold_follows_the_leader_across_blocks():
-    """Row t is decoded at the grid threshold of least cost over rows < t
-    (ties: nearest 0), whatever the block split; fit (no scores asked) keeps
+def test_adaptive_threshold_follows_the_leader_across_blocks(monkeypatch):
+    """Row t is decoded at the grid threshold of least total cost over rows
+    < t (every row, then a weighted one in 4; ties: nearest 0), whatever the
+    block split; fit (no scores asked) keeps
     the same totals; the learning itself is the kernel's (eq. 14 on the
     code's own decoding), identical to threshold=0."""
+    monkeypatch.setattr(ls, "_RULE_DENSE", 100)
+    monkeypatch.setattr(ls, "_RULE_STRIDE", 4)
     X, Y = problem(n=300, K=9, seed=2)
     Yd = Y.toarray().astype(bool)
     K = Y.shape[1]
@@ -621,6 +609,9 @@ def test_adaptive_threshold_follows_the_leader_across_blocks():
     m = omlc.CSDPP(code_dim=4)                   # cost f1: "auto" is adaptive
     D = np.vstack([m.predict_then_learn(X[a:a + 70], Y[a:a + 70]) for a in range(0, 300, 70)])
     C = np.array([ls.example_costs("f1", Yd, R * np.sqrt(K) > th) for th in ls.THRESHOLD_GRID]).T
+    # every row up to _RULE_DENSE (100 here), then one in 4 weighted by 4
+    t = np.arange(300)
+    C *= np.where(t < 100, 1.0, np.where((t - 100) % 4 == 0, 4.0, 0.0))[:, None]
     before = np.vstack([np.zeros(C.shape[1]), np.cumsum(C, axis=0)[:-1]])
     for t in range(300):
         best = np.flatnonzero(before[t] <= before[t].min())
