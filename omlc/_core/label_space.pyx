@@ -329,7 +329,7 @@ cdef _ridge_block(RowStream stream, float64_t[:, ::1] W, float64_t[:, ::1] Ainv,
     cdef float64_t* ux = dg + h                          # nb
     cdef float64_t* A = &Ainv[0, 0] if h else NULL
     cdef float64_t* Wp = &W[0, 0] if h and K else NULL
-    cdef float64_t minus_one = -1.0, plus_one = 1.0, c, root, gamma, x, sq
+    cdef float64_t minus_one = -1.0, c, root, gamma, x, sq
     cdef int64_t p, i, j, k, m, err = OK
     with nogil:
         if nb > 1:
