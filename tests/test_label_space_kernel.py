@@ -169,6 +169,36 @@ def test_bad_state_is_refused():
                       m.reg_.Ainv, m.F_, m.Qb_[:2], m.sb_, m.proj_, m.cnt_)
 
 
+def test_optimiser_not_bound_to_w_is_refused():
+    """The loop folds and decodes W through its own pointer with row stride
+    `width`: an optimiser bound to a wider buffer, another array, float32
+    weights or the other intercept setting is refused before the loop runs
+    (it used to be trusted and would have stepped on other rows)."""
+    from omlc._core.optimizers import SGD
+    X, Y = problem()
+    m = omlc.DPP(code_dim=3, basis="pbc", solver="sgd").fit(X, Y)
+    W = m.reg_.W
+    h, width = W.shape
+
+    def learn(opt, W=W):
+        return lsk.dpp_learn(m._stream(X, Y), 0, 0, 1, 3, False, 1.0, 0.5, True, W, opt,
+                             None, m.F_, m.Qb_, m.sb_, m.proj_, m.cnt_.copy())
+
+    wide = np.zeros((h, 2 * width))
+    wide[:, :width] = W
+    with pytest.raises(ValueError, match="row stride 7, intercept True.*got row stride 14"):
+        learn(SGD(wide[:, :width], h - 1, 1.0, 0.1))
+    with pytest.raises(ValueError, match="bound to W itself"):
+        learn(SGD(W.copy(), h - 1, 1.0, 0.1))
+    with pytest.raises(ValueError, match="bound to W itself"):
+        learn(SGD(W.astype(np.float32), h - 1, 1.0, 0.1))
+    with pytest.raises(ValueError, match="bound to W"):
+        learn(SGD(W, h, 0.0, 0.1))
+    before = W.copy()
+    assert learn(SGD(W, h - 1, 1.0, 0.1))[1] == 0       # the right binding learns
+    assert not np.array_equal(W, before)
+
+
 def test_large_code_still_matches(monkeypatch):
     """M + 2 = 22: the secular solver has no size limit; twin and the Python
     loop (numpy's eigh) agree with the kernel."""

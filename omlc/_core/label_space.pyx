@@ -34,8 +34,10 @@ from libc.stdint cimport int64_t
 from cpython.object cimport PyObject
 
 from omlc._core.losses cimport Loss, SquaredLoss, Target
-from omlc._core.online_pca cimport (axpy, dot, dots, kept_rows, materialise, msg_step,
-                                    reorthonormalise, reset_lazy, sample_drop, secular_eigh)
+from omlc._core.online_pca cimport (axpy, dot, kept_rows, materialise, msg_order,
+                                    msg_scratch_size, msg_step, msg_V, omlc_pca_combo,
+                                    omlc_pca_dot, omlc_pca_dots, reorthonormalise, reset_lazy,
+                                    sample_drop, secular_eigh, secular_work_size)
 from omlc._core.optimizers cimport Optimizer, OVERFLOW
 from omlc._core.rowstream cimport (CSRRows, Row, RowStream, finite_values, get_row,
                                    row_value)
@@ -471,8 +473,8 @@ def secular_eigh_py(d, z, double rho):
         raise ValueError("d and z must have the same length")
     lam = np.zeros(n)
     V = np.zeros((n, n))
-    work = np.zeros(8 * n + 1)
-    iw = np.zeros(5 * n + 1, dtype=np.int64)
+    work = np.zeros(secular_work_size(n))
+    iw = np.zeros(4 * n + 1, dtype=np.int64)
     if n:
         secular_eigh(<float64_t*> cnp.PyArray_DATA(dd), <float64_t*> cnp.PyArray_DATA(zz), rho, n,
                      <float64_t*> cnp.PyArray_DATA(lam), <float64_t*> cnp.PyArray_DATA(V),
@@ -570,6 +572,13 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     if gradient:
         if opt is None or opt.K != width or opt.n_features != d:
             raise ValueError("a gradient solver needs its optimiser bound to W")
+        # The loop reads and folds W through its own pointer with row stride
+        # `width` while the optimiser steps on its binding: both must be one
+        # dense float64 buffer, or a fold and a step would write different rows.
+        if opt.W != <char*> cnp.PyArray_DATA(W) or opt.ld != width or opt.w_f32 \
+                or (opt.b != 0.0) != intercept:
+            raise ValueError(f"the optimiser must be bound to W itself (float64, row stride "
+                             f"{width}, intercept {bool(intercept)}), got row stride {opt.ld}")
     else:
         if Ainv is None or tuple((<object> Ainv).shape) != (h, h) \
                 or Ainv.dtype != np.float64 or not Ainv.flags.c_contiguous:
@@ -591,8 +600,7 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     # scratch: one owner (this frame)
     scratch_arr = np.zeros(
         8 * K + 4 * width + 4 * M * M + 2 * M + 2 * Mp * K + 2 * Mp * Mp + 6 * Mp + 2 * (M + 1)
-        + (Mp + K + 9 * Mp + Mp * Mp + 2 * Mp + 4 * Mp + Mp * Mp + 2 * Mp + K + Mp + 5 * Mp)
-        + 2 * h + 16)
+        + msg_scratch_size(M, K) + 2 * h + 16)
     cdef float64_t* sc = <float64_t*> cnp.PyArray_DATA(scratch_arr)
     cdef float64_t* ytil = sc                      # K
     cdef float64_t* v = ytil + K                   # K
@@ -617,9 +625,8 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     cdef float64_t* ssave = <float64_t*> (kq2 + Mp)   # M + 1
     cdef float64_t* gx = ssave + 2 * (M + 1)       # h: Ainv x
     cdef float64_t* msg = gx + 2 * h               # msg_step's scratch
-    cdef float64_t* msgV = msg + Mp + K + 9 * Mp   # its eigenvectors (see msg_step)
-    cdef int64_t* msgo = <int64_t*> (msg + Mp + K + 9 * Mp + Mp * Mp + 2 * Mp + 4 * Mp
-                                     + Mp * Mp + 2 * Mp + K)
+    cdef float64_t* msgV = msg_V(msg)              # its eigenvectors and their order
+    cdef int64_t* msgo = msg_order(msg, M)
     if cost_fn is not None and not callable(cost_fn):
         raise TypeError(f"cost_fn must be callable or None, got {type(cost_fn).__name__}")
     cdef bint has_fn = cost_fn is not None
@@ -673,7 +680,7 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
             if not full_rank:
                 nkept = kept_rows(nq, drop, M, kq)
                 if basis == PBC:
-                    dots(B, reff, nq, K, bb)          # bb = B r, z = R[kq] bb
+                    omlc_pca_dots(B, nq, K, reff, bb)  # bb = B r, z = R[kq] bb
                     for m in range(nkept):
                         x = 0.0
                         for j in range(nq):
@@ -688,8 +695,7 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                         x += R[kq[m] * Mp + j] * z[m]
                     uu[j] = x
                 memset(ytil, 0, K * sizeof(float64_t))
-                for j in range(nq):                   # ytil = B^T uu
-                    axpy(uu[j], B + j * K, ytil, K)
+                omlc_pca_combo(B, nq, K, uu, ytil)    # ytil = B^T uu
             elif basis == PBC:
                 for m in range(L):
                     x = 0.0
@@ -762,13 +768,8 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                     # below refuse the row; |coefficient| <= |r| + |v| (F
                     # near-orthogonal), so the basis is saved for undoing
                     # only when that bound comes close.
-                    bound = 0.0
-                    for j in range(width):
-                        bound += reff[j] * reff[j]
-                    x = 0.0
-                    for k in range(K):
-                        x += v[k] * v[k]
-                    bound = 2.0 * (sqrt(bound) + sqrt(x))
+                    bound = 2.0 * (sqrt(omlc_pca_dot(reff, reff, width))
+                                   + sqrt(omlc_pca_dot(v, v, K)))
                     x = 1.0 if intercept else 0.0     # max |x_j| of the row
                     for p in range(r.x_nnz):
                         if fabs(row_value(&r, p)) > x:
