@@ -287,8 +287,7 @@ cdef inline void secular_eigh(const float64_t* d, const float64_t* z, float64_t 
     cdef int64_t* gq = gp + n
     cdef int64_t i, j, a, b, o, k, k4, ng, last, _it, cx
     cdef float64_t zn2, rhop, tol, dmax, tau, c, s, lo, hi, m, g, gd, ga, w, y, nrm, da
-    for i in range(n * n):
-        V[i] = 0.0
+    memset(V, 0, n * n * sizeof(float64_t))
     zn2 = 0.0
     for i in range(n):
         zn2 += z[i] * z[i]
@@ -411,15 +410,24 @@ cdef inline void secular_eigh(const float64_t* d, const float64_t* z, float64_t 
         w = -((dsk[a] - dso[a]) - mu[a]) / rhop
         w *= omlc_sec_prod(dsk, dso, mu, a, k, k4)
         col[a] = sqrt(fabs(w)) if zs[idx[a]] >= 0.0 else -sqrt(fabs(w))
+    # Without a Givens rotation (the usual case) each entry goes straight to
+    # its unsorted row; otherwise the rotations act on the sorted rows first.
     for a in range(k):
         nrm = sqrt(omlc_sec_col(col, dsk, dso[a], mu[a], k4, yb))
+        omlc_pca_div(yb, nrm, k4, dl)
         cx = idx[a]
-        for b in range(k):
-            V[idx[b] * n + cx] = yb[b] / nrm
+        if ng == 0:
+            for b in range(k):
+                V[perm[idx[b]] * n + cx] = dl[b]
+        else:
+            for b in range(k):
+                V[idx[b] * n + cx] = dl[b]
     for i in range(n):
         if zs[i] == 0.0:
             lam[i] = ds[i]
-            V[i * n + i] = 1.0
+            V[(perm[i] if ng == 0 else i) * n + i] = 1.0
+    if ng == 0:
+        return
     # ---- back to the unrotated, unsorted coordinates
     for a in range(ng - 1, -1, -1):
         i = gp[a]
