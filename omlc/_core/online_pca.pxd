@@ -527,8 +527,9 @@ cdef inline int64_t msg_step(float64_t* B, float64_t* R, int64_t nq, float64_t* 
     cdef float64_t* lam = dg + Mp                  # M + 2
     cdef float64_t* lamk = lam + Mp                # M + 2
     cdef float64_t* bps = lamk + Mp                # 4 (M + 2)
-    cdef float64_t* T = bps + 4 * Mp               # (M + 2)^2, stride M + 2
-    cdef float64_t* hv = T + Mp * Mp               # M + 2
+    cdef float64_t* Tt = bps + 4 * Mp              # (M + 2)^2 (nt x nt)
+    cdef float64_t* Vo = Tt + Mp * Mp              # (M + 2)^2 (nt x nt)
+    cdef float64_t* hv = Vo + Mp * Mp              # M + 2
     cdef float64_t* bb = hv + Mp                   # M + 2
     cdef float64_t* cK = bb + Mp                   # K
     cdef float64_t* work = cK + K                  # secular_eigh's
@@ -551,36 +552,37 @@ cdef inline int64_t msg_step(float64_t* B, float64_t* R, int64_t nq, float64_t* 
     secular_eigh(dg, a, eta, nt, lam, V, work, iw)
     sort_desc(lam, nt, order)
     nk = nt if nt < M + 1 else M + 1
-    for i in range(nt):                            # T = V^T blockdiag(R, 1), rows sorted
-        for l in range(nt):
-            T[i * Mp + l] = 0.0
-        tot = 0.0
-        for j in range(nt):
-            x = V[j * nt + order[i]]
-            tot += x * a[j]
-            if x == 0.0:                           # deflated: most of V is I
-                continue
-            if j < nq:
-                axpy(x, R + j * Mp, T + i * Mp, nq)
-            else:
-                T[i * Mp + nq] += x
-        anew[i] = tot
+    # T = V[:, order]^T blockdiag(R, 1), kept transposed (Tt[l, i] = T[i, l])
+    # so that every pass is a whole row of length nt: Vo = V[:, order],
+    # Tt[l] = sum_j R[j, l] Vo[j] (l < nq) and Tt[nq] = Vo[nq]; the new Q v
+    # is Vo^T a. Each sum runs over j in order, as T's row axpys did.
+    for j in range(nt):
+        for i in range(nt):
+            Vo[j * nt + i] = V[j * nt + order[i]]
+    memset(anew, 0, nt * sizeof(float64_t))
+    omlc_pca_combo(Vo, nt, nt, a, anew)
+    memset(Tt, 0, nt * nt * sizeof(float64_t))
+    for l in range(nq):
+        for j in range(nq):
+            bb[j] = R[j * Mp + l]
+        omlc_pca_combo(Vo, nq, nt, bb, Tt + l * nt)
+    if nt > nq:
+        memcpy(Tt + nq * nt, Vo + nq * nt, nt * sizeof(float64_t))
     if nk < nt:
         # the cap: H = I - beta hv hv^T maps the dropped row w of T to -+e_last
         for l in range(nt):
-            hv[l] = T[(nt - 1) * Mp + l]
+            hv[l] = Tt[l * nt + nt - 1]
         hv[nt - 1] += 1.0 if hv[nt - 1] >= 0.0 else -1.0
         beta = 0.0
         for l in range(nt):
             beta += hv[l] * hv[l]
         beta = 2.0 / beta
+        memset(dg, 0, nt * sizeof(float64_t))      # dg[i] = T[i] . hv
+        omlc_pca_combo(Tt, nt, nt, hv, dg)
         for i in range(nk):                        # R <- (T H)[:nk, :nk]
-            x = 0.0
-            for l in range(nt):
-                x += T[i * Mp + l] * hv[l]
-            x *= beta
+            x = dg[i] * beta
             for l in range(nk):
-                R[i * Mp + l] = T[i * Mp + l] - x * hv[l]
+                R[i * Mp + l] = Tt[l * nt + i] - x * hv[l]
         memset(cK, 0, K * sizeof(float64_t))       # B <- (H B)[:nk]
         omlc_pca_combo(B, nt, K, hv, cK)
         for j in range(nk):
@@ -589,7 +591,7 @@ cdef inline int64_t msg_step(float64_t* B, float64_t* R, int64_t nq, float64_t* 
     else:
         for i in range(nk):
             for l in range(nt):
-                R[i * Mp + l] = T[i * Mp + l]
+                R[i * Mp + l] = Tt[l * nt + i]
     for i in range(nk):
         lamk[i] = lam[order[i]]
     nt_out[0] = nt
@@ -608,7 +610,7 @@ cdef inline int64_t msg_step(float64_t* B, float64_t* R, int64_t nq, float64_t* 
 cdef inline int64_t msg_scratch_size(int64_t M, int64_t K) noexcept nogil:
     """The doubles of msg_step's ``scratch``."""
     cdef int64_t Mp = M + 2
-    return 2 * Mp * Mp + 5 * Mp + 2 * K + 10 * Mp + secular_work_size(Mp) + 8
+    return 3 * Mp * Mp + 5 * Mp + 2 * K + 10 * Mp + secular_work_size(Mp) + 8
 
 
 cdef inline float64_t* msg_V(float64_t* scratch) noexcept nogil:
