@@ -37,7 +37,8 @@ from omlc._core.losses cimport Loss, SquaredLoss, Target
 from omlc._core.online_pca cimport (axpy, dot, kept_rows, materialise, msg_order,
                                     msg_scratch_size, msg_step, msg_V, omlc_pca_combo,
                                     omlc_pca_dot, omlc_pca_dots, reorthonormalise, reset_lazy,
-                                    sample_drop, secular_eigh, secular_work_size)
+                                    sample_drop, secular_eigh, secular_iwork_size,
+                                    secular_work_size)
 from omlc._core.optimizers cimport Optimizer, OVERFLOW
 from omlc._core.rowstream cimport (CSRRows, Row, RowStream, finite_values, get_row,
                                    row_value)
@@ -385,7 +386,7 @@ def secular_eigh_py(d, z, double rho):
     lam = np.zeros(n)
     V = np.zeros((n, n))
     work = np.zeros(secular_work_size(n))
-    iw = np.zeros(4 * n + 1, dtype=np.int64)
+    iw = np.zeros(secular_iwork_size(n), dtype=np.int64)
     if n:
         secular_eigh(<float64_t*> cnp.PyArray_DATA(dd), <float64_t*> cnp.PyArray_DATA(zz), rho, n,
                      <float64_t*> cnp.PyArray_DATA(lam), <float64_t*> cnp.PyArray_DATA(V),
