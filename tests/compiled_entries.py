@@ -32,6 +32,8 @@ NO_BUFFERS = {
     "hashing.crc32": "a str",
     "hashing.hash_row": "a dict of names to numbers (non-str names or non-numbers return None)",
     "hashing.label_ids": "two dicts (tested in test_hashing: ids out of int32 raise)",
+    "hashing.RowPath": "dicts, tuples of keys and a RowStep (built by omlc/river.py; test_river)",
+    "hashing.RowPath.learn": "two dicts (anything else is handed back: test_river)",
     "hoeffding_tree.check_weight": "a number",
     "hoeffding_tree.leaf_bytes": "two numbers",
     "sparse_hoeffding_tree.sparse_leaf_bytes": "two numbers",
@@ -319,6 +321,24 @@ def _register_optimizers():
 
 _register_optimizers()
 SPECS["linear.learn"] = SPECS["linear.decide"] = _learn_spec("SGD", "sq")
+
+
+@spec("linear.RowStep", "linear.RowStep.learn")
+def _rowstep():
+    from omlc._core import losses
+    d, L = 5, 3
+    a = dict(xi=np.array([0, 2, 4], np.int32), xv=np.array([0.5, -1.0, 2.0]),
+             yi=np.array([0, 2], np.int32), W=np.zeros((d, L + 1)))
+
+    def call(a):
+        from omlc._core.linear import RowStep
+        from omlc._core.optimizers import SGD
+        RowStep(SGD(a["W"], d, 0.0, 0.5), losses.ALTLoss(), 3).learn(a["xi"], a["xv"], a["yi"])
+    # (a shorter or empty label set is another valid row; W's columns are the
+    # labels, a wider W a model of more labels)
+    rules = {"xi": f"idx:{d} ok:idx_dup,idx_unsorted", "xv": "ok:dtype_f32",
+             "yi": f"idx:{L} ok:short,empty", "W": "ok:dtype_f32,long_col"}
+    return a, call, rules
 
 
 @spec("linear.loss_rows")
