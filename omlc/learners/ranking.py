@@ -134,19 +134,18 @@ _ZBINS, _ZMAX = 400, 10.0
 # Scores buffered per learning call for the histogram (rows x labels, doubles).
 _ZBUF = 1 << 20
 _ZSTRIDE = 4
-# Sample weights above this would overflow the rules' sums (label_count_,
-# zhist_); as only their ratios are used, the sums are rescaled instead.
+# Sample weights above this count as this much in the rules' sums
+# (label_count_, zhist_), which then stay finite for any stream (the step
+# itself takes the weight as given). A cap row by row, not a rescaling of
+# the sums: a block and its rows one at a time agree, and the sums keep one
+# unit (rescaling them at each huge row, as before, let a stream of such
+# rows fed one at a time forget all but the last).
 _WMAX = 1e200
 
 
-def _rescaled(stats, w):
-    """Weights ``w`` and the sums ``stats`` (in place) divided by the block's
-    largest weight when it exceeds _WMAX: the ratios the rules read stay as
-    they are and the sums finite."""
-    top = float(np.max(w)) if w is not None and np.size(w) else 0.0
-    if top > _WMAX:
-        stats /= top
-        return np.asarray(w, dtype=np.float64) / top
+def _capped(w):
+    if w is not None and np.size(w) and float(np.max(w)) > _WMAX:
+        return np.minimum(np.asarray(w, dtype=np.float64), _WMAX)
     return w
 
 
@@ -161,18 +160,66 @@ def _standardise(S):
     return Z, ok
 
 
+def _tail_means(H, Hw):
+    """Per histogram (rows of H, weights Hw): the mean count of labels a row
+    has in each bin or above it."""
+    return np.cumsum(H[:, ::-1], axis=1)[:, ::-1] / Hw[:, None]
+
+
+def _first_at_most(above, v, card):
+    """Per row i the first bin j with ``above[v[i], j] <= card[i]`` (_ZBINS if
+    none). ``above``'s rows do not increase, so a bisection of all the rows at
+    once: ~9 gathers a row instead of a search per histogram version."""
+    flat = above.ravel()
+    base = v * _ZBINS
+    lo = np.zeros(card.shape, dtype=np.int64)
+    hi = np.full(card.shape, _ZBINS, dtype=np.int64)
+    go = lo < hi
+    while go.any():
+        mid = (lo + hi) >> 1
+        le = flat[base + np.minimum(mid, _ZBINS - 1)] <= card
+        hi = np.where(go & le, mid, hi)
+        lo = np.where(go & ~le, mid + 1, lo)
+        go = lo < hi
+    return lo
+
+
+def _thetas(H, Hw, v, card):
+    """``threshold="calibrated"``'s threshold on z for rows that see histogram
+    versions ``v`` (rows of H, weights Hw) and mean label counts ``card``: the
+    lowest bin edge at which the rows learned predict, on average, no more
+    labels than they have (NaN where the version has no weight yet)."""
+    has = Hw[v] > 0
+    theta = np.full(card.shape, np.nan)
+    if has.any():
+        above = _tail_means(H, np.where(Hw > 0, Hw, 1.0))
+        j = _first_at_most(above, v[has], card[has])
+        theta[has] = -_ZMAX + j * (2 * _ZMAX / _ZBINS)
+    return theta
+
+
+def _card(total, rows):
+    """Mean label counts (1 where no row has been counted)."""
+    return np.where(rows > 0, total / np.where(rows > 0, rows, 1.0), 1.0)
+
+
+def _ks(total, rows):
+    """``threshold="cardinality"``'s k for label totals and row counts: the
+    mean, rounded half up, at least 1 (1 before any row)."""
+    k = np.minimum(np.floor(_card(total, rows) + 0.5), 2.0**62)
+    return np.where(rows > 0, np.maximum(1.0, k), 1.0).astype(np.int64)
+
+
 def _calibrated_theta(est):
-    """``threshold="calibrated"``'s threshold on z: the lowest bin edge at
-    which the rows learned predict, on average, no more labels than they have
-    (None before any row with unequal scores)."""
+    """The calibrated rule's threshold on z after the rows learned (None
+    before any row with unequal scores)."""
     hist = getattr(est, "zhist_", None)
     if hist is None or hist[_ZBINS] <= 0:
         return None
     total, rows = getattr(est, "label_count_", (0.0, 0.0))
-    card = total / rows if rows > 0 else 1.0
-    above = np.cumsum(hist[_ZBINS - 1::-1])[::-1] / hist[_ZBINS]    # mean count in bins j..
-    j = int(np.searchsorted(-above, -card, side="left"))  # first j with above[j] <= card
-    return -_ZMAX + j * (2 * _ZMAX / _ZBINS)
+    theta = _thetas(hist[None, :_ZBINS], hist[_ZBINS:_ZBINS + 1], np.zeros(1, dtype=np.int64),
+                    _card(np.array([float(total)]), np.array([float(rows)])))
+    return float(theta[0])
 
 
 def _check_rule(est):
@@ -189,36 +236,77 @@ def _cardinality_k(est):
     """``threshold="cardinality"``'s k: the mean label count of the rows learned so far
     (sample weights weigh it), rounded half up, at least 1."""
     total, rows = getattr(est, "label_count_", (0.0, 0.0))
-    return max(1, int(math.floor(total / rows + 0.5))) if rows > 0 else 1
+    return int(_ks(np.array([float(total)]), np.array([float(rows)]))[0])
+
+
+def _top_k_rows(D, k):
+    """Decision values whose sign keeps each row's ``k[i]`` best labels."""
+    L = D.shape[1]
+    if L == 0 or D.shape[0] == 0:
+        return D
+    ks = np.unique(k)
+    out = np.empty_like(D) if ks.size > 1 else None
+    for kk in ks:
+        r = slice(None) if out is None else k == kk
+        kk = min(int(kk), L)
+        Dr = D[r]
+        if kk >= L:
+            Dr = Dr - Dr.min(axis=1, keepdims=True) + 1.0
+        else:
+            # Above the (k+1)-th best score: the k best labels (ties share a fate).
+            Dr = Dr - -np.partition(-Dr, kk, axis=1)[:, kk:kk + 1]
+        if out is None:
+            return Dr
+        out[r] = Dr
+    return out
 
 
 def _apply_rule(est, D, k=None, theta=None):
-    """Turn label scores (minus the learned threshold, if any) into decision
-    values whose sign is the prediction (``k``, ``theta``: the cardinality and
-    calibrated rules' k and threshold, if fixed by the caller)."""
-    if est.top_k is None and est.threshold == "calibrated":
-        theta = _calibrated_theta(est) if theta is None else theta
-        if theta is not None and D.shape[1]:
-            Z = _standardise(D)[0]
-            Z -= theta
-            return Z
-    if est.top_k is not None or est.threshold in ("cardinality", "calibrated"):
-        L = D.shape[1]
-        if L == 0:
-            return D
-        if est.top_k is not None:
-            k = int(est.top_k)
-        elif k is None:
-            k = _cardinality_k(est)
-        k = min(k, L)
-        if k >= L:
-            return D - D.min(axis=1, keepdims=True) + 1.0
-        # Above the (k+1)-th best score: the k best labels (ties share a fate).
-        kth = -np.partition(-D, k, axis=1)[:, k:k + 1]
-        return D - kth
-    if est.threshold != "learned":
-        return D - float(est.threshold)
-    return D
+    """Turn label scores D (minus the learned threshold, if any) into decision
+    values whose sign is the prediction. ``k`` and ``theta``: per row, the
+    cardinality and calibrated rules' k and threshold (NaN: none yet, the
+    row takes k); None: the rule's state now, for every row."""
+    n = D.shape[0]
+    calibrated = est.top_k is None and est.threshold == "calibrated"
+    if est.top_k is None and est.threshold not in ("cardinality", "calibrated"):
+        if est.threshold != "learned":
+            return D - float(est.threshold)
+        return D
+    if est.top_k is not None:
+        return _top_k_rows(D, np.full(n, int(est.top_k), dtype=np.int64))
+    if k is None:
+        k = np.full(n, _cardinality_k(est), dtype=np.int64)
+    if not calibrated or D.shape[1] == 0:
+        return _top_k_rows(D, k)
+    if theta is None:
+        t = _calibrated_theta(est)
+        theta = np.full(n, np.nan if t is None else t)
+    cal = ~np.isnan(theta)
+    if cal.all():
+        Z = _standardise(D)[0]
+        Z -= theta[:, None]
+        return Z
+    out = _top_k_rows(D, k)
+    if cal.any():
+        Z = _standardise(D[cal])[0]
+        Z -= theta[cal][:, None]
+        out[cal] = Z
+    return out
+
+
+def _shift_error(exc, a):
+    """A NonFiniteError of a piece that starts at row ``a`` of the caller's
+    block: its row, rows learned and message in the block's positions."""
+    if not a:
+        return
+    row = getattr(exc, "row", None)
+    if isinstance(row, (int, np.integer)):
+        exc.row = int(row) + a
+        if exc.args and isinstance(exc.args[0], str):
+            exc.args = (exc.args[0].replace(f"row {int(row)} of the block",
+                                            f"row {exc.row} of the block", 1),) + exc.args[1:]
+    if getattr(exc, "n_learned", None) is not None:
+        exc.n_learned = int(exc.n_learned) + a
 
 
 class _RankingLearner(LinearLearner):
@@ -238,55 +326,110 @@ class _RankingLearner(LinearLearner):
         rng = check_random_state(self.random_state).spawn(1)[0]
         return rng.normal(scale=float(self.init_scale), size=(rows, K))
 
-    def _count_labels(self, Y, order):
-        """Add the block's (weighted) label count and rows to ``label_count_``
-        (threshold="cardinality"'s k; kept whatever the rule, so that the rule can be
-        switched on a fitted model)."""
+    @staticmethod
+    def _label_counts(Y, order):
         per_row = np.diff(Y.indptr).astype(np.float64)
-        if order is not None:
-            per_row = per_row[np.asarray(order)]
-        w = getattr(self, "_pending_weights", None)
+        return per_row if order is None else per_row[np.asarray(order)]
+
+    def _count_labels(self, Y, order):
+        """Add the block's (weighted) label counts and rows to ``label_count_``
+        (the rules' mean label count; kept whatever the rule, so that the rule
+        can be switched on a fitted model)."""
+        self._advance_counts(self._label_counts(Y, order), self._pending_weights)
+
+    def _advance_counts(self, per_row, w):
+        """Add rows' label counts (weights w or None) to ``label_count_`` one
+        row after the other; returns the label totals and row counts before
+        each row and after the last (n + 1 of each). A running sum in row
+        order, so a block and its rows one at a time give the same bits."""
         if "label_count_" not in self.__dict__:
             self.label_count_ = np.zeros(2)
-        w = _rescaled(self.label_count_, w)
-        if w is None:
-            add = (float(per_row.sum()), float(per_row.size))
-        else:
-            add = (float(per_row @ w), float(w.sum()))
-        self.label_count_ += add
+        lc = self.label_count_
+        n = per_row.size
+        w = _capped(w)
+        total, rows = np.empty(n + 1), np.empty(n + 1)
+        total[0], rows[0] = lc
+        total[1:] = per_row if w is None else per_row * w
+        rows[1:] = 1.0 if w is None else w
+        np.cumsum(total, out=total)
+        np.cumsum(rows, out=rows)
+        lc[:] = total[-1], rows[-1]
+        return total, rows
 
     def _add_z(self, S, w):
-        """Add the rows' standardised scores S (weights w or None) to the
-        calibrated rule's histogram ``zhist_``: _ZBINS bins, then the rows'
-        weight, then the count of rows of non-zero weight seen. One of those
-        rows in _ZSTRIDE is a sample enough for a quantile, at a quarter of
-        the cost (the histogram's passes over L scores a row cost ~10% of an
-        SGD step on text rows, this ~3%); the sample is by the rows' place in
-        the stream, so one block and its rows one at a time agree."""
+        """Add the rows' label scores S (weights w or None) to the calibrated
+        rule's histogram ``zhist_``: _ZBINS bins of the rows' standardised
+        scores, then the rows' weight, then the count of rows of non-zero
+        weight seen. One of those rows in _ZSTRIDE is a sample enough for a
+        quantile, at a quarter of the cost (the histogram's passes over L
+        scores a row cost ~10% of an SGD step on text rows, this ~3%); the
+        sample is by the rows' place in the stream, so one block and its rows
+        one at a time agree.
+
+        Returns the histogram's versions over the block: ``H`` (m + 1,
+        _ZBINS) and their weights ``Hw``, version 0 the histogram before the
+        block and version r + 1 after the r-th sampled row, and ``v``, the
+        version each row sees (that of the rows before it). Each version is a
+        running sum in row order, the same bits as rows one at a time."""
         if "zhist_" not in self.__dict__:
             self.zhist_ = np.zeros(_ZBINS + 2)
         h = self.zhist_
-        nz = np.ones(S.shape[0], dtype=bool) if w is None else np.asarray(w) != 0
+        n, L = S.shape
+        w = _capped(w)
+        before = (h[None, :_ZBINS].copy(), h[_ZBINS:_ZBINS + 1].copy(),
+                  np.zeros(n, dtype=np.int64))
+        nz = np.ones(n, dtype=bool) if w is None else np.asarray(w) != 0
         place = h[_ZBINS + 1] + np.cumsum(nz) - 1
         h[_ZBINS + 1] += float(nz.sum())
-        pick = nz & (np.fmod(place, _ZSTRIDE) == 0)
-        if S.shape[1] == 0 or not pick.any():
-            return
+        pick = np.flatnonzero(nz & (np.fmod(place, _ZSTRIDE) == 0))
+        if L == 0 or not pick.size:
+            return before
         Z, ok = _standardise(S[pick])
-        wp = np.ones(Z.shape[0]) if w is None else np.asarray(w, dtype=np.float64)[pick]
-        wp = _rescaled(h[:_ZBINS + 1], wp)
-        Z, wp = Z[ok], wp[ok]
+        wp = np.ones(pick.size) if w is None else np.asarray(w, dtype=np.float64)[pick]
+        Z, wp, pick = Z[ok], wp[ok], pick[ok]
+        m = pick.size
+        if not m:
+            return before
         b = np.clip(((Z + _ZMAX) * (_ZBINS / (2 * _ZMAX))).astype(np.int64), 0, _ZBINS - 1)
-        h[:_ZBINS] += np.bincount(b.ravel(), weights=np.repeat(wp, Z.shape[1]),
-                                  minlength=_ZBINS)
-        h[_ZBINS] += float(wp.sum())
+        b += (np.arange(m) * _ZBINS)[:, None]
+        H = np.empty((m + 1, _ZBINS))
+        H[0] = h[:_ZBINS]
+        H[1:] = np.bincount(b.ravel(), weights=np.repeat(wp, L),
+                            minlength=m * _ZBINS).reshape(m, _ZBINS)
+        np.cumsum(H, axis=0, out=H)
+        Hw = np.empty(m + 1)
+        Hw[0] = h[_ZBINS]
+        Hw[1:] = wp
+        np.cumsum(Hw, out=Hw)
+        h[:_ZBINS] = H[-1]
+        h[_ZBINS] = Hw[-1]
+        return H, Hw, np.searchsorted(pick, np.arange(n))
+
+    def _replay(self, per_row, w, S, out):
+        """Advance the rule's statistics over rows (label counts, weights w,
+        and with S their prequential scores for the histogram), and with
+        ``out`` write each row's decision values from out's scores, taken
+        with the rule as it was after the rows before it: the label sets do
+        not depend on how the stream is cut into blocks."""
+        total, rows = self._advance_counts(per_row, w)
+        if S is not None:
+            H, Hw, v = self._add_z(S, w)
+        if out is None:
+            return
+        k = _ks(total[:-1], rows[:-1])
+        theta = None
+        if S is not None and self.top_k is None and self.threshold == "calibrated":
+            theta = _thetas(H, Hw, v, _card(total[:-1], rows[:-1]))
+        out[:] = _apply_rule(self, out, k, theta)
 
     def _learn_scored(self, X, Y, order, out):
-        """Learn the rows in pieces of at most _ZBUF scores, each piece's
-        prequential scores (before each row's step) kept for the histogram."""
+        """Learn the rows in pieces of at most _ZBUF scores (and of at most
+        _ZBUF / _ZBINS histogram versions), each piece's prequential scores
+        (before each row's step) kept for the histogram."""
         visit = np.arange(X.shape[0]) if order is None else np.asarray(order, dtype=np.int64)
+        per_row = self._label_counts(Y, order)
         w = self._pending_weights
-        step = max(1, _ZBUF // max(1, self.n_labels_))
+        step = max(1, min(_ZBUF // max(1, self.n_labels_), _ZBUF * _ZSTRIDE // _ZBINS))
         for a in range(0, visit.size, step):
             b = min(visit.size, a + step)
             buf = out[a:b] if out is not None else np.empty((b - a, self.n_labels_))
@@ -295,25 +438,16 @@ class _RankingLearner(LinearLearner):
                 learn(self._optimizer(), self._loss(), self._stream(X, Y, visit[a:b]),
                       self._steps(), buf, weights=wa)
             except NonFiniteError as exc:
-                # Positions in the caller's block, not the piece's.
-                if isinstance(getattr(exc, "row", None), (int, np.integer)):
-                    exc.row = int(exc.row) + a
-                if getattr(exc, "n_learned", None) is not None:
-                    exc.n_learned = int(exc.n_learned) + a
+                _shift_error(exc, a)
                 raise
-            self._add_z(buf, wa)
+            self._replay(per_row[a:b], wa, buf, buf if out is not None else None)
 
     def _learn(self, X, Y, order, out):
-        # A prequential row is decided with the rule of the rows before its block.
-        k = _cardinality_k(self) if out is not None else None
-        theta = _calibrated_theta(self) if out is not None else None
         if self.threshold == "calibrated" and self.top_k is None:
             self._learn_scored(X, Y, order, out)
-        else:
-            super()._learn(X, Y, order, out)
-        self._count_labels(Y, order)
-        if out is not None:
-            out[:] = _apply_rule(self, out, k, theta)
+            return
+        super()._learn(X, Y, order, out)
+        self._replay(self._label_counts(Y, order), self._pending_weights, None, out)
 
     def _decision(self, X):
         return _apply_rule(self, super()._decision(X))
