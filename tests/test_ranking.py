@@ -364,6 +364,37 @@ def test_calibrated_threshold_is_the_histograms_count_match():
         j = int(np.searchsorted(-above, -card[i], side="left"))
         assert theta[i] == -rk._ZMAX + j * (2 * rk._ZMAX / rk._ZBINS)
     assert len(set(theta[~np.isnan(theta)])) > 10
+    few = rk._thetas(H, Hw, v[:rk._FEW], card[:rk._FEW])    # compares every bin
+    np.testing.assert_array_equal(few, theta[:rk._FEW])
+
+
+@pytest.mark.parametrize("n", [5, 300])
+@pytest.mark.parametrize("weights", [None, "integer"])
+def test_integer_histogram_path_matches_the_versions(n, weights, monkeypatch):
+    """Counts (no or integer weights): the thresholds come from tallies of
+    the bins between two bounds, not from every histogram version; they are
+    those of the versions summed in full (the path fractional weights take),
+    and so is the histogram after the block."""
+    import omlc.learners.ranking as rk
+    rng = np.random.default_rng(4)
+    L = 30
+    S = rng.normal(size=(n, L)) * rng.gamma(1.0, size=(n, 1))
+    S[::7] = 0.0        # rows of equal scores stay out of the histogram
+    w = None if weights is None else rng.integers(0, 4, size=n).astype(float)
+    card = rng.random(n) * 4
+    m = omlc.RankSVM()
+    m.zhist_ = np.zeros(rk._ZBINS + 2)
+    m.zhist_[:rk._ZBINS] = rng.integers(0, 5, size=rk._ZBINS) * (rng.random(rk._ZBINS) < 0.4)
+    m.zhist_[rk._ZBINS] = 40.0
+    m.zhist_[rk._ZBINS + 1] = 3.0       # the block's rows 1, 5, 9, ... are sampled
+    dense = omlc.RankSVM()
+    dense.zhist_ = m.zhist_.copy()
+    fast = m._add_z(S, w, card)
+    monkeypatch.setattr(rk._RankingLearner, "_counts_exact", staticmethod(lambda *a: False))
+    slow = dense._add_z(S, w, card)
+    np.testing.assert_array_equal(fast, slow)
+    np.testing.assert_array_equal(m.zhist_, dense.zhist_)
+    assert len(set(fast)) > (1 if n < 10 else 5)
 
 
 def test_cardinality_counts_weighted_rows(data):

@@ -134,6 +134,9 @@ _ZBINS, _ZMAX = 400, 10.0
 # Scores buffered per learning call for the histogram (rows x labels, doubles).
 _ZBUF = 1 << 20
 _ZSTRIDE = 4
+# Up to this many rows, a block's thresholds are found by comparing every bin
+# (fewer NumPy calls than a bisection, which pays for larger blocks).
+_FEW = 32
 # Sample weights above this count as this much in the rules' sums
 # (label_count_, zhist_), which then stay finite for any stream (the step
 # itself takes the weight as given). A cap row by row, not a rescaling of
@@ -160,41 +163,51 @@ def _standardise(S):
     return Z, ok
 
 
-def _tail_means(H, Hw):
-    """Per histogram (rows of H, weights Hw): the mean count of labels a row
-    has in each bin or above it."""
-    return np.cumsum(H[:, ::-1], axis=1)[:, ::-1] / Hw[:, None]
-
-
-def _first_at_most(above, v, card):
-    """Per row i the first bin j with ``above[v[i], j] <= card[i]`` (_ZBINS if
-    none). ``above``'s rows do not increase, so a bisection of all the rows at
-    once: ~9 gathers a row instead of a search per histogram version."""
-    flat = above.ravel()
-    base = v * _ZBINS
-    lo = np.zeros(card.shape, dtype=np.int64)
-    hi = np.full(card.shape, _ZBINS, dtype=np.int64)
-    go = lo < hi
-    while go.any():
-        mid = (lo + hi) >> 1
-        le = flat[base + np.minimum(mid, _ZBINS - 1)] <= card
-        hi = np.where(go & le, mid, hi)
-        lo = np.where(go & ~le, mid + 1, lo)
-        go = lo < hi
+def _lower_bound(lo, hi, le):
+    """Per row the first j in [lo, hi) for which ``le(rows, j)`` holds (hi
+    if none), ``le`` monotone in j: a bisection of all the rows at once, ~9
+    vectorised probes instead of a search per row."""
+    lo, hi = lo.copy(), hi.copy()
+    r = np.flatnonzero(lo < hi)
+    while r.size:
+        mid = (lo[r] + hi[r]) >> 1
+        ok = le(r, mid)
+        hi[r[ok]] = mid[ok]
+        lo[r[~ok]] = mid[~ok] + 1
+        r = r[lo[r] < hi[r]]
     return lo
+
+
+def _tails(H):
+    """Tail sums of histograms (rows of H), bin j at column _ZBINS - 1 - j:
+    the sum from the top bin down, in that order (every path that computes
+    the rule's threshold adds in this order, so they agree bit for bit)."""
+    return np.cumsum(H[:, ::-1], axis=1)
+
+
+def _theta_of(j):
+    return -_ZMAX + j * (2 * _ZMAX / _ZBINS)
 
 
 def _thetas(H, Hw, v, card):
     """``threshold="calibrated"``'s threshold on z for rows that see histogram
     versions ``v`` (rows of H, weights Hw) and mean label counts ``card``: the
-    lowest bin edge at which the rows learned predict, on average, no more
-    labels than they have (NaN where the version has no weight yet)."""
-    has = Hw[v] > 0
+    lowest bin edge at which the rows learned would predict, on average, no
+    more labels than they have (NaN where the version has no weight yet)."""
+    has = np.flatnonzero(Hw[v] > 0)
     theta = np.full(card.shape, np.nan)
-    if has.any():
-        above = _tail_means(H, np.where(Hw > 0, Hw, 1.0))
-        j = _first_at_most(above, v[has], card[has])
-        theta[has] = -_ZMAX + j * (2 * _ZMAX / _ZBINS)
+    if has.size:
+        T = _tails(H)
+        vh, ch = v[has], card[has]
+        # The mean count of labels at or above bin j is T[j] / weight; it
+        # does not increase with j.
+        if has.size <= _FEW:
+            j = _ZBINS - np.count_nonzero(T[vh] / Hw[vh][:, None] <= ch[:, None], axis=1)
+        else:
+            j = _lower_bound(np.zeros(has.size, dtype=np.int64),
+                             np.full(has.size, _ZBINS, dtype=np.int64),
+                             lambda r, j: T[vh[r], _ZBINS - 1 - j] / Hw[vh[r]] <= ch[r])
+        theta[has] = _theta_of(j)
     return theta
 
 
@@ -356,7 +369,7 @@ class _RankingLearner(LinearLearner):
         lc[:] = total[-1], rows[-1]
         return total, rows
 
-    def _add_z(self, S, w):
+    def _add_z(self, S, w, card=None):
         """Add the rows' label scores S (weights w or None) to the calibrated
         rule's histogram ``zhist_``: _ZBINS bins of the rows' standardised
         scores, then the rows' weight, then the count of rows of non-zero
@@ -366,44 +379,108 @@ class _RankingLearner(LinearLearner):
         sample is by the rows' place in the stream, so one block and its rows
         one at a time agree.
 
-        Returns the histogram's versions over the block: ``H`` (m + 1,
-        _ZBINS) and their weights ``Hw``, version 0 the histogram before the
-        block and version r + 1 after the r-th sampled row, and ``v``, the
-        version each row sees (that of the rows before it). Each version is a
-        running sum in row order, the same bits as rows one at a time."""
+        With ``card`` (each row's mean label count of the rows before it),
+        returns each row's threshold on z from the histogram of the rows
+        before it (NaN before any weight): the histogram has a version per
+        sampled row, each a running sum in row order (the same bits as rows
+        one at a time)."""
         if "zhist_" not in self.__dict__:
             self.zhist_ = np.zeros(_ZBINS + 2)
         h = self.zhist_
         n, L = S.shape
         w = _capped(w)
-        before = (h[None, :_ZBINS].copy(), h[_ZBINS:_ZBINS + 1].copy(),
-                  np.zeros(n, dtype=np.int64))
         nz = np.ones(n, dtype=bool) if w is None else np.asarray(w) != 0
         place = h[_ZBINS + 1] + np.cumsum(nz) - 1
         h[_ZBINS + 1] += float(nz.sum())
         pick = np.flatnonzero(nz & (np.fmod(place, _ZSTRIDE) == 0))
-        if L == 0 or not pick.size:
-            return before
-        Z, ok = _standardise(S[pick])
-        wp = np.ones(pick.size) if w is None else np.asarray(w, dtype=np.float64)[pick]
-        Z, wp, pick = Z[ok], wp[ok], pick[ok]
+        Z, ok = _standardise(S[pick]) if L and pick.size else (None, np.zeros(0, dtype=bool))
+        if not ok.any():
+            if card is None:
+                return None
+            return _thetas(h[None, :_ZBINS], h[_ZBINS:_ZBINS + 1], np.zeros(n, dtype=np.int64),
+                           card)
+        wp = None if w is None else np.asarray(w, dtype=np.float64)[pick][ok]
+        Z, pick = Z[ok], pick[ok]
         m = pick.size
-        if not m:
-            return before
-        b = np.clip(((Z + _ZMAX) * (_ZBINS / (2 * _ZMAX))).astype(np.int64), 0, _ZBINS - 1)
-        b += (np.arange(m) * _ZBINS)[:, None]
-        H = np.empty((m + 1, _ZBINS))
-        H[0] = h[:_ZBINS]
-        H[1:] = np.bincount(b.ravel(), weights=np.repeat(wp, L),
-                            minlength=m * _ZBINS).reshape(m, _ZBINS)
-        np.cumsum(H, axis=0, out=H)
+        B = np.clip(((Z + _ZMAX) * (_ZBINS / (2 * _ZMAX))).astype(np.int64), 0, _ZBINS - 1)
         Hw = np.empty(m + 1)
         Hw[0] = h[_ZBINS]
-        Hw[1:] = wp
+        Hw[1:] = 1.0 if wp is None else wp
         np.cumsum(Hw, out=Hw)
+        v = np.searchsorted(pick, np.arange(n))
+        if self._counts_exact(h, wp, Hw[-1] * L):
+            return self._add_counts(B, wp, Hw, v, card)
+        # Fractional weights: each version summed in row order, as rows one
+        # at a time would (dense: versions x bins).
+        wp = np.ones(m) if wp is None else wp
+        H = np.empty((m + 1, _ZBINS))
+        H[0] = h[:_ZBINS]
+        B += (np.arange(m) * _ZBINS)[:, None]
+        H[1:] = np.bincount(B.ravel(), weights=np.repeat(wp, L),
+                            minlength=m * _ZBINS).reshape(m, _ZBINS)
+        np.cumsum(H, axis=0, out=H)
         h[:_ZBINS] = H[-1]
         h[_ZBINS] = Hw[-1]
-        return H, Hw, np.searchsorted(pick, np.arange(n))
+        return None if card is None else _thetas(H, Hw, v, card)
+
+    @staticmethod
+    def _counts_exact(h, wp, top):
+        """Whether the histogram holds integers and the block adds integers,
+        all below 2**53: then every sum is exact, in any order."""
+        return (top < 2.0**53 and (wp is None or np.array_equal(wp, np.floor(wp)))
+                and np.array_equal(h[:_ZBINS + 1], np.floor(h[:_ZBINS + 1])))
+
+    def _add_counts(self, B, wp, Hw, v, card):
+        """_add_z where every sum is an exact integer (no weights, or
+        integer ones): the same thresholds as summing each version's
+        histogram, without the versions x bins matrix. A row's tail sums
+        (labels at or above a bin) lie between those of the histogram before
+        the block and after it, so its threshold bin does too; only the bins
+        between the two bounds are tallied per version."""
+        h = self.zhist_
+        m, L = B.shape
+        T0 = _tails(h[None, :_ZBINS])[0]
+        h[:_ZBINS] += np.bincount(B.ravel(), weights=None if wp is None else np.repeat(wp, L),
+                                  minlength=_ZBINS)
+        h[_ZBINS] = Hw[-1]
+        if card is None:
+            return None
+        T1 = _tails(h[None, :_ZBINS])[0]
+        n = v.size
+        theta = np.full(n, np.nan)
+        has = np.flatnonzero(Hw[v] > 0)
+        if not has.size:
+            return theta
+        vh, ch, wh = v[has], card[has], Hw[v[has]]
+        # Every row's threshold bin lies in [a, c]: below a the tail sums of
+        # the histogram before the block already exceed every row's count,
+        # from c on those after it are within every row's count (margins of
+        # 1e-9 cover the rounding of count x weight; the exact test is below).
+        cw = ch * wh
+        a = _ZBINS - int(np.searchsorted(T0, cw.max() * (1 + 1e-9), side="right"))
+        c = min(_ZBINS - int(np.searchsorted(T1, cw.min() * (1 - 1e-9), side="right")),
+                _ZBINS - 1)
+        a = min(a, c)
+        W = c - a + 1
+        # Tail sums of versions 0..m over the bins a..c (entries above c
+        # tallied at c), from the block's per-row counts: exact integers.
+        keep = B >= a
+        idx = np.minimum(B - a, W - 1) + (np.arange(m) * W)[:, None]
+        cnt = np.zeros((m + 1, W))
+        cnt[1:] = np.bincount(idx[keep], weights=None if wp is None else
+                              np.broadcast_to(wp[:, None], B.shape)[keep],
+                              minlength=m * W).reshape(m, W)
+        D = np.cumsum(np.cumsum(cnt[:, ::-1], axis=1), axis=0)
+        D += T0[_ZBINS - 1 - c:_ZBINS - a][None, :]
+        if has.size <= _FEW:
+            # Bins below a fail every row's test, bins above c pass it.
+            j = c + 1 - np.count_nonzero(D[vh] / wh[:, None] <= ch[:, None], axis=1)
+        else:
+            j = _lower_bound(np.full(has.size, a, dtype=np.int64),
+                             np.full(has.size, c + 1, dtype=np.int64),
+                             lambda r, j: D[vh[r], c - j] / wh[r] <= ch[r])
+        theta[has] = _theta_of(j)
+        return theta
 
     def _replay(self, per_row, w, S, out):
         """Advance the rule's statistics over rows (label counts, weights w,
@@ -412,15 +489,12 @@ class _RankingLearner(LinearLearner):
         with the rule as it was after the rows before it: the label sets do
         not depend on how the stream is cut into blocks."""
         total, rows = self._advance_counts(per_row, w)
-        if S is not None:
-            H, Hw, v = self._add_z(S, w)
-        if out is None:
-            return
-        k = _ks(total[:-1], rows[:-1])
+        total, rows = total[:-1], rows[:-1]
         theta = None
-        if S is not None and self.top_k is None and self.threshold == "calibrated":
-            theta = _thetas(H, Hw, v, _card(total[:-1], rows[:-1]))
-        out[:] = _apply_rule(self, out, k, theta)
+        if S is not None:
+            theta = self._add_z(S, w, None if out is None else _card(total, rows))
+        if out is not None:
+            out[:] = _apply_rule(self, out, _ks(total, rows), theta)
 
     def _learn_scored(self, X, Y, order, out):
         """Learn the rows in pieces of at most _ZBUF scores (and of at most
