@@ -282,7 +282,8 @@ def prequential_blocks(make, X, Y, size, w=None):
 def test_rules_are_replayed_row_by_row(data, params, threshold, monkeypatch):
     """Issue 22: a prequential row's label set uses the rule's state after
     exactly the rows before it, whatever the block size (1, 7, 64, the whole
-    stream, the whole stream cut into pieces of 7 rows' scores): the same
+    stream, its thresholds found in runs of 16 rows, the stream cut into
+    pieces of 7 rows' scores): the same
     decision values and the same rule state, bit for bit; and the label sets
     of decision_function-then-partial_fit one row at a time. (The rule
     used to be refreshed once per block: the blocks' label sets differed.)"""
@@ -299,6 +300,8 @@ def test_rules_are_replayed_row_by_row(data, params, threshold, monkeypatch):
         np.testing.assert_array_equal(m.label_count_, ref.label_count_)
         if threshold == "calibrated":
             np.testing.assert_array_equal(m.zhist_, ref.zhist_)
+    monkeypatch.setattr(rk, "_RUN", 16)      # thresholds found in runs of 16 rows
+    np.testing.assert_array_equal(prequential_blocks(make, X, Y, 200)[0], D)
     monkeypatch.setattr(rk, "_ZBUF", 7 * Y.shape[1])
     np.testing.assert_array_equal(prequential_blocks(make, X, Y, 200)[0], D)
     twin, rows = make(), []
@@ -364,18 +367,21 @@ def test_calibrated_threshold_is_the_histograms_count_match():
         j = int(np.searchsorted(-above, -card[i], side="left"))
         assert theta[i] == -rk._ZMAX + j * (2 * rk._ZMAX / rk._ZBINS)
     assert len(set(theta[~np.isnan(theta)])) > 10
-    few = rk._thetas(H, Hw, v[:rk._FEW], card[:rk._FEW])    # compares every bin
-    np.testing.assert_array_equal(few, theta[:rk._FEW])
+    few = rk._CELLS // rk._ZBINS
+    np.testing.assert_array_equal(rk._thetas(H, Hw, v[:few], card[:few]),   # every bin tested
+                                  theta[:few])
 
 
+@pytest.mark.parametrize("cells", [0, 1 << 30])     # bisection / every bin tested
 @pytest.mark.parametrize("n", [5, 300])
 @pytest.mark.parametrize("weights", [None, "integer"])
-def test_integer_histogram_path_matches_the_versions(n, weights, monkeypatch):
+def test_integer_histogram_path_matches_the_versions(n, weights, cells, monkeypatch):
     """Counts (no or integer weights): the thresholds come from tallies of
     the bins between two bounds, not from every histogram version; they are
     those of the versions summed in full (the path fractional weights take),
     and so is the histogram after the block."""
     import omlc.learners.ranking as rk
+    monkeypatch.setattr(rk, "_CELLS", cells)
     rng = np.random.default_rng(4)
     L = 30
     S = rng.normal(size=(n, L)) * rng.gamma(1.0, size=(n, 1))

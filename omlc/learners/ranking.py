@@ -45,7 +45,12 @@ papers it builds on):
   histogram of the z of the rows' prequential scores, one row in 4; the
   label count weighted as the rows are). It needs no score scale, so it
   holds for every solver and step, and a row with a clear head predicts
-  fewer labels than a flat one. Other rules: the k best labels with k the
+  fewer labels than a flat one. A prequential row (``predict_then_learn``,
+  ``omlc.evaluate.prequential``) is decided with the rule as it stands after
+  exactly the rows before it, as if the rows came one at a time: its label
+  set does not depend on how the stream is cut into blocks (the rule's
+  state is replayed row by row inside a block; issue 22). Sample weights
+  above 1e200 count as 1e200 in the rule's sums. Other rules: the k best labels with k the
   mean label count, rounded (``"cardinality"``: Yang's rank cut, RCut); a
   learned threshold -- an extra score column trained like the ALT paper's
   threshold (``"learned"``, the default before issue 22) --; a fixed score
@@ -134,9 +139,11 @@ _ZBINS, _ZMAX = 400, 10.0
 # Scores buffered per learning call for the histogram (rows x labels, doubles).
 _ZBUF = 1 << 20
 _ZSTRIDE = 4
-# Up to this many rows, a block's thresholds are found by comparing every bin
-# (fewer NumPy calls than a bisection, which pays for larger blocks).
-_FEW = 32
+# Rows whose thresholds are found together (see _replay).
+_RUN = 512
+# Up to this many (row, bin) pairs, the rows' threshold bins are found by
+# testing every bin (fewer NumPy calls than a bisection, which pays for more).
+_CELLS = 1 << 15
 # Sample weights above this count as this much in the rules' sums
 # (label_count_, zhist_), which then stay finite for any stream (the step
 # itself takes the weight as given). A cap row by row, not a rescaling of
@@ -201,7 +208,7 @@ def _thetas(H, Hw, v, card):
         vh, ch = v[has], card[has]
         # The mean count of labels at or above bin j is T[j] / weight; it
         # does not increase with j.
-        if has.size <= _FEW:
+        if has.size * _ZBINS <= _CELLS:
             j = _ZBINS - np.count_nonzero(T[vh] / Hw[vh][:, None] <= ch[:, None], axis=1)
         else:
             j = _lower_bound(np.zeros(has.size, dtype=np.int64),
@@ -295,16 +302,13 @@ def _apply_rule(est, D, k=None, theta=None):
         t = _calibrated_theta(est)
         theta = np.full(n, np.nan if t is None else t)
     cal = ~np.isnan(theta)
-    if cal.all():
-        Z = _standardise(D)[0]
-        Z -= theta[:, None]
-        return Z
-    out = _top_k_rows(D, k)
-    if cal.any():
-        Z = _standardise(D[cal])[0]
-        Z -= theta[cal][:, None]
-        out[cal] = Z
-    return out
+    Z = _standardise(D)[0]
+    Z -= np.where(cal, theta, 0.0)[:, None]
+    if not cal.all():
+        # Rows before the histogram has any weight take the rank cut.
+        cut = ~cal
+        Z[cut] = _top_k_rows(D[cut], k[cut])
+    return Z
 
 
 def _shift_error(exc, a):
@@ -472,7 +476,7 @@ class _RankingLearner(LinearLearner):
                               minlength=m * W).reshape(m, W)
         D = np.cumsum(np.cumsum(cnt[:, ::-1], axis=1), axis=0)
         D += T0[_ZBINS - 1 - c:_ZBINS - a][None, :]
-        if has.size <= _FEW:
+        if has.size * W <= _CELLS:
             # Bins below a fail every row's test, bins above c pass it.
             j = c + 1 - np.count_nonzero(D[vh] / wh[:, None] <= ch[:, None], axis=1)
         else:
@@ -491,8 +495,17 @@ class _RankingLearner(LinearLearner):
         total, rows = self._advance_counts(per_row, w)
         total, rows = total[:-1], rows[:-1]
         theta = None
-        if S is not None:
-            theta = self._add_z(S, w, None if out is None else _card(total, rows))
+        if S is not None and out is None:
+            self._add_z(S, w)
+        elif S is not None:
+            # In runs of _RUN rows: each run's thresholds lie between the
+            # histogram before it and after it, a narrower range of bins to
+            # tally than a whole long block's (the rule settles as rows come).
+            card = _card(total, rows)
+            theta = np.empty(card.size)
+            for a in range(0, card.size, _RUN):
+                b = min(card.size, a + _RUN)
+                theta[a:b] = self._add_z(S[a:b], None if w is None else w[a:b], card[a:b])
         if out is not None:
             out[:] = _apply_rule(self, out, _ks(total, rows), theta)
 
