@@ -7,6 +7,8 @@ not depend on the block size. This script times one prequential pass
 ``omlc.evaluate.prequential`` takes by default, n/100 rows) of each learner
 at its defaults, the learned threshold (no rule in Python) as a floor and
 FALT as the yardstick, interleaved, CPU time, best of ``--repeat``.
+``--quality 1 7 64 0`` prints instead each learner's prequential micro-F1 and
+labels a row at those block sizes (0: the whole stream in one block).
 ``--before FILE`` also times the same learners from another version of
 ``omlc/learners/ranking.py`` (e.g. ``git show main:omlc/learners/ranking.py
 > /tmp/ranking_old.py``), loaded beside this one (the compiled core is
@@ -68,6 +70,26 @@ def one_pass(make, X, Y, block):
     return time.process_time() - t0
 
 
+def quality(makers, sets, blocks):
+    """Prequential micro-F1 and labels a row of each learner at each block
+    size (the label sets the rule gives; the ranking does not change)."""
+    from omlc.metrics import micro_f1
+    for ds, (X, Y) in sets.items():
+        for name, make in makers.items():
+            if name == "FALT" or "learned" in name:
+                continue
+            cells = []
+            for block in blocks:
+                b = block or X.shape[0]
+                m = make()
+                S = np.vstack([m.predict_then_learn(X[a:a + b], Y[a:a + b], n_labels=Y.shape[1])
+                               for a in range(0, X.shape[0], b)])
+                P = S > 0
+                cells.append(f"{b}: {micro_f1(Y, P):.4f} / {P.sum() / P.shape[0]:.3f}")
+            print(f"{ds:18s} {name:26s} micro-F1 / labels a row by block size  " + "  ".join(cells),
+                  flush=True)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--data-dir", default=None)
@@ -75,6 +97,8 @@ def main(argv=None):
     ap.add_argument("--block", type=int, nargs="+", default=[0, 8192])
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--before", default=None, help="an older ranking.py to interleave with")
+    ap.add_argument("--quality", type=int, nargs="*", default=None,
+                    help="instead of timing: prequential micro-F1 at these block sizes (0: all)")
     a = ap.parse_args(argv)
     makers = dict(floors())
     makers.update(learners(ranking, ""))
@@ -86,6 +110,8 @@ def main(argv=None):
     sets = {"rcv1subset1 4000": rcv1subset1(a.data_dir)}
     if a.rows:
         sets[f"rcv1-like {a.rows}"] = rcv1_like(a.rows)
+    if a.quality is not None:
+        return quality(makers, sets, a.quality or [1, 7, 64, 0])
     for ds, (X, Y) in sets.items():
         for block in a.block:
             b = block or max(1, math.ceil(X.shape[0] / 100))

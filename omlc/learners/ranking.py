@@ -159,11 +159,12 @@ def _capped(w):
     return w
 
 
-def _standardise(S):
+def _standardise(S, out=None):
     """Per row (s - mean) / sd over the labels; a row of equal scores is 0
     (and flagged in the second result). Few passes over S: it runs on every
-    decision and on the learned rows' scores."""
-    Z = S - S.mean(axis=1, keepdims=True)
+    decision and on the learned rows' scores. ``out``: where to write Z (may
+    be S)."""
+    Z = np.subtract(S, S.mean(axis=1, keepdims=True), out=out)
     sd = np.sqrt(np.einsum("ij,ij->i", Z, Z) / max(1, S.shape[1]))
     ok = sd > 0
     Z /= np.where(ok, sd, 1.0)[:, None]
@@ -373,7 +374,7 @@ class _RankingLearner(LinearLearner):
         lc[:] = total[-1], rows[-1]
         return total, rows
 
-    def _add_z(self, S, w, card=None):
+    def _add_z(self, S, w, card=None, Z=None):
         """Add the rows' label scores S (weights w or None) to the calibrated
         rule's histogram ``zhist_``: _ZBINS bins of the rows' standardised
         scores, then the rows' weight, then the count of rows of non-zero
@@ -387,24 +388,34 @@ class _RankingLearner(LinearLearner):
         returns each row's threshold on z from the histogram of the rows
         before it (NaN before any weight): the histogram has a version per
         sampled row, each a running sum in row order (the same bits as rows
-        one at a time)."""
+        one at a time). ``Z``: the rows' standardised scores and flags
+        (``_standardise(S)``), if the caller has them."""
         if "zhist_" not in self.__dict__:
             self.zhist_ = np.zeros(_ZBINS + 2)
         h = self.zhist_
         n, L = S.shape
         w = _capped(w)
-        nz = np.ones(n, dtype=bool) if w is None else np.asarray(w) != 0
-        place = h[_ZBINS + 1] + np.cumsum(nz) - 1
-        h[_ZBINS + 1] += float(nz.sum())
-        pick = np.flatnonzero(nz & (np.fmod(place, _ZSTRIDE) == 0))
-        Z, ok = _standardise(S[pick]) if L and pick.size else (None, np.zeros(0, dtype=bool))
+        nz = None if w is None else np.asarray(w) != 0
+        seen = int(h[_ZBINS + 1])
+        if nz is None:
+            pick = np.arange((-seen) % _ZSTRIDE, n, _ZSTRIDE)
+            h[_ZBINS + 1] += n
+        else:
+            place = seen + np.cumsum(nz) - 1
+            pick = np.flatnonzero(nz & (place % _ZSTRIDE == 0))
+            h[_ZBINS + 1] += int(nz.sum())
+        if L and pick.size:
+            Z, ok = _standardise(S[pick]) if Z is None else (Z[0][pick], Z[1][pick])
+        else:
+            ok = np.zeros(0, dtype=bool)
         if not ok.any():
             if card is None:
                 return None
             return _thetas(h[None, :_ZBINS], h[_ZBINS:_ZBINS + 1], np.zeros(n, dtype=np.int64),
                            card)
-        wp = None if w is None else np.asarray(w, dtype=np.float64)[pick][ok]
-        Z, pick = Z[ok], pick[ok]
+        if not ok.all():
+            Z, pick = Z[ok], pick[ok]
+        wp = None if w is None else np.asarray(w, dtype=np.float64)[pick]
         m = pick.size
         B = np.clip(((Z + _ZMAX) * (_ZBINS / (2 * _ZMAX))).astype(np.int64), 0, _ZBINS - 1)
         Hw = np.empty(m + 1)
@@ -455,34 +466,38 @@ class _RankingLearner(LinearLearner):
         has = np.flatnonzero(Hw[v] > 0)
         if not has.size:
             return theta
-        vh, ch, wh = v[has], card[has], Hw[v[has]]
+        if has.size < n:
+            v, card = v[has], card[has]
+        wv = Hw[v]
         # Every row's threshold bin lies in [a, c]: below a the tail sums of
         # the histogram before the block already exceed every row's count,
         # from c on those after it are within every row's count (margins of
         # 1e-9 cover the rounding of count x weight; the exact test is below).
-        cw = ch * wh
+        cw = card * wv
         a = _ZBINS - int(np.searchsorted(T0, cw.max() * (1 + 1e-9), side="right"))
         c = min(_ZBINS - int(np.searchsorted(T1, cw.min() * (1 - 1e-9), side="right")),
                 _ZBINS - 1)
         a = min(a, c)
         W = c - a + 1
-        # Tail sums of versions 0..m over the bins a..c (entries above c
-        # tallied at c), from the block's per-row counts: exact integers.
-        keep = B >= a
-        idx = np.minimum(B - a, W - 1) + (np.arange(m) * W)[:, None]
-        cnt = np.zeros((m + 1, W))
-        cnt[1:] = np.bincount(idx[keep], weights=None if wp is None else
-                              np.broadcast_to(wp[:, None], B.shape)[keep],
-                              minlength=m * W).reshape(m, W)
-        D = np.cumsum(np.cumsum(cnt[:, ::-1], axis=1), axis=0)
-        D += T0[_ZBINS - 1 - c:_ZBINS - a][None, :]
-        if has.size * W <= _CELLS:
+        # Tail sums over the bins c, c-1, ..., a (entries above c tallied at
+        # c) of versions 0..m, from the block's entries at or above a: exact
+        # integers. Bins in rows, versions in columns: the sums over few bins
+        # run along long rows.
+        u, col = np.nonzero(B >= a)
+        D = np.zeros((W, m + 1))
+        D[:, 1:] = np.bincount((c - np.minimum(B[u, col], c)) * m + u,
+                               weights=None if wp is None else wp[u],
+                               minlength=W * m).reshape(W, m)
+        np.cumsum(D, axis=0, out=D)
+        np.cumsum(D, axis=1, out=D)
+        D += T0[_ZBINS - 1 - c:_ZBINS - a][:, None]
+        if v.size * W <= _CELLS:
             # Bins below a fail every row's test, bins above c pass it.
-            j = c + 1 - np.count_nonzero(D[vh] / wh[:, None] <= ch[:, None], axis=1)
+            j = c + 1 - (D[:, v] / wv <= card).sum(axis=0)
         else:
-            j = _lower_bound(np.full(has.size, a, dtype=np.int64),
-                             np.full(has.size, c + 1, dtype=np.int64),
-                             lambda r, j: D[vh[r], c - j] / wh[r] <= ch[r])
+            j = _lower_bound(np.full(v.size, a, dtype=np.int64),
+                             np.full(v.size, c + 1, dtype=np.int64),
+                             lambda r, j: D[c - j, v[r]] / wv[r] <= card[r])
         theta[has] = _theta_of(j)
         return theta
 
@@ -494,20 +509,32 @@ class _RankingLearner(LinearLearner):
         not depend on how the stream is cut into blocks."""
         total, rows = self._advance_counts(per_row, w)
         total, rows = total[:-1], rows[:-1]
-        theta = None
-        if S is not None and out is None:
-            self._add_z(S, w)
-        elif S is not None:
-            # In runs of _RUN rows: each run's thresholds lie between the
-            # histogram before it and after it, a narrower range of bins to
-            # tally than a whole long block's (the rule settles as rows come).
-            card = _card(total, rows)
-            theta = np.empty(card.size)
-            for a in range(0, card.size, _RUN):
-                b = min(card.size, a + _RUN)
-                theta[a:b] = self._add_z(S[a:b], None if w is None else w[a:b], card[a:b])
-        if out is not None:
-            out[:] = _apply_rule(self, out, _ks(total, rows), theta)
+        if S is None or out is None:
+            if S is not None:
+                self._add_z(S, w)
+            if out is not None:
+                out[:] = _apply_rule(self, out, _ks(total, rows))
+            return
+        # The calibrated rule (S is out): standardised once, for the
+        # histogram and the decisions; thresholds found in runs of _RUN rows
+        # (each run's lie between the histogram before it and after it: a
+        # narrower range of bins than a whole long block's, as the rule
+        # settles).
+        card = _card(total, rows)
+        n = card.size
+        theta = np.empty(n)
+        Z, ok = _standardise(out)
+        for a in range(0, n, _RUN):
+            b = min(n, a + _RUN)
+            theta[a:b] = self._add_z(out[a:b], None if w is None else w[a:b], card[a:b],
+                                     (Z[a:b], ok[a:b]))
+        cal = ~np.isnan(theta)
+        if not cal.all():
+            # Rows before the histogram has any weight take the rank cut.
+            cut = ~cal
+            Z[cut] = _top_k_rows(out[cut], _ks(total[cut], rows[cut]))
+            theta[cut] = 0.0
+        np.subtract(Z, theta[:, None], out=out)
 
     def _learn_scored(self, X, Y, order, out):
         """Learn the rows in pieces of at most _ZBUF scores (and of at most
