@@ -35,6 +35,35 @@ def test_label_weights_equal_bruteforce_and_sum_to_the_cost(cost):
             np.testing.assert_allclose(np.sum(d[y != yhat]), c, atol=1e-12)
 
 
+@pytest.mark.parametrize("cost", ls.COSTS)
+def test_callable_label_weights_take_k_plus_one_calls_bit_for_bit(cost):
+    """A callable cost's weights in K + 1 calls equal the brute force's 2K
+    calls bit for bit, for every pattern of right and wrong labels (K = 0
+    included), and the cost never sees a shared or changed argument."""
+    from omlc.learners._label_costs import label_weights_callable
+    rng = np.random.default_rng(4)
+    seen = []
+
+    def c(y, yhat):
+        seen.append(yhat)
+        out = float(ls.example_costs(cost, y, yhat)[0])
+        yhat[:] = True                   # a cost that scribbles on its argument
+        return out
+    for K in (0, 1, 2, 5, 13):
+        for _ in range(30):
+            y = rng.random(K) < rng.random()
+            yhat = rng.random(K) < rng.random()
+            keep = yhat.copy()
+            seen.clear()
+            got = label_weights_callable(c, y, yhat)
+            assert len(seen) == K + 1 and len({id(a) for a in seen}) == K + 1
+            assert np.array_equal(yhat, keep)
+            want = ls.label_weights_bruteforce(lambda a, b: float(ls.example_costs(cost, a, b)[0]),
+                                               y, yhat)
+            assert np.array_equal(got, want)
+            assert np.array_equal(ls.label_weights(c, y, yhat), want)
+
+
 def test_label_weights_hand_worked_f1():
     # y = (+,+,-), yhat = (-,+,+): TP=1, FN=1, FP=1 -> F1 loss 1 - 2/4 = 1/2.
     # k=1: real = (+,+,+): TP2 FP1 -> 1-4/5 = 1/5; pred = (-,+,+): 1/2 -> delta 3/10
@@ -343,7 +372,8 @@ def test_defaults_learn_on_a_small_label_set():
 @pytest.mark.parametrize("make", [
     lambda: omlc.DPP(code_dim=3), lambda: omlc.DPP(code_dim=3, basis="pbc"),
     lambda: omlc.CSDPP(code_dim=3), lambda: omlc.OnlineBR(),
-    lambda: omlc.OnlineCS(code_dim=3), lambda: omlc.OnlineRandomProjection(code_dim=3)])
+    lambda: omlc.OnlineCS(code_dim=3), lambda: omlc.OnlineRandomProjection(code_dim=3),
+    lambda: omlc.CSDPP(cost=_f1_callable, code_dim=3)])
 def test_large_feature_raises_naming_the_row(make):
     """An epoch-seconds column (~1.7e9) against lam = 1: the ridge inverse
     loses its precision. The learner refuses that row with NonFiniteError
@@ -364,12 +394,46 @@ def test_large_feature_raises_naming_the_row(make):
     assert not np.array_equal(before, m2.decision_function(sp.csr_matrix(X[:5])))
 
 
-def test_tiny_lam_raises_instead_of_nan():
+def _f1_callable(y, yhat):
+    return float(ls.example_costs("f1", y, yhat)[0])
+
+
+_RIDGE_LEARNERS = [omlc.OnlineBR, omlc.OnlineRandomProjection, omlc.OnlineCS, omlc.DPP,
+                   omlc.CSDPP, lambda **kw: omlc.CSDPP(cost=_f1_callable, **kw)]
+
+
+@pytest.mark.parametrize("make", _RIDGE_LEARNERS)
+def test_tiny_lam_raises_instead_of_nan(make):
     from omlc._core.linear import NonFiniteError
     X, Y = problem(n=60, K=6)
-    for m in (omlc.OnlineBR(lam=1e-300), omlc.DPP(code_dim=3, lam=1e-300)):
-        with pytest.raises(NonFiniteError, match="lost its precision"):
-            m.predict_then_learn(X, Y)
+    kw = {} if make is omlc.OnlineBR else {"code_dim": 3}
+    m = make(lam=1e-300, **kw)
+    assert m.fit(X[:1], Y[:1]).solver_ == "ridge"
+    with pytest.raises(NonFiniteError, match="lost its precision"):
+        m.predict_then_learn(X, Y)
+
+
+@pytest.mark.parametrize("make", _RIDGE_LEARNERS)
+@pytest.mark.parametrize("value,lam", [(1e8, 1.0), (1.7e9, 1.0), (30.0, 1e-12), (1e4, 1e-6)])
+def test_large_values_or_small_lam_give_an_error_or_finite_scores(make, value, lam):
+    """Issue 21's silent NaN, on every exact-ridge learner: a column reaching
+    ``value`` from row 10 on (an epoch-seconds feature), against ``lam``,
+    either stops the block with NonFiniteError naming a row at or after the
+    first large one, or every decision value is finite -- never NaN."""
+    from omlc._core.linear import NonFiniteError
+    X, Y = problem(n=60, K=6)
+    X = X.toarray()
+    X[10:, 1] = value * (1.0 + np.arange(50) / 50)
+    X = sp.csr_matrix(X)
+    kw = {} if make is omlc.OnlineBR else {"code_dim": 3}
+    m = make(lam=lam, **kw)
+    try:
+        D = m.predict_then_learn(X, Y)
+    except NonFiniteError as exc:
+        assert exc.row >= 10 and f"row {exc.row} of the block" in str(exc)
+        D = m.decision_function(X)          # the rows before it were learned: finite
+    assert np.isfinite(D).all()
+    assert np.isfinite(m.decision_function(X)).all()
 
 
 @pytest.mark.parametrize("make", [lambda: omlc.OnlineBR(solver="adagrad", eta=0.2),
@@ -396,6 +460,71 @@ def test_gradient_chunks_equal_the_per_row_loop(make, monkeypatch):
         b._row(xi[xp[k]:xp[k + 1]], xv[xp[k]:xp[k + 1]], y, E[k])
     np.testing.assert_allclose(D, E, atol=1e-12)
     np.testing.assert_allclose(a.reg_.W, b.reg_.W, atol=1e-12)
+
+
+def _omp_per_row(self, R):
+    """O-CS's decoding before omp_rows: omp() row by row."""
+    s = self._sparsity()
+    return np.array([ls.omp(self.encoder_, r, s) for r in R]).reshape(len(R), -1) - 0.5
+
+
+@pytest.mark.parametrize("M,K", [(6, 6), (8, 45), (3, 20), (20, 40)])
+def test_omp_rows_is_omp_row_by_row(M, K):
+    """The batched OMP against omp() per row: Gaussian codes, exactly sparse
+    ones (recovered), a zero code (nothing picked), sparsity 0, 1, a few and
+    more than M."""
+    rng = np.random.default_rng(M * K)
+    A = rng.normal(size=(M, K)) / np.sqrt(M)
+    Z = rng.normal(size=(60, M))
+    Z[5] = 0.0
+    X = np.zeros((20, K))
+    X[np.arange(20), rng.integers(0, K, 20)] = 1.0
+    X[np.arange(20), rng.integers(0, K, 20)] = 1.0
+    Z[20:40] = X @ A.T
+    for s in (0, 1, 2, 3, 50):
+        B = ls.omp_rows(A, Z, s)
+        np.testing.assert_allclose(B, [ls.omp(A, z, s) for z in Z], rtol=0, atol=1e-12)
+        assert not B[5].any()
+        assert (np.count_nonzero(B, axis=1) <= min(s, M)).all()
+    if M >= 20:                                  # enough measurements to recover them
+        np.testing.assert_allclose(ls.omp_rows(A, Z[20:40], 2), X, atol=1e-10)
+    assert ls.omp_rows(A, Z[:0], 2).shape == (0, K)
+
+
+@pytest.mark.parametrize("make", [lambda: omlc.OnlineRandomProjection(code_dim=4),
+                                  lambda: omlc.OnlineRandomProjection(code_dim=3, fit_intercept=False),
+                                  lambda: omlc.OnlineCS(code_dim=5),
+                                  lambda: omlc.OnlineCS(code_dim=6, sparsity=2, lam=0.3)])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_ridge_chunks_equal_the_per_row_loop(make, weighted, monkeypatch):
+    """O-RAND and O-CS on the exact ridge learn a chunk per compiled call
+    (ridge_learn) and decode it in NumPy; that is the old per-row Python loop
+    (_row: rls_gain_sparse, per-row decoding), row for row, over chunks of 7
+    rows, shuffled, with weights 0 (only scored), fractional and > 1, an
+    empty row and empty and full label sets: decisions, W, A^-1, t and
+    O-CS's label count."""
+    X, Y = problem(n=50, K=8)
+    w = np.random.default_rng(3).choice([0.0, 0.5, 1.0, 2.0], 50) if weighted else None
+    monkeypatch.setattr(ls._OnlineLSR, "CHUNK", 7)
+    a = make()
+    D = a.predict_then_learn(X, Y, sample_weight=w)
+    Da = a.decision_function(X[:9])
+    with monkeypatch.context() as mp:
+        mp.setattr(ls._Regressor, "compiled_ridge", lambda self: False)   # the per-row loop
+        mp.setattr(ls.OnlineCS, "_decode", _omp_per_row)                    # and OMP per row
+        b = make()
+        E = b.predict_then_learn(X, Y, sample_weight=w)
+        assert b.solver_ == "ridge"
+    np.testing.assert_allclose(D, E, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(a.reg_.W, b.reg_.W, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(a.reg_.Ainv, b.reg_.Ainv, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(Da, b.decision_function(X[:9]), rtol=1e-12, atol=1e-12)
+    assert a.reg_.t == b.reg_.t == (50 if w is None else np.count_nonzero(w))
+    assert getattr(a, "n_relevant_", 0) == getattr(b, "n_relevant_", 0)
+    assert getattr(a, "n_coded_", 0) == getattr(b, "n_coded_", 0)
+    # and a fit in one call of 50 rows (no decoding) lands on the same model
+    c = make().fit(X, Y, sample_weight=w)
+    np.testing.assert_allclose(c.reg_.W, a.reg_.W, rtol=1e-12, atol=1e-12)
 
 
 def test_sizes_that_cannot_fit_are_refused_up_front_with_the_figure(monkeypatch):

@@ -81,17 +81,84 @@ def test_lazy_factor_folds_and_decisions_use_it():
     np.testing.assert_allclose(m.decision_function(X[:10]), D, atol=1e-12)
 
 
-def test_kernel_and_python_loop_agree():
-    """The callable-cost Python loop (numpy eigh, QR) and the compiled loop
-    give the same decisions on the exact ridge."""
-    X, Y = problem(n=60, K=8, seed=4)
+def _python_loop(self, X, Y, order, out):
+    """CSDPP._learn of before for a callable cost: W <- W F, then the
+    per-row Python loop (_row: numpy eigh, QR)."""
+    self._fold()
+    return ls._OnlineLSR._learn(self, X, Y, order, out)
 
-    def f1(y, yhat):
-        return float(ls.example_costs("f1", y, yhat)[0])
+
+def _f1(y, yhat):
+    return float(ls.example_costs("f1", y, yhat)[0])
+
+
+def test_kernel_and_python_loop_agree(monkeypatch):
+    """A callable cost runs the compiled loop, called back for eq. 14's
+    weights: it equals the named cost's run, and on the exact ridge with
+    PBC / PBT the per-row Python loop it replaced (numpy eigh, QR)."""
+    X, Y = problem(n=60, K=8, seed=4)
     for basis in ("pbc", "pbt"):
         a = omlc.CSDPP(cost="f1", code_dim=3, basis=basis).predict_then_learn(X, Y)
-        b = omlc.CSDPP(cost=f1, code_dim=3, basis=basis).predict_then_learn(X, Y)
-        np.testing.assert_allclose(a, b, atol=1e-9)
+        b = omlc.CSDPP(cost=_f1, code_dim=3, basis=basis).predict_then_learn(X, Y)
+        np.testing.assert_allclose(a, b, rtol=0, atol=1e-12)
+        with monkeypatch.context() as mp:
+            mp.setattr(ls.CSDPP, "_learn", _python_loop)
+            c = omlc.CSDPP(cost=_f1, code_dim=3, basis=basis).predict_then_learn(X, Y)
+        np.testing.assert_allclose(b, c, atol=1e-9)
+
+
+@pytest.mark.parametrize("solver", ["ridge", "sgd", "adagrad", "row_adagrad"])
+@pytest.mark.parametrize("basis", ["pbc", "pbt", "none"])
+def test_callable_cost_is_the_named_cost_called_back(basis, solver):
+    """Every basis and solver: a callable equal to a named cost gives that
+    cost's decisions and state (eq. 14 evaluated from the callable's values
+    instead of the confusion counts), full rank and reduced, with an empty
+    row and empty and full label sets."""
+    def rank(y, yhat):
+        return float(ls.example_costs("rank", y, yhat)[0])
+    X, Y = problem(n=40, K=7, seed=2)
+    for cost, fn, code_dim in (("f1", _f1, 3), ("rank", rank, 7)):
+        kw = dict(code_dim=code_dim, basis=basis, solver=solver,
+                  eta=None if solver == "ridge" else 0.3)
+        a = omlc.CSDPP(cost=cost, **kw)
+        b = omlc.CSDPP(cost=fn, **kw)
+        np.testing.assert_allclose(a.predict_then_learn(X, Y), b.predict_then_learn(X, Y),
+                                   rtol=0, atol=1e-12)
+        np.testing.assert_allclose(a.reg_.W, b.reg_.W, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(a.Q_, b.Q_, rtol=0, atol=1e-12)
+        assert a.t_ == b.t_ == 40 and a.drop_ == b.drop_
+
+
+def test_callable_cost_failures_stop_before_the_row():
+    """A cost that raises, or returns NaN, stops the block at that row: the
+    exception (the cost's own, or NonFiniteError naming the row), and the
+    learner holds the rows before it, as a model that learned only those."""
+    from omlc._core.linear import NonFiniteError
+    X, Y = problem(n=30, K=6, seed=3)
+
+    class Boom(Exception):
+        pass
+
+    def failing(result):
+        calls = [0]
+
+        def cost(y, yhat):
+            calls[0] += 1
+            if calls[0] > 7 * 12:                # eq. 14 calls it K + 1 times a row
+                if result is None:
+                    raise Boom("cost failed")
+                return result
+            return _f1(y, yhat)
+        return cost
+    want = omlc.CSDPP(cost=_f1, code_dim=3).partial_fit(X[:12], Y[:12])
+    for result, exc, match in ((None, Boom, "cost failed"),
+                               (np.nan, NonFiniteError, r"row 12 of the block \(row 12 of")):
+        m = omlc.CSDPP(cost=failing(result), code_dim=3)
+        with pytest.raises(exc, match=match):
+            m.predict_then_learn(X, Y)
+        assert m.t_ == 12
+        np.testing.assert_allclose(m.decision_function(X), want.decision_function(X),
+                                   rtol=0, atol=1e-12)
 
 
 def test_bad_state_is_refused():
@@ -102,16 +169,44 @@ def test_bad_state_is_refused():
                       m.reg_.Ainv, m.F_, m.Qb_[:2], m.sb_, m.proj_, m.cnt_)
 
 
-def test_large_code_still_matches():
+def test_optimiser_not_bound_to_w_is_refused():
+    """The loop folds and decodes W through its own pointer with row stride
+    `width`: an optimiser bound to a wider buffer, another array, float32
+    weights or the other intercept setting is refused before the loop runs
+    (it used to be trusted and would have stepped on other rows)."""
+    from omlc._core.optimizers import SGD
+    X, Y = problem()
+    m = omlc.DPP(code_dim=3, basis="pbc", solver="sgd").fit(X, Y)
+    W = m.reg_.W
+    h, width = W.shape
+
+    def learn(opt, W=W):
+        return lsk.dpp_learn(m._stream(X, Y), 0, 0, 1, 3, False, 1.0, 0.5, True, W, opt,
+                             None, m.F_, m.Qb_, m.sb_, m.proj_, m.cnt_.copy())
+
+    wide = np.zeros((h, 2 * width))
+    wide[:, :width] = W
+    with pytest.raises(ValueError, match="row stride 7, intercept True.*got row stride 14"):
+        learn(SGD(wide[:, :width], h - 1, 1.0, 0.1))
+    with pytest.raises(ValueError, match="bound to W itself"):
+        learn(SGD(W.copy(), h - 1, 1.0, 0.1))
+    with pytest.raises(ValueError, match="bound to W itself"):
+        learn(SGD(W.astype(np.float32), h - 1, 1.0, 0.1))
+    with pytest.raises(ValueError, match="bound to W"):
+        learn(SGD(W, h, 0.0, 0.1))
+    before = W.copy()
+    assert learn(SGD(W, h - 1, 1.0, 0.1))[1] == 0       # the right binding learns
+    assert not np.array_equal(W, before)
+
+
+def test_large_code_still_matches(monkeypatch):
     """M + 2 = 22: the secular solver has no size limit; twin and the Python
     loop (numpy's eigh) agree with the kernel."""
     m, D, R, st = run_both("f1", "pbc", "ridge", 20, K=30, n=25, seed=5)
     np.testing.assert_allclose(D, R, atol=1e-10)
     X, Y = problem(n=25, K=30, seed=5)
-
-    def f1(y, yhat):
-        return float(ls.example_costs("f1", y, yhat)[0])
-    py = omlc.CSDPP(cost=f1, code_dim=20, basis="pbc", random_state=5).predict_then_learn(X, Y)
+    monkeypatch.setattr(ls.CSDPP, "_learn", _python_loop)
+    py = omlc.CSDPP(cost=_f1, code_dim=20, basis="pbc", random_state=5).predict_then_learn(X, Y)
     np.testing.assert_allclose(D, py, atol=1e-9)
 
 
@@ -207,6 +302,68 @@ def test_br_ridge_learn_matches_the_twin(seed, intercept):
             np.testing.assert_allclose(out, r_out, rtol=1e-12, atol=1e-12)
             np.testing.assert_allclose(W, r_W, rtol=1e-12, atol=1e-12)
             np.testing.assert_allclose(A, r_A, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.compiled
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("intercept", [True, False])
+def test_ridge_learn_real_targets_match_the_twin(seed, intercept):
+    """The ridge block with real-valued targets (O-RAND's and O-CS's codes)
+    against the twin, on an unlabelled stream: scores, W, Ainv, with and
+    without weights (0 and fractional), natural and shuffled order; with the
+    +-1 codes of the label sets it is O-BR's block bit for bit."""
+    from omlc._core.rowstream import RowStream
+    from omlc._validation import csr_arrays
+    X, Y, rng = _br_problem(seed)
+    n, d = X.shape
+    K = Y.shape[1]
+    h = d + intercept
+    W0 = rng.standard_normal((h, 3)) * 0.1
+    A0 = np.eye(h) / 0.7
+    T = rng.standard_normal((n, 3))
+    T[2] = 0.0                                          # (the empty label set's code)
+    xp, xi, xv = csr_arrays(X)
+    for weights in (None, np.array([1.0, 0.0, 2.5, 0.3] * 3)):
+        for order in (None, rng.permutation(n)):
+            rows = np.arange(n) if order is None else order
+            W, A, out = W0.copy(), A0.copy(), np.empty((n, 3))
+            wv = None if weights is None else weights[rows]
+            done, err, _ = lsk.ridge_learn(RowStream(xp, xi, xv, d, order=order), W, A,
+                                           intercept, T, wv, out)
+            assert (done, err) == (n, 0)
+            r_out, r_W, r_A, _ = ref.br_ridge_learn(X.toarray()[rows], None, W0, A0, intercept,
+                                                    wv, targets=T)
+            np.testing.assert_allclose(out, r_out, rtol=1e-12, atol=1e-12)
+            np.testing.assert_allclose(W, r_W, rtol=1e-12, atol=1e-12)
+            np.testing.assert_allclose(A, r_A, rtol=1e-12, atol=1e-12)
+    # +-1 targets from the label sets: O-BR's block, bit for bit
+    WK = rng.standard_normal((h, K)) * 0.1
+    a = (WK.copy(), A0.copy(), np.empty((n, K)))
+    b = (WK.copy(), A0.copy(), np.empty((n, K)))
+    lsk.br_ridge_learn(RowStream(xp, xi, xv, d, Y.indptr.astype(np.int64), Y.indices, K),
+                       *a[:2], intercept, None, a[2])
+    lsk.ridge_learn(RowStream(xp, xi, xv, d), *b[:2], intercept,
+                    np.where(Y.toarray() > 0, 1.0, -1.0), None, b[2])
+    for u, v in zip(a, b):
+        assert np.array_equal(u, v)
+
+
+@pytest.mark.compiled
+def test_ridge_learn_refuses_bad_targets():
+    from omlc._core.rowstream import RowStream
+    from omlc._validation import csr_arrays
+    X, _, _ = _br_problem(0)
+    n, d = X.shape
+    W, A = np.zeros((d + 1, 2)), np.eye(d + 1)
+    stream = RowStream(*csr_arrays(X), d)
+    T = np.ones((n, 2))
+    for bad, match in ((T[:-1], "targets must be"), (np.ones((n, 3)), "targets must be")):
+        with pytest.raises(ValueError, match=match):
+            lsk.ridge_learn(stream, W, A, True, bad)
+    T[4, 1] = np.nan
+    with pytest.raises(ValueError, match="finite: row 4"):
+        lsk.ridge_learn(stream, W, A, True, T)
+    assert not W.any() and np.array_equal(A, np.eye(d + 1))   # nothing learned
 
 
 @pytest.mark.compiled

@@ -31,10 +31,13 @@ cimport numpy as cnp
 from libc.math cimport fabs, sqrt, isfinite
 from libc.string cimport memcpy, memset
 from libc.stdint cimport int64_t
+from cpython.object cimport PyObject
 
 from omlc._core.losses cimport Loss, SquaredLoss, Target
-from omlc._core.online_pca cimport (axpy, dot, dots, kept_rows, materialise, msg_step,
-                                    reorthonormalise, reset_lazy, sample_drop, secular_eigh)
+from omlc._core.online_pca cimport (axpy, dot, kept_rows, materialise, msg_order,
+                                    msg_scratch_size, msg_step, msg_V, omlc_pca_combo,
+                                    omlc_pca_dot, omlc_pca_dots, reorthonormalise, reset_lazy,
+                                    sample_drop, secular_eigh, secular_work_size)
 from omlc._core.optimizers cimport Optimizer, OVERFLOW
 from omlc._core.rowstream cimport (CSRRows, Row, RowStream, finite_values, get_row,
                                    row_value)
@@ -67,6 +70,10 @@ cpdef enum Error:
     NONFINITE_SCORES = 1
     RIDGE_PRECISION = 2
     GRADIENT_OVERFLOW = 3
+    # the callable cost raised (dpp_learn raises it again) or returned
+    # weights that are not K finite non-negative numbers
+    COST_RAISED = 4
+    COST_VALUE = 5
 
 # The smallest fraction of a diagonal entry of (lam I + sum x x^T)^-1 that
 # one ridge step may leave (as omlc.learners._rls.PRECISION_FLOOR); rows
@@ -224,6 +231,33 @@ def br_ridge_learn(RowStream stream, float64_t[:, ::1] W, float64_t[:, ::1] Ainv
     position)``: ``(n, OK, -1)``, or the error code and the row's position
     in the stream. The number of steps taken is the rows learned minus the
     weight-0 ones (the caller counts them)."""
+    return _ridge_block(stream, W, Ainv, intercept, weights, out, False, NULL)
+
+
+def ridge_learn(RowStream stream, float64_t[:, ::1] W, float64_t[:, ::1] Ainv, bint intercept,
+                const float64_t[:, ::1] targets, weights=None, out=None):
+    """``br_ridge_learn`` with real-valued targets: row ``i`` of ``stream``
+    steps towards ``targets[i]`` (one row per stream position, W's width),
+    not towards +-1 from a label set, so the stream need carry no labels.
+    O-RAND's and O-CS's codes do not depend on the predictions, so a chunk's
+    targets are known before it is learned. The targets must be finite
+    (checked before the loop)."""
+    cdef int64_t n = stream.rows.n_rows, K = W.shape[1], i, k
+    if targets.shape[0] < n or targets.shape[1] != K:
+        raise ValueError(f"targets must be {n} x {K} (rows x W's columns), got "
+                         f"{targets.shape[0]} x {targets.shape[1]}")
+    for i in range(n):
+        for k in range(K):
+            if not isfinite(targets[i, k]):
+                raise ValueError(f"targets must be finite: row {i} holds {targets[i, k]}")
+    return _ridge_block(stream, W, Ainv, intercept, weights, out, True,
+                        &targets[0, 0] if n and K else NULL)
+
+
+cdef _ridge_block(RowStream stream, float64_t[:, ::1] W, float64_t[:, ::1] Ainv,
+                  bint intercept, weights, out, bint real_targets, const float64_t* T):
+    # real_targets: T (n x K) holds each row's targets, else +-1 from its
+    # label set
     _check_ridge_shapes(stream, W, intercept, out)
     cdef CSRRows* rows = &stream.rows
     cdef int64_t n = rows.n_rows, K = W.shape[1], d = rows.n_features, pos
@@ -236,7 +270,7 @@ def br_ridge_learn(RowStream stream, float64_t[:, ::1] W, float64_t[:, ::1] Ainv
     cdef float64_t* op = NULL
     if Ainv.shape[0] != h or Ainv.shape[1] != h:
         raise ValueError(f"Ainv must be {h} x {h}, got {Ainv.shape[0]} x {Ainv.shape[1]}")
-    if rows.y_indptr == NULL or rows.n_labels != K:
+    if not real_targets and (rows.y_indptr == NULL or rows.n_labels != K):
         raise ValueError(f"the stream must carry label sets over {K} labels (W's columns)")
     if weights is not None:
         wv = weights
@@ -284,10 +318,14 @@ def br_ridge_learn(RowStream stream, float64_t[:, ::1] W, float64_t[:, ::1] Ainv
                 err = NONFINITE_SCORES
                 break
             # the row with the intercept as its last feature, and the residual
-            for k in range(K):
-                res[k] = s[k] + 1.0
-            for p in range(r.y_nnz):
-                res[r.y_indices[p]] = s[r.y_indices[p]] - 1.0
+            if real_targets:
+                for k in range(K):
+                    res[k] = s[k] - T[pos * K + k]
+            else:
+                for k in range(K):
+                    res[k] = s[k] + 1.0
+                for p in range(r.y_nnz):
+                    res[r.y_indices[p]] = s[r.y_indices[p]] - 1.0
             m = r.x_nnz
             for p in range(m):
                 xi[p] = r.x_indices[p]
@@ -344,8 +382,8 @@ def secular_eigh_py(d, z, double rho):
         raise ValueError("d and z must have the same length")
     lam = np.zeros(n)
     V = np.zeros((n, n))
-    work = np.zeros(8 * n + 1)
-    iw = np.zeros(5 * n + 1, dtype=np.int64)
+    work = np.zeros(secular_work_size(n))
+    iw = np.zeros(4 * n + 1, dtype=np.int64)
     if n:
         secular_eigh(<float64_t*> cnp.PyArray_DATA(dd), <float64_t*> cnp.PyArray_DATA(zz), rho, n,
                      <float64_t*> cnp.PyArray_DATA(lam), <float64_t*> cnp.PyArray_DATA(V),
@@ -353,12 +391,37 @@ def secular_eigh_py(d, z, double rho):
     return lam, V
 
 
+# ----------------------------------------------------------------------------- a callable cost
+cdef int _cost_callback(PyObject* fn, PyObject* failure, const char* y, const char* yhat,
+                        int64_t K, float64_t* delta) noexcept with gil:
+    """Eq. 14's weights from a Python cost: ``fn(y, yhat)`` on fresh boolean
+    copies (the cost may keep or change them), the result checked (K finite
+    non-negative numbers) before it reaches the loop. Returns OK,
+    COST_VALUE, or COST_RAISED with the exception kept in ``failure[0]``."""
+    cdef int64_t k
+    cdef const float64_t[::1] got
+    try:
+        a = np.frombuffer((<char*> y)[:K], dtype=np.int8).astype(bool)
+        b = np.frombuffer((<char*> yhat)[:K], dtype=np.int8).astype(bool)
+        got = np.ascontiguousarray((<object> fn)(a, b), dtype=np.float64).reshape(-1)
+        if got.shape[0] != K:
+            return COST_VALUE
+        for k in range(K):
+            if not (isfinite(got[k]) and got[k] >= 0.0):
+                return COST_VALUE
+            delta[k] = got[k]
+    except BaseException as exc:
+        (<list> failure)[0] = exc
+        return COST_RAISED
+    return OK
+
+
 # ----------------------------------------------------------------------------- the block
 def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint full_rank,
               double pca_step, double u, bint intercept,
               cnp.ndarray W, Optimizer opt, cnp.ndarray Ainv, cnp.ndarray F,
               cnp.ndarray Q, cnp.ndarray sigma, cnp.ndarray P, cnp.ndarray counters,
-              double eta_sgd=1.0, double fold_tol=FOLD_TOL, out=None):
+              double eta_sgd=1.0, double fold_tol=FOLD_TOL, out=None, cost_fn=None):
     """Learn every row of ``stream`` (labelled) in order; the state arrays are
     updated in place. ``counters`` (int64): [rows of Q, dropped row, t,
     folds]. ``W``: (d + intercept) x width, width K for PBC else M; ``opt``
@@ -366,6 +429,13 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     ridge inverse (ridge, else None); ``F`` (M x M) the lazy basis change of
     PBT under a gradient solver (else left as it is). ``out`` (n x K) gets
     each row's decision values before it is learned.
+
+    ``cost_fn`` (a callable, or None: the named ``cost``) gives eq. 14's
+    weights of a row, ``cost_fn(y, yhat)`` of two boolean vectors returning
+    K non-negative numbers: the loop calls it back, holding the GIL for that
+    call only, where the named costs take ``label_weights``; everything else
+    stays compiled. An exception it raises stops the call before anything
+    of that row changes, and is raised again once the state is written out.
 
     Returns ``(n_done, error, row_index)``: error 0 when every row was
     learned, else the Error of row ``n_done`` (not learned)."""
@@ -411,6 +481,13 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     if gradient:
         if opt is None or opt.K != width or opt.n_features != d:
             raise ValueError("a gradient solver needs its optimiser bound to W")
+        # The loop reads and folds W through its own pointer with row stride
+        # `width` while the optimiser steps on its binding: both must be one
+        # dense float64 buffer, or a fold and a step would write different rows.
+        if opt.W != <char*> cnp.PyArray_DATA(W) or opt.ld != width or opt.w_f32 \
+                or (opt.b != 0.0) != intercept:
+            raise ValueError(f"the optimiser must be bound to W itself (float64, row stride "
+                             f"{width}, intercept {bool(intercept)}), got row stride {opt.ld}")
     else:
         if Ainv is None or tuple((<object> Ainv).shape) != (h, h) \
                 or Ainv.dtype != np.float64 or not Ainv.flags.c_contiguous:
@@ -432,8 +509,7 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     # scratch: one owner (this frame)
     scratch_arr = np.zeros(
         8 * K + 4 * width + 4 * M * M + 2 * M + 2 * Mp * K + 2 * Mp * Mp + 6 * Mp + 2 * (M + 1)
-        + (Mp + K + 9 * Mp + Mp * Mp + 2 * Mp + 4 * Mp + Mp * Mp + 2 * Mp + K + Mp + 5 * Mp)
-        + 2 * h + 16)
+        + msg_scratch_size(M, K) + 2 * h + 16)
     cdef float64_t* sc = <float64_t*> cnp.PyArray_DATA(scratch_arr)
     cdef float64_t* ytil = sc                      # K
     cdef float64_t* v = ytil + K                   # K
@@ -458,9 +534,14 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     cdef float64_t* ssave = <float64_t*> (kq2 + Mp)   # M + 1
     cdef float64_t* gx = ssave + 2 * (M + 1)       # h: Ainv x
     cdef float64_t* msg = gx + 2 * h               # msg_step's scratch
-    cdef float64_t* msgV = msg + Mp + K + 9 * Mp   # its eigenvectors (see msg_step)
-    cdef int64_t* msgo = <int64_t*> (msg + Mp + K + 9 * Mp + Mp * Mp + 2 * Mp + 4 * Mp
-                                     + Mp * Mp + 2 * Mp + K)
+    cdef float64_t* msgV = msg_V(msg)              # its eigenvectors and their order
+    cdef int64_t* msgo = msg_order(msg, M)
+    if cost_fn is not None and not callable(cost_fn):
+        raise TypeError(f"cost_fn must be callable or None, got {type(cost_fn).__name__}")
+    cdef bint has_fn = cost_fn is not None
+    cdef list failure = [None]         # the exception cost_fn raised, if any
+    cdef PyObject* fnp = <PyObject*> cost_fn
+    cdef PyObject* failp = <PyObject*> failure
     flags = np.zeros(2 * K + 2, dtype=np.int8)
     cdef char* yrel = <char*> cnp.PyArray_DATA(flags)
     cdef char* yhat = yrel + K + 1
@@ -508,7 +589,7 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
             if not full_rank:
                 nkept = kept_rows(nq, drop, M, kq)
                 if basis == PBC:
-                    dots(B, reff, nq, K, bb)          # bb = B r, z = R[kq] bb
+                    omlc_pca_dots(B, nq, K, reff, bb)  # bb = B r, z = R[kq] bb
                     for m in range(nkept):
                         x = 0.0
                         for j in range(nq):
@@ -523,8 +604,7 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                         x += R[kq[m] * Mp + j] * z[m]
                     uu[j] = x
                 memset(ytil, 0, K * sizeof(float64_t))
-                for j in range(nq):                   # ytil = B^T uu
-                    axpy(uu[j], B + j * K, ytil, K)
+                omlc_pca_combo(B, nq, K, uu, ytil)    # ytil = B^T uu
             elif basis == PBC:
                 for m in range(L):
                     x = 0.0
@@ -580,7 +660,12 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                 yhat[k] = ytil[k] > 0
             for p in range(r.y_nnz):
                 yrel[r.y_indices[p]] = 1
-            label_weights(cost, yrel, yhat, K, delta)
+            if has_fn:
+                err = _cost_callback(fnp, failp, yrel, yhat, K, delta)
+                if err:
+                    break
+            else:
+                label_weights(cost, yrel, yhat, K, delta)
             for k in range(K):
                 v[k] = sqrt(delta[k]) * (1.0 if yrel[k] else -1.0)
             t += 1
@@ -592,13 +677,8 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                     # below refuse the row; |coefficient| <= |r| + |v| (F
                     # near-orthogonal), so the basis is saved for undoing
                     # only when that bound comes close.
-                    bound = 0.0
-                    for j in range(width):
-                        bound += reff[j] * reff[j]
-                    x = 0.0
-                    for k in range(K):
-                        x += v[k] * v[k]
-                    bound = 2.0 * (sqrt(bound) + sqrt(x))
+                    bound = 2.0 * (sqrt(omlc_pca_dot(reff, reff, width))
+                                   + sqrt(omlc_pca_dot(v, v, K)))
                     x = 1.0 if intercept else 0.0     # max |x_j| of the row
                     for p in range(r.x_nnz):
                         if fabs(row_value(&r, p)) > x:
@@ -735,6 +815,8 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
             memset(Pp, 0, M * K * sizeof(float64_t))
             for m in range(nkept):
                 memcpy(Pp + m * K, Qp + kq[m] * K, K * sizeof(float64_t))
+    if err == COST_RAISED:
+        raise failure[0]
     if err:
         return nrow, err, r.index
     return n, OK, -1

@@ -15,6 +15,210 @@ cdef enum:
     # the bracket at worst; they converge in a handful).
     SECULAR_ITERS = 100
 
+# The K-length passes over the basis and the secular equation's sums, in C so
+# that each carries an AVX2 build beside the baseline one (GCC / Clang
+# function multi-versioning, as omlc/_core/simd.pxd explains; elsewhere the
+# baseline build only). Every sum runs in four lanes (index mod 4) combined
+# as (l0 + l1) + (l2 + l3), and no build contracts a multiply-add, so both
+# builds round alike; tests/reference_label_space.py sums the secular terms
+# in the same order. The secular arrays come padded to a multiple of 4
+# (rz = 0, a pole far away, col = 0), so each loop is whole vectors.
+cdef extern from *:
+    """
+    #include <math.h>
+    #include <stdint.h>
+    #if defined(__GNUC__) || defined(__clang__)
+    #  define OMLC_PCA_UNUSED __attribute__((unused))
+    #  define OMLC_PCA_RESTRICT __restrict__
+    #else
+    #  define OMLC_PCA_UNUSED
+    #  define OMLC_PCA_RESTRICT
+    #endif
+    #if defined(__x86_64__) && defined(__GLIBC__) && !defined(OMLC_NO_CLONES) \\
+        && defined(__has_attribute)
+    #  if __has_attribute(target_clones)
+    #    define OMLC_PCA_CLONES __attribute__((target_clones("avx2", "default"))) OMLC_PCA_UNUSED
+    #  endif
+    #endif
+    #ifndef OMLC_PCA_CLONES
+    #  define OMLC_PCA_CLONES OMLC_PCA_UNUSED
+    #endif
+    /* A pole beyond every root: a padding entry's term is 0 / (PAD - y). */
+    #define OMLC_PCA_PAD 1e300
+
+    /* The secular loops in vectors of four lanes: GCC / Clang vector types
+       (the loop vectoriser makes a strided mess of them otherwise); a plain
+       lane loop elsewhere, with the same operations in the same order. */
+    #if defined(__GNUC__) || defined(__clang__)
+    #  define OMLC_PCA_VEC 1
+    typedef double omlc_v4d __attribute__((vector_size(32), aligned(8), may_alias));
+    typedef long long omlc_v4i __attribute__((vector_size(32), aligned(8), may_alias));
+    #endif
+
+    /* out = [1 + sum c, sum c w, 1 + sum |c|] with w = 1 / (dl - y), c = rz w. */
+    OMLC_PCA_CLONES static void omlc_sec_sums(const double* OMLC_PCA_RESTRICT dl,
+                                              const double* OMLC_PCA_RESTRICT rz, int64_t n4,
+                                              double y, double* OMLC_PCA_RESTRICT out) {
+    #ifdef OMLC_PCA_VEC
+        const omlc_v4i absmask = {0x7fffffffffffffffLL, 0x7fffffffffffffffLL,
+                                  0x7fffffffffffffffLL, 0x7fffffffffffffffLL};
+        omlc_v4d g = {0.0, 0.0, 0.0, 0.0}, gd = g, ga = g;
+        for (int64_t b = 0; b < n4; b += 4) {
+            omlc_v4d w = 1.0 / (*(const omlc_v4d*)(dl + b) - y);
+            omlc_v4d c = *(const omlc_v4d*)(rz + b) * w;
+            g += c;
+            gd += c * w;
+            ga += (omlc_v4d)((omlc_v4i)c & absmask);
+        }
+    #else
+        double g[4] = {0.0, 0.0, 0.0, 0.0}, gd[4] = {0.0, 0.0, 0.0, 0.0};
+        double ga[4] = {0.0, 0.0, 0.0, 0.0};
+        for (int64_t b = 0; b < n4; b += 4) {
+            for (int l = 0; l < 4; l++) {
+                double w = 1.0 / (dl[b + l] - y);
+                double c = rz[b + l] * w;
+                g[l] += c;
+                gd[l] += c * w;
+                ga[l] += fabs(c);
+            }
+        }
+    #endif
+        out[0] = 1.0 + ((g[0] + g[1]) + (g[2] + g[3]));
+        out[1] = (gd[0] + gd[1]) + (gd[2] + gd[3]);
+        out[2] = 1.0 + ((ga[0] + ga[1]) + (ga[2] + ga[3]));
+    }
+
+    /* prod over b != a, b < k of -((dsk[a] - dso[b]) - mu[b]) / (dsk[b] - dsk[a]). */
+    OMLC_PCA_CLONES static double omlc_sec_prod(const double* OMLC_PCA_RESTRICT dsk,
+                                                const double* OMLC_PCA_RESTRICT dso,
+                                                const double* OMLC_PCA_RESTRICT mu, int64_t a,
+                                                int64_t k, int64_t n4) {
+        const double da = dsk[a];
+    #ifdef OMLC_PCA_VEC
+        omlc_v4d p = {1.0, 1.0, 1.0, 1.0};
+        const omlc_v4d one = p;
+        omlc_v4i j = {0, 1, 2, 3};
+        for (int64_t b = 0; b < n4; b += 4, j += 4) {
+            omlc_v4i skip = (j == a) | (j >= k);
+            omlc_v4d num = -((da - *(const omlc_v4d*)(dso + b)) - *(const omlc_v4d*)(mu + b));
+            omlc_v4d den = *(const omlc_v4d*)(dsk + b) - da;
+            num = (omlc_v4d)(((omlc_v4i)num & ~skip) | ((omlc_v4i)one & skip));
+            den = (omlc_v4d)(((omlc_v4i)den & ~skip) | ((omlc_v4i)one & skip));
+            p *= num / den;
+        }
+    #else
+        double p[4] = {1.0, 1.0, 1.0, 1.0};
+        for (int64_t b = 0; b < n4; b += 4) {
+            for (int l = 0; l < 4; l++) {
+                int64_t j = b + l;
+                int skip = j == a || j >= k;
+                double num = skip ? 1.0 : -((da - dso[j]) - mu[j]);
+                double den = skip ? 1.0 : dsk[j] - da;
+                p[l] *= num / den;
+            }
+        }
+    #endif
+        return (p[0] * p[1]) * (p[2] * p[3]);
+    }
+
+    /* out[b] = col[b] / ((dsk[b] - dsoa) - mua); returns sum out[b]^2. */
+    OMLC_PCA_CLONES static double omlc_sec_col(const double* OMLC_PCA_RESTRICT col,
+                                               const double* OMLC_PCA_RESTRICT dsk, double dsoa,
+                                               double mua, int64_t n4,
+                                               double* OMLC_PCA_RESTRICT out) {
+    #ifdef OMLC_PCA_VEC
+        omlc_v4d s = {0.0, 0.0, 0.0, 0.0};
+        for (int64_t b = 0; b < n4; b += 4) {
+            omlc_v4d y = *(const omlc_v4d*)(col + b)
+                         / ((*(const omlc_v4d*)(dsk + b) - dsoa) - mua);
+            *(omlc_v4d*)(out + b) = y;
+            s += y * y;
+        }
+    #else
+        double s[4] = {0.0, 0.0, 0.0, 0.0};
+        for (int64_t b = 0; b < n4; b += 4) {
+            for (int l = 0; l < 4; l++) {
+                double y = col[b + l] / ((dsk[b + l] - dsoa) - mua);
+                out[b + l] = y;
+                s[l] += y * y;
+            }
+        }
+    #endif
+        return (s[0] + s[1]) + (s[2] + s[3]);
+    }
+
+    /* sum a[k] b[k] in four lanes, the tail after them. */
+    OMLC_PCA_CLONES static double omlc_pca_dot(const double* OMLC_PCA_RESTRICT a,
+                                               const double* OMLC_PCA_RESTRICT b, int64_t K) {
+        double s[4] = {0.0, 0.0, 0.0, 0.0};
+        int64_t k = 0;
+        for (; k + 4 <= K; k += 4)
+            for (int l = 0; l < 4; l++) s[l] += a[k + l] * b[k + l];
+        double t = (s[0] + s[1]) + (s[2] + s[3]);
+        for (; k < K; k++) t += a[k] * b[k];
+        return t;
+    }
+
+    /* out[i] = omlc_pca_dot(A[i], x) for n rows of length K. */
+    OMLC_PCA_CLONES static void omlc_pca_dots(const double* OMLC_PCA_RESTRICT A, int64_t n,
+                                              int64_t K, const double* OMLC_PCA_RESTRICT x,
+                                              double* OMLC_PCA_RESTRICT out) {
+        for (int64_t i = 0; i < n; i++) {
+            const double* OMLC_PCA_RESTRICT a = A + i * K;
+            double s[4] = {0.0, 0.0, 0.0, 0.0};
+            int64_t k = 0;
+            for (; k + 4 <= K; k += 4)
+                for (int l = 0; l < 4; l++) s[l] += a[k + l] * x[k + l];
+            double t = (s[0] + s[1]) + (s[2] + s[3]);
+            for (; k < K; k++) t += a[k] * x[k];
+            out[i] = t;
+        }
+    }
+
+    /* out += sum_i c[i] A[i] (row i added after row i - 1, as n axpys). */
+    OMLC_PCA_CLONES static void omlc_pca_combo(const double* OMLC_PCA_RESTRICT A, int64_t n,
+                                               int64_t K, const double* OMLC_PCA_RESTRICT c,
+                                               double* OMLC_PCA_RESTRICT out) {
+        for (int64_t i = 0; i < n; i++) {
+            const double ci = c[i];
+            const double* OMLC_PCA_RESTRICT a = A + i * K;
+            for (int64_t k = 0; k < K; k++) out[k] += ci * a[k];
+        }
+    }
+
+    /* A[i] += c[i] x for n rows of length K. */
+    OMLC_PCA_CLONES static void omlc_pca_rank1(double* OMLC_PCA_RESTRICT A, int64_t n, int64_t K,
+                                               const double* OMLC_PCA_RESTRICT c,
+                                               const double* OMLC_PCA_RESTRICT x) {
+        for (int64_t i = 0; i < n; i++) {
+            const double ci = c[i];
+            double* OMLC_PCA_RESTRICT a = A + i * K;
+            for (int64_t k = 0; k < K; k++) a[k] += ci * x[k];
+        }
+    }
+
+    /* out = x / s */
+    OMLC_PCA_CLONES static void omlc_pca_div(const double* OMLC_PCA_RESTRICT x, double s,
+                                             int64_t K, double* OMLC_PCA_RESTRICT out) {
+        for (int64_t k = 0; k < K; k++) out[k] = x[k] / s;
+    }
+    """
+    const double OMLC_PCA_PAD
+    void omlc_sec_sums(const double* dl, const double* rz, int64_t n4, double y,
+                       double* out) noexcept nogil
+    double omlc_sec_prod(const double* dsk, const double* dso, const double* mu, int64_t a,
+                         int64_t k, int64_t n4) noexcept nogil
+    double omlc_sec_col(const double* col, const double* dsk, double dsoa, double mua,
+                        int64_t n4, double* out) noexcept nogil
+    double omlc_pca_dot(const double* a, const double* b, int64_t K) noexcept nogil
+    void omlc_pca_dots(const double* A, int64_t n, int64_t K, const double* x,
+                       double* out) noexcept nogil
+    void omlc_pca_combo(const double* A, int64_t n, int64_t K, const double* c,
+                        double* out) noexcept nogil
+    void omlc_pca_rank1(double* A, int64_t n, int64_t K, const double* c,
+                        const double* x) noexcept nogil
+    void omlc_pca_div(const double* x, double s, int64_t K, double* out) noexcept nogil
+
 
 cdef inline float64_t dot(const float64_t* a, const float64_t* b, int64_t n) noexcept nogil:
     cdef int64_t i
@@ -31,20 +235,6 @@ cdef inline void axpy(float64_t x, const float64_t* a, float64_t* b, int64_t n) 
         b[i] += x * a[i]
 
 
-cdef inline void dots(const float64_t* A, const float64_t* x, int64_t n, int64_t K,
-                      float64_t* out) noexcept nogil:
-    """out[i] = dot(A[i], x) for n rows of length K, the n sums side by side
-    (independent chains, each in dot's order: the same bits)."""
-    cdef int64_t i, k
-    cdef float64_t xk
-    for i in range(n):
-        out[i] = 0.0
-    for k in range(K):
-        xk = x[k]
-        for i in range(n):
-            out[i] += A[i * K + k] * xk
-
-
 cdef inline float64_t clip01(float64_t x) noexcept nogil:
     return 0.0 if x < 0.0 else (1.0 if x > 1.0 else x)
 
@@ -53,11 +243,17 @@ cdef inline float64_t sigma_drop(float64_t s) noexcept nogil:
     return 1.0 - s if s < 1.0 else 0.0
 
 
+cdef inline int64_t secular_work_size(int64_t n) noexcept nogil:
+    """The doubles of secular_eigh's ``work`` for an n x n problem."""
+    return 11 * n + 32
+
+
 cdef inline void secular_eigh(const float64_t* d, const float64_t* z, float64_t rho, int64_t n,
                               float64_t* lam, float64_t* V, float64_t* work,
                               int64_t* iw) noexcept nogil:
     """The eigenpairs of ``diag(d) + rho z z^T`` (rho >= 0) in O(n^2): lam[j]
-    and V's column j (row-major n x n). ``work``: 8 n doubles, ``iw``: 5 n.
+    and V's column j (row-major n x n). ``work``: secular_work_size(n)
+    doubles, ``iw``: 4 n.
 
     The MSG step's matrix is diagonal plus rank one, so its eigenvalues are
     the roots of the secular equation ``1 + rho' sum_i z_i^2 / (d_i - l) = 0``
@@ -69,22 +265,28 @@ cdef inline void secular_eigh(const float64_t* d, const float64_t* z, float64_t 
     on ``mu g(mu)`` (no pole at that origin: a few steps), so ``d_i - l_j``
     is accurate, and the eigenvectors come from the z that these roots make
     exact (Gu & Eisenstat 1994), which keeps them orthogonal to rounding
-    even for close roots."""
+    even for close roots. The k remaining poles sit compacted (dsk, rzk,
+    their roots' origins dso and offsets mu), padded to whole vectors of 4
+    for the C loops above, where the divisions go."""
+    cdef int64_t n4 = (n + 3) // 4 * 4
     cdef float64_t* ds = work
     cdef float64_t* zs = ds + n
-    cdef float64_t* mu = zs + n
-    cdef float64_t* gc = mu + n
+    cdef float64_t* gc = zs + n
     cdef float64_t* gs = gc + n
-    cdef float64_t* col = gs + n
-    cdef float64_t* rz = col + n
-    cdef float64_t* dl = rz + n
+    cdef float64_t* dsk = gs + n                    # n4 each from here
+    cdef float64_t* rzk = dsk + n4
+    cdef float64_t* dso = rzk + n4
+    cdef float64_t* mu = dso + n4
+    cdef float64_t* dl = mu + n4
+    cdef float64_t* col = dl + n4
+    cdef float64_t* yb = col + n4
+    cdef float64_t* sums = yb + n4                  # 3
     cdef int64_t* perm = iw
     cdef int64_t* idx = perm + n
-    cdef int64_t* org = idx + n
-    cdef int64_t* gp = org + n
+    cdef int64_t* gp = idx + n
     cdef int64_t* gq = gp + n
-    cdef int64_t i, j, a, b, o, ob, k, ng, last, _it, cx
-    cdef float64_t zn2, rhop, tol, dmax, tau, c, s, lo, hi, m, g, gd, ga, w, y, nrm
+    cdef int64_t i, j, a, b, o, k, k4, ng, last, _it, cx
+    cdef float64_t zn2, rhop, tol, dmax, tau, c, s, lo, hi, m, g, gd, ga, w, y, nrm, da
     for i in range(n * n):
         V[i] = 0.0
     zn2 = 0.0
@@ -137,52 +339,55 @@ cdef inline void secular_eigh(const float64_t* d, const float64_t* z, float64_t 
         idx[k] = i
         k += 1
         last = i
-    # ---- the roots, as offsets mu[a] from the pole org[a]
-    for b in range(k):
-        rz[b] = rhop * zs[idx[b]] * zs[idx[b]]
+    k4 = (k + 3) // 4 * 4
+    for a in range(k4):
+        if a < k:
+            dsk[a] = ds[idx[a]]
+            rzk[a] = rhop * zs[idx[a]] * zs[idx[a]]
+        else:
+            dsk[a] = OMLC_PCA_PAD
+            rzk[a] = 0.0
+        dso[a] = 0.0
+        mu[a] = 0.0
+        col[a] = 0.0
+    # ---- the roots, as offsets mu[a] from the pole dso[a] = dsk[o]
     for a in range(k):
-        i = idx[a]
+        da = dsk[a]
+        for b in range(k4):
+            dl[b] = dsk[b] - da
         if a < k - 1:
-            m = 0.5 * (ds[idx[a + 1]] - ds[i])
-            g = 1.0
-            for b in range(k):
-                g += rz[b] / ((ds[idx[b]] - ds[i]) - m)
-            if g >= 0.0:
-                org[a] = i
+            m = 0.5 * (dsk[a + 1] - da)
+            omlc_sec_sums(dl, rzk, k4, m, sums)
+            if sums[0] >= 0.0:
+                o = a
                 lo = 0.0
                 hi = m
             else:
-                org[a] = idx[a + 1]
+                o = a + 1
                 lo = -m
                 hi = 0.0
+                for b in range(k4):
+                    dl[b] = dsk[b] - dsk[o]
         else:
-            org[a] = i
+            o = a
             lo = 0.0
             hi = rhop
-        o = org[a]
         # start: the origin's own pole with the others frozen at mu = 0
         # (within O(rho) of the root once the MSG step is small)
-        g = 1.0
-        ob = 0
-        for b in range(k):
-            dl[b] = ds[idx[b]] - ds[o]
-            if idx[b] == o:
-                ob = b
-            else:
-                g += rz[b] / dl[b]
-        y = rz[ob] / g
+        w = rzk[o]
+        rzk[o] = 0.0
+        dl[o] = OMLC_PCA_PAD
+        omlc_sec_sums(dl, rzk, k4, 0.0, sums)
+        rzk[o] = w
+        dl[o] = 0.0
+        y = w / sums[0]
         if not (y > lo and y < hi):
             y = 0.5 * (lo + hi)
         for _it in range(SECULAR_ITERS):
-            g = 1.0
-            gd = 0.0
-            ga = 1.0
-            for b in range(k):
-                w = 1.0 / (dl[b] - y)
-                c = rz[b] * w
-                g += c
-                gd += c * w
-                ga += fabs(c)
+            omlc_sec_sums(dl, rzk, k4, y, sums)
+            g = sums[0]
+            gd = sums[1]
+            ga = sums[2]
             if fabs(g) <= DBL_EPSILON * ga:        # a root to rounding
                 break
             if g < 0.0:
@@ -199,27 +404,18 @@ cdef inline void secular_eigh(const float64_t* d, const float64_t* z, float64_t 
                 break
             y = m
         mu[a] = y
-        lam[i] = ds[o] + y
+        dso[a] = dsk[o]
+        lam[idx[a]] = dsk[o] + y
     # ---- the z that the roots make exact, then the eigenvectors
     for a in range(k):
-        i = idx[a]
-        w = -((ds[i] - ds[org[a]]) - mu[a]) / rhop
-        for b in range(k):
-            if b != a:
-                j = idx[b]
-                w *= -((ds[i] - ds[org[b]]) - mu[b]) / (ds[j] - ds[i])
-        col[a] = sqrt(fabs(w)) if zs[i] >= 0.0 else -sqrt(fabs(w))
+        w = -((dsk[a] - dso[a]) - mu[a]) / rhop
+        w *= omlc_sec_prod(dsk, dso, mu, a, k, k4)
+        col[a] = sqrt(fabs(w)) if zs[idx[a]] >= 0.0 else -sqrt(fabs(w))
     for a in range(k):
+        nrm = sqrt(omlc_sec_col(col, dsk, dso[a], mu[a], k4, yb))
         cx = idx[a]
-        nrm = 0.0
         for b in range(k):
-            j = idx[b]
-            y = col[b] / ((ds[j] - ds[org[a]]) - mu[a])
-            V[j * n + cx] = y
-            nrm += y * y
-        nrm = sqrt(nrm)
-        for b in range(k):
-            V[idx[b] * n + cx] /= nrm
+            V[idx[b] * n + cx] = yb[b] / nrm
     for i in range(n):
         if zs[i] == 0.0:
             lam[i] = ds[i]
@@ -312,35 +508,35 @@ cdef inline int64_t msg_step(float64_t* B, float64_t* R, int64_t nq, float64_t* 
     last row, which is discarded (O(M K)). Leaves in ``scratch`` V (nt x nt,
     nt written to ``nt_out``) and the order of its columns (row i of the new
     Q is column order[i]); ``anew`` gets the new Q v."""
-    cdef int64_t i, j, k, l, nt, nk, Mp = M + 2
+    cdef int64_t i, j, l, nt, nk, Mp = M + 2
     cdef float64_t rho, vnorm, x, tot, beta
-    cdef float64_t* a = scratch                    # M + 2
+    cdef float64_t* V = scratch                    # (M + 2)^2: first (msg_V)
+    cdef int64_t* order = <int64_t*> (V + Mp * Mp) # M + 2: second (msg_order)
+    cdef int64_t* iw = order + Mp                  # 4 (M + 2)
+    cdef float64_t* a = <float64_t*> (iw + 4 * Mp) # M + 2
     cdef float64_t* rres = a + Mp                  # K
     cdef float64_t* dg = rres + K                  # M + 2: the diagonal
-    cdef float64_t* work = dg + Mp                 # 8 (M + 2): secular_eigh's
-    cdef float64_t* V = work + 8 * Mp              # (M + 2)^2
-    cdef float64_t* lam = V + Mp * Mp              # M + 2
+    cdef float64_t* lam = dg + Mp                  # M + 2
     cdef float64_t* lamk = lam + Mp                # M + 2
     cdef float64_t* bps = lamk + Mp                # 4 (M + 2)
     cdef float64_t* T = bps + 4 * Mp               # (M + 2)^2, stride M + 2
     cdef float64_t* hv = T + Mp * Mp               # M + 2
     cdef float64_t* bb = hv + Mp                   # M + 2
     cdef float64_t* cK = bb + Mp                   # K
-    cdef int64_t* order = <int64_t*> (cK + K)      # M + 2
-    cdef int64_t* iw = order + Mp                  # 5 (M + 2)
-    vnorm = sqrt(dot(v, v, K))
+    cdef float64_t* work = cK + K                  # secular_eigh's
+    vnorm = sqrt(omlc_pca_dot(v, v, K))
     memcpy(rres, v, K * sizeof(float64_t))
-    dots(B, v, nq, K, bb)                          # bb = B v, r = v - B^T B v
+    omlc_pca_dots(B, nq, K, v, bb)                 # bb = B v, r = v - B^T B v
     for i in range(nq):
-        axpy(-bb[i], B + i * K, rres, K)
+        hv[i] = -bb[i]
+    omlc_pca_combo(B, nq, K, hv, rres)
     for i in range(nq):                            # a = Q v = R B v
         a[i] = dot(R + i * Mp, bb, nq)
-    rho = sqrt(dot(rres, rres, K))
+    rho = sqrt(omlc_pca_dot(rres, rres, K))
     nt = nq
     if rho > 1e-12 * (vnorm if vnorm > 1.0 else 1.0):
         a[nq] = rho
-        for k in range(K):
-            B[nq * K + k] = rres[k] / rho          # the new direction: B's row nq
+        omlc_pca_div(rres, rho, K, B + nq * K)     # the new direction: B's row nq
         nt = nq + 1
     for i in range(nt):                            # diag(sigma, 0) + eta a a^T
         dg[i] = sigma[i] if i < nq else 0.0
@@ -377,12 +573,11 @@ cdef inline int64_t msg_step(float64_t* B, float64_t* R, int64_t nq, float64_t* 
             x *= beta
             for l in range(nk):
                 R[i * Mp + l] = T[i * Mp + l] - x * hv[l]
-        for k in range(K):                         # B <- (H B)[:nk]
-            cK[k] = 0.0
-        for j in range(nt):
-            axpy(hv[j], B + j * K, cK, K)
+        memset(cK, 0, K * sizeof(float64_t))       # B <- (H B)[:nk]
+        omlc_pca_combo(B, nt, K, hv, cK)
         for j in range(nk):
-            axpy(-beta * hv[j], cK, B + j * K, K)
+            bb[j] = -beta * hv[j]
+        omlc_pca_rank1(B, nk, K, bb, cK)
     else:
         for i in range(nk):
             for l in range(nt):
@@ -400,6 +595,22 @@ cdef inline int64_t msg_step(float64_t* B, float64_t* R, int64_t nq, float64_t* 
     else:
         project_trace(lamk, nk, M, sigma, bps)
     return nk
+
+
+cdef inline int64_t msg_scratch_size(int64_t M, int64_t K) noexcept nogil:
+    """The doubles of msg_step's ``scratch``."""
+    cdef int64_t Mp = M + 2
+    return 2 * Mp * Mp + 5 * Mp + 2 * K + 10 * Mp + secular_work_size(Mp) + 8
+
+
+cdef inline float64_t* msg_V(float64_t* scratch) noexcept nogil:
+    """The eigenvectors the last msg_step left in its scratch."""
+    return scratch
+
+
+cdef inline int64_t* msg_order(float64_t* scratch, int64_t M) noexcept nogil:
+    """The order of their columns (row i of the new Q is column order[i])."""
+    return <int64_t*> (scratch + (M + 2) * (M + 2))
 
 
 cdef inline void materialise(const float64_t* B, const float64_t* R, int64_t nq, int64_t M,

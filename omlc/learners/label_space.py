@@ -58,8 +58,10 @@ width M the per-coordinate cost is small.
 
 DPP and CS-DPP with a named cost run their whole per-row loop compiled
 (``omlc._core.label_space``, one call per block: decoding, eq. 14, the MSG
-step with the draw, the PBC/PBT/none correction, the regression step); a
-callable cost runs the same loop in Python. Under SGD/AdaGrad, PBT keeps its
+step with the draw, the PBC/PBT/none correction, the regression step); with
+a callable cost the same loop calls the cost back (holding the GIL for those
+calls only: ``label_weights_callable``, K + 1 calls a row), so a callable
+equal to a named cost gives that cost's results. Under SGD/AdaGrad, PBT keeps its
 basis change ``W <- W P_t P_{t+1}^T`` as a lazy M x M factor F (effective
 weights ``W F``, the step taken in W's coordinates, F folded into W when it
 drifts from orthogonal, e.g. when the dropped row changes), so a row costs
@@ -70,7 +72,10 @@ PCA's basis is kept as ``Q = R B`` (the rotation on a small factor) and its
 eigenproblem solved as a secular equation, so its step is O(M K + M^3),
 not O(M^2 K); Q is written out at the end of each block. O-BR,
 O-RAND and O-CS under AdaGrad learn a chunk of rows per call of the linear
-core (their targets do not depend on the predictions).
+core, and on the exact ridge a chunk per call of ``ridge_learn`` (their
+targets do not depend on the predictions, so a chunk's are computed before
+it and its decoding after it: O-CS's orthogonal matching pursuit runs over
+the chunk's rows at once, :func:`omp_rows`).
 
 Gap decisions
 -------------
@@ -133,6 +138,7 @@ before that row (the rows before it learned). Scale the features or raise
 ``lam``. The gradient solvers raise the linear core's ``NonFiniteError``,
 re-worded with the row's position.
 """
+import functools
 import math
 import warnings
 
@@ -144,7 +150,7 @@ from omlc._core.optimizers import SGD, AdaGrad, RowAdaGrad, ScaledSGD
 from omlc._core.rowstream import RowStream, all_finite
 from omlc._validation import check_fits, check_random_state, csr_arrays
 from omlc.learners._label_costs import (COSTS, cost_from_counts, example_costs, label_weights,
-                                        label_weights_bruteforce)
+                                        label_weights_bruteforce, label_weights_callable)
 from omlc.learners._online_pca import CappedMSG
 from omlc.learners._regressor import _Regressor
 from omlc.learners.base import BaseLearner, positive_float
@@ -173,7 +179,11 @@ _ERRORS = {
     int(_lsk.Error.RIDGE_PRECISION): "the ridge regression's inverse (lam I + sum x x^T)^-1 lost its "
     "precision" + _TAIL + " The rows before it were learned; that row was not.",
     int(_lsk.Error.GRADIENT_OVERFLOW): "a squared gradient overflows the optimiser's accumulators" + _TAIL
-    + " The model's weights may be inconsistent: refit it."}
+    + " The model's weights may be inconsistent: refit it.",
+    int(_lsk.Error.COST_VALUE): "the cost's label weights (eq. 14) are not finite and non-negative"
+    " at row {pos} of the block (row {index} of the data): the cost callable must return a "
+    "finite number for every pair of label vectors. The rows before it were learned; that row "
+    "was not."}
 
 
 def _finite_scores(D):
@@ -380,8 +390,43 @@ class _OnlineLSR(BaseLearner):
             if out is not None:
                 out[a:b] = D
 
+    def _learn_ridge(self, X, Y, order, out):
+        """The exact ridge, a chunk per compiled call (``ridge_learn``: the
+        scores, the RLS step and its checks), the chunk's targets computed
+        before it and its decoding after it in NumPy: the baselines' targets
+        do not depend on their predictions. Weights as the per-row loop:
+        the weighted least-squares step, a row of weight 0 only scored."""
+        reg = self.reg_
+        n = X.shape[0]
+        yp, yi = Y.indptr, Y.indices
+        xp, xi, xv = csr_arrays(X)
+        weights = self._pending_weights
+        for a in range(0, n, self.CHUNK):
+            b = min(n, a + self.CHUNK)
+            rows = np.arange(a, b, dtype=np.int64) if order is None else \
+                np.asarray(order[a:b], np.int64)
+            wc = None if weights is None else np.ascontiguousarray(weights[a:b], np.float64)
+            Yc = _dense_labels(yp, yi, rows, self.n_labels_)
+            T = np.ascontiguousarray(self._targets(Yc), np.float64)
+            R = np.empty((b - a, reg.width)) if out is not None else None
+            done, err, index = _lsk.ridge_learn(RowStream(xp, xi, xv, X.shape[1], order=rows),
+                                                reg.W, reg.Ainv, reg.intercept, T, wc, R)
+            learned = np.ones(done, bool) if wc is None else wc[:done] > 0
+            reg.t += int(np.count_nonzero(learned))
+            # the rows before an error were learned: their decoding (and
+            # O-CS's label count) as if the chunk had ended there
+            D = self._decode_chunk(None if R is None else R[:done], Yc[:done][learned],
+                                   None if wc is None else wc[:done])
+            if out is not None:
+                out[a:a + done] = D
+            if err:
+                raise NonFiniteError(_ERRORS[err].format(pos=a + done, index=index, lam=self.lam),
+                                     a + done)
+
     def _learn(self, X, Y, order, out):
         solver = getattr(self.reg_, "solver", None)
+        if hasattr(self, "_targets") and solver == "ridge" and self.reg_.compiled_ridge():
+            return self._learn_ridge(X, Y, order, out)
         if hasattr(self, "_targets") and (solver in ("adagrad", "row_adagrad") or (
                 solver == "sgd" and self._pending_weights is None)):
             return self._learn_chunked(X, Y, order, out)
@@ -430,7 +475,9 @@ class CSDPP(_OnlineLSR):
     ----------
     cost : {"hamming", "rank", "f1", "accuracy"} or callable, default="f1"
         The cost the label weights of eq. (14) come from; a callable
-        ``c(y, yhat)`` takes two boolean vectors (O(K^2) per row).
+        ``c(y, yhat)`` takes two boolean vectors and returns a number; it is
+        called K + 1 times a row (O(K^2)) from the compiled loop, and an
+        exception it raises stops the block before that row.
     code_dim : int, float or "auto", default="auto"
         M: an int, a fraction of K (``max(1, round(f K))``), or ``"auto"``:
         ``min(K, max(8, round(0.1 K)))`` (see :data:`AUTO_CODE_FLOOR`).
@@ -569,9 +616,10 @@ class CSDPP(_OnlineLSR):
         return R @ P
 
     def _learn(self, X, Y, order, out):
-        if callable(self._cost()):
-            self._fold()
-            return super()._learn(X, Y, order, out)
+        cost = self._cost()
+        # a callable cost: the compiled loop calls it back for eq. 14's
+        # weights (K + 1 calls a row, label_weights_callable), all else compiled
+        cost_fn = functools.partial(label_weights_callable, cost) if callable(cost) else None
         reg = self.reg_
         Mw = self.F_.shape[0]
         opt = None
@@ -582,10 +630,11 @@ class CSDPP(_OnlineLSR):
         elif reg.solver == "row_adagrad":
             opt = RowAdaGrad(reg.W, reg.G, reg.d, 1.0 if reg.intercept else 0.0, reg.eta, 1e-8)
         done, err, index = _lsk.dpp_learn(
-            self._stream(X, Y, order), COST_IDS[self._cost()], BASIS_IDS[self.basis],
-            SOLVER_IDS[reg.solver], Mw, self.full_rank_, float(self.pca_step), self.u_,
-            reg.intercept, reg.W, opt, reg.Ainv if reg.solver == "ridge" else None, self.F_,
-            self.Qb_, self.sb_, self.proj_, self.cnt_, out=out)
+            self._stream(X, Y, order), COST_IDS["hamming" if cost_fn else cost],
+            BASIS_IDS[self.basis], SOLVER_IDS[reg.solver], Mw, self.full_rank_,
+            float(self.pca_step), self.u_, reg.intercept, reg.W, opt,
+            reg.Ainv if reg.solver == "ridge" else None, self.F_, self.Qb_, self.sb_, self.proj_,
+            self.cnt_, out=out, cost_fn=cost_fn)
         reg.t = self.t_
         if err:
             raise NonFiniteError(_ERRORS[err].format(pos=done, index=index, lam=self.lam), done)
@@ -608,8 +657,11 @@ class CSDPP(_OnlineLSR):
             raise
 
     def _row_step(self, idx, vals, y, out):
-        """The per-row loop in Python, for a callable cost (the compiled loop
-        in omlc._core.label_space does the named ones)."""
+        """The per-row loop in Python (numpy's eigh, QR): what a callable cost
+        ran before the compiled loop called it back; kept as the loop the
+        compiled one is checked against (tests/test_label_space_kernel.py).
+        With ``basis="none"`` or PBT under a gradient solver it differs from
+        the compiled loop by design (eigenvector signs; the lazy factor F)."""
         K = self.n_labels_
         P = self.P_
         r = self.reg_.scores_row(idx, vals)
@@ -843,6 +895,51 @@ def omp(A, z, s):
     return x
 
 
+def omp_rows(A, Z, s):
+    """:func:`omp` of every row of ``Z`` (n x M) at once: row ``i`` of the
+    result is ``omp(A, Z[i], s)`` to rounding. Each greedy step picks every
+    still-active row's column in one product, and the least-squares refits
+    of the rows' supports are one batched QR (the supports are linearly
+    independent: a column in their span has no correlation with the
+    residual and is never picked). A Python loop over rows paid ~2 ``lstsq``
+    calls a row, most of O-CS's decoding time on the small Mulan sets."""
+    M, K = A.shape
+    Z = np.asarray(Z, np.float64)
+    n = Z.shape[0]
+    out = np.zeros((n, K))
+    steps = min(s, M, K) if s >= 1 else 0
+    if n == 0 or steps == 0:
+        return out
+    norms = np.linalg.norm(A, axis=0)
+    norms[norms == 0] = 1.0
+    At = np.ascontiguousarray(A.T)                   # K x M: column j is At[j]
+    active = np.arange(n)                            # rows whose pursuit goes on
+    support = np.zeros((n, steps), np.intp)
+    coef = np.zeros((n, 0))
+    res = Z.copy()
+    for k in range(steps):
+        c = np.abs(res[active] @ A) / norms
+        if k:
+            np.put_along_axis(c, support[active, :k], -1.0, axis=1)
+        j = np.argmax(c, axis=1)
+        go = c[np.arange(len(active)), j] > 1e-12
+        if k:
+            # a row that stops keeps the coefficients of its last refit
+            out[active[~go, None], support[active[~go], :k]] = coef[~go]
+        active, j = active[go], j[go]
+        if not len(active):
+            return out
+        support[active, k] = j
+        S = At[support[active, :k + 1]].transpose(0, 2, 1)    # rows x M x (k+1)
+        Q, Rq = np.linalg.qr(S)
+        z = Z[active]
+        coef = np.linalg.solve(Rq, np.matmul(Q.transpose(0, 2, 1), z[:, :, None]))[:, :, 0]
+        res = np.zeros_like(Z)
+        res[active] = z - np.matmul(S, coef[:, :, None])[:, :, 0]
+    out[active[:, None], support[active]] = coef
+    return out
+
+
 class OnlineCS(OnlineRandomProjection):
     """Online compressed sensing, O-CS of Chu, Huang & Lin (2019, "Dynamic
     principal projection for cost-sensitive online multi-label
@@ -896,16 +993,24 @@ class OnlineCS(OnlineRandomProjection):
         # row only predicted)
         n = len(Yc) if w is None else len(w)
         learned = np.ones(n, bool) if w is None else w > 0
-        out = None if R is None else np.empty((R.shape[0], self.n_labels_))
-        j = 0
-        for i in range(n):
-            if out is not None:
-                out[i] = self._decode(R[i][None, :])[0]
-            if learned[i]:
-                self.n_relevant_ += int(Yc[j].sum())
-                self.n_coded_ += 1
-                j += 1
-        return out
+        card = np.zeros(n, np.int64)
+        card[learned] = Yc.sum(axis=1)
+        # the rows coded and the labels counted before each row
+        coded = self.n_coded_ + (np.cumsum(learned, dtype=np.int64) - learned)
+        seen = self.n_relevant_ + (np.cumsum(card) - card)
+        self.n_relevant_ += int(card.sum())
+        self.n_coded_ += int(np.count_nonzero(learned))
+        if R is None:
+            return None
+        if self.sparsity is not None:
+            return omp_rows(self.encoder_, R, int(self.sparsity)) - 0.5
+        # ceil(seen / coded) in integers, at least 1 (1 before any row)
+        s = np.where(coded > 0, np.maximum(1, -(-seen // np.maximum(coded, 1))), 1)
+        out = np.empty((n, self.n_labels_))
+        for v in np.unique(s):
+            rows = np.flatnonzero(s == v)
+            out[rows] = omp_rows(self.encoder_, R[rows], int(v))
+        return out - 0.5
 
     def _sparsity(self):
         if self.sparsity is not None:
@@ -913,8 +1018,4 @@ class OnlineCS(OnlineRandomProjection):
         return max(1, math.ceil(self.n_relevant_ / self.n_coded_)) if self.n_coded_ else 1
 
     def _decode(self, R):
-        s = self._sparsity()
-        out = np.empty((R.shape[0], self.n_labels_))
-        for i, r in enumerate(R):
-            out[i] = omp(self.encoder_, r, s)
-        return out - 0.5
+        return omp_rows(self.encoder_, R, self._sparsity()) - 0.5
