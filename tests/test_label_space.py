@@ -197,7 +197,8 @@ def test_pbc_equals_ridge_retrained_on_corrected_targets():
     Xd = np.hstack([X.toarray(), np.ones((X.shape[0], 1))])     # the intercept
     for cost in ("hamming", "f1"):
         # H is the ridge solution on the C_i y_i targets (C_i from the model's own predictions)
-        m2 = omlc.CSDPP(cost=cost, code_dim=3, basis="pbc", random_state=5)
+        # threshold 0: the reported prediction is the code's own (eq. 14's yhat)
+        m2 = omlc.CSDPP(cost=cost, code_dim=3, basis="pbc", random_state=5, threshold=0.0)
         D = m2.predict_then_learn(X[:60], Y[:60])
         Yb = Y[:60].toarray().astype(bool)
         Tv = np.array([np.sqrt(ls.label_weights(cost, y, d > 0)) * np.where(y, 1.0, -1.0)
@@ -589,3 +590,109 @@ def test_dense_labels_block_equals_the_row_loop():
                  np.zeros(0, np.int64)):
         np.testing.assert_array_equal(ls._dense_labels(Y.indptr, Y.indices, rows, 9),
                                       Yd[rows].astype(bool))
+
+
+# --- the decoding threshold (threshold="adaptive"; issue 21) -----------------------
+@pytest.mark.parametrize("cost", ls.COSTS)
+def test_grid_costs_equal_the_cost_of_each_thresholded_prediction(cost):
+    rng = np.random.default_rng(3)
+    K = 11
+    D = rng.normal(size=(30, K)) * rng.choice([0.01, 0.3, 3.0], size=(30, 1)) / np.sqrt(K)
+    D[0] = 0.0                                   # ties with the threshold 0
+    D[1, :3] = ls.THRESHOLD_GRID[[0, 40, 80]] / np.sqrt(K) * 1.5
+    Yc = rng.random((30, K)) < 0.3
+    Yc[2], Yc[3] = False, True                   # empty and full label sets
+    C = ls._grid_costs(cost, D, Yc)
+    for j, th in enumerate(ls.THRESHOLD_GRID):
+        np.testing.assert_allclose(C[:, j], ls.example_costs(cost, Yc, D * np.sqrt(K) > th),
+                                   atol=1e-15)
+
+
+def test_adaptive_threshold_follows_the_leader_across_blocks():
+    """Row t is decoded at the grid threshold of least cost over rows < t
+    (ties: nearest 0), whatever the block split; fit (no scores asked) keeps
+    the same totals; the learning itself is the kernel's (eq. 14 on the
+    code's own decoding), identical to threshold=0."""
+    X, Y = problem(n=300, K=9, seed=2)
+    Yd = Y.toarray().astype(bool)
+    K = Y.shape[1]
+    raw = omlc.CSDPP(code_dim=4, threshold=0.0)
+    R = raw.predict_then_learn(X, Y)
+    m = omlc.CSDPP(code_dim=4)                   # cost f1: "auto" is adaptive
+    D = np.vstack([m.predict_then_learn(X[a:a + 70], Y[a:a + 70]) for a in range(0, 300, 70)])
+    C = np.array([ls.example_costs("f1", Yd, R * np.sqrt(K) > th) for th in ls.THRESHOLD_GRID]).T
+    before = np.vstack([np.zeros(C.shape[1]), np.cumsum(C, axis=0)[:-1]])
+    for t in range(300):
+        best = np.flatnonzero(before[t] <= before[t].min())
+        j = best[np.argmin(np.abs(best - 40))]
+        np.testing.assert_allclose(D[t], R[t] - ls.THRESHOLD_GRID[j] / np.sqrt(K), atol=1e-12)
+    assert m.threshold_ != 0.0                   # it moved on this stream
+    np.testing.assert_allclose(m.thr_cost_, C.sum(axis=0), atol=1e-9)
+    # (the block split moves the basis at rounding level: Q is written out per block)
+    np.testing.assert_allclose(m.reg_.W, raw.reg_.W, atol=1e-12)
+    np.testing.assert_allclose(m.Q_, raw.Q_, atol=1e-12)
+    np.testing.assert_allclose(m.decision_function(X[:5]),
+                               raw.decision_function(X[:5]) - m.threshold_, atol=1e-12)
+    f = omlc.CSDPP(code_dim=4)
+    old = ls._RULE_CHUNK
+    try:
+        ls._RULE_CHUNK = 64                      # fit learns in chunks of 64 rows
+        f.fit(X, Y)
+    finally:
+        ls._RULE_CHUNK = old
+    np.testing.assert_allclose(f.thr_cost_, m.thr_cost_, atol=1e-9)
+    np.testing.assert_allclose(f.reg_.W, raw.reg_.W, atol=1e-12)
+
+
+def test_adaptive_threshold_lowers_the_f1_cost_and_hamming_stays_at_zero():
+    """Gap filled (see the module notes): the code's decoding at 0 is not
+    where CS-DPP's F1 cost is lowest; following the leader over the
+    thresholds is, on a planted stream (15% of 30 labels relevant). DPP's
+    Hamming default stays the paper's round()."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(800, 12)) * (rng.random((800, 12)) < 0.5)
+    S = X @ rng.normal(size=(12, 30)) + rng.normal(size=(800, 30))
+    Y = sp.csr_matrix((S > np.quantile(S, 0.85)).astype(np.int32))
+    X = sp.csr_matrix(X)
+    Yd = Y.toarray().astype(bool)
+
+    def f1_cost(**kw):
+        D = omlc.CSDPP(code_dim=6, **kw).predict_then_learn(X, Y)
+        return ls.example_costs("f1", Yd[400:], D[400:] > 0).mean()
+    assert f1_cost() < f1_cost(threshold=0.0) - 0.03
+    dpp = omlc.DPP(code_dim=6)
+    np.testing.assert_array_equal(dpp.predict_then_learn(X, Y),
+                                  omlc.DPP(code_dim=6, threshold=0.0).predict_then_learn(X, Y))
+    assert dpp.threshold_ == 0.0 and not dpp.thr_cost_.any()
+    # a fixed threshold is on a +-1 label's scale
+    fixed = omlc.DPP(code_dim=6, threshold=0.5).fit(X, Y)
+    np.testing.assert_allclose(fixed.decision_function(X[:4]),
+                               dpp.decision_function(X[:4]) - 0.5 / np.sqrt(30), atol=1e-12)
+
+
+def test_threshold_parameter_checks():
+    X, Y = problem()
+    for bad in ("mean", float("nan"), float("inf"), True, None, [0.1]):
+        with pytest.raises(ValueError, match="threshold"):
+            omlc.CSDPP(threshold=bad).fit(X, Y)
+    with pytest.raises(ValueError, match="named cost"):
+        omlc.CSDPP(cost=lambda y, p: 0.0, threshold="adaptive").fit(X, Y)
+    m = omlc.CSDPP(cost=lambda y, p: float(np.mean(y != p)), code_dim=3).fit(X, Y)
+    assert m.threshold_ == 0.0                   # a callable cost: "auto" is 0
+
+
+def test_adaptive_rule_in_chunks_names_the_failing_row(monkeypatch):
+    """fit learns in chunks when the adaptive rule needs scores nobody asked
+    for: an error in a later chunk still names the row of the block, and
+    the rows before it count in the rule's totals."""
+    from omlc._core.linear import NonFiniteError
+    X, Y = problem(n=60, K=6)
+    X = X.toarray()
+    X[45, 0] = 1.7e9
+    monkeypatch.setattr(ls, "_RULE_CHUNK", 16)
+    m = omlc.CSDPP(code_dim=3)
+    with pytest.raises(NonFiniteError, match=r"row 45 of the block \(row 45 of the data\)") as exc:
+        m.fit(sp.csr_matrix(X), Y)
+    assert exc.value.row == 45
+    ref = omlc.CSDPP(code_dim=3).fit(sp.csr_matrix(X[:45]), Y[:45])
+    np.testing.assert_allclose(m.thr_cost_, ref.thr_cost_, atol=1e-12)

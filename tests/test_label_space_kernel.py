@@ -34,8 +34,9 @@ def test_label_weights_match_the_python_eq14(cost):
 
 def run_both(cost, basis, solver, code_dim, K=7, n=40, seed=0, eta=None):
     X, Y = problem(n=n, K=K, seed=seed)
+    # threshold 0: the kernel's own decoding (the adaptive rule is applied after it)
     m = omlc.CSDPP(cost=cost, code_dim=code_dim, basis=basis, solver=solver, eta=eta,
-                   random_state=seed)
+                   random_state=seed, threshold=0.0)
     m._check_params()
     m._reset()
     m._validate(X, Y, None)
@@ -98,7 +99,8 @@ def test_kernel_and_python_loop_agree(monkeypatch):
     PBC / PBT the per-row Python loop it replaced (numpy eigh, QR)."""
     X, Y = problem(n=60, K=8, seed=4)
     for basis in ("pbc", "pbt"):
-        a = omlc.CSDPP(cost="f1", code_dim=3, basis=basis).predict_then_learn(X, Y)
+        # threshold 0: a callable cost decodes there ("auto"); the named F1 would adapt
+        a = omlc.CSDPP(cost="f1", code_dim=3, basis=basis, threshold=0.0).predict_then_learn(X, Y)
         b = omlc.CSDPP(cost=_f1, code_dim=3, basis=basis).predict_then_learn(X, Y)
         np.testing.assert_allclose(a, b, rtol=0, atol=1e-12)
         with monkeypatch.context() as mp:
@@ -120,7 +122,7 @@ def test_callable_cost_is_the_named_cost_called_back(basis, solver):
     for cost, fn, code_dim in (("f1", _f1, 3), ("rank", rank, 7)):
         kw = dict(code_dim=code_dim, basis=basis, solver=solver,
                   eta=None if solver == "ridge" else 0.3)
-        a = omlc.CSDPP(cost=cost, **kw)
+        a = omlc.CSDPP(cost=cost, threshold=0.0, **kw)   # a callable's "auto" is 0
         b = omlc.CSDPP(cost=fn, **kw)
         np.testing.assert_allclose(a.predict_then_learn(X, Y), b.predict_then_learn(X, Y),
                                    rtol=0, atol=1e-12)
@@ -202,7 +204,7 @@ def test_optimiser_not_bound_to_w_is_refused():
 def test_large_code_still_matches(monkeypatch):
     """M + 2 = 22: the secular solver has no size limit; twin and the Python
     loop (numpy's eigh) agree with the kernel."""
-    m, D, R, st = run_both("f1", "pbc", "ridge", 20, K=30, n=25, seed=5)
+    m, D, R, st = run_both("f1", "pbc", "ridge", 20, K=30, n=25, seed=5)   # threshold 0
     np.testing.assert_allclose(D, R, atol=1e-10)
     X, Y = problem(n=25, K=30, seed=5)
     monkeypatch.setattr(ls.CSDPP, "_learn", _python_loop)
