@@ -670,8 +670,10 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                     break
             else:
                 label_weights(cost, yrel, yhat, K, delta)
-            for k in range(K):
-                v[k] = sqrt(delta[k]) * (1.0 if yrel[k] else -1.0)
+            for k in range(K):                     # (two passes: the first vectorises)
+                v[k] = -sqrt(delta[k])
+            for p in range(r.y_nnz):
+                v[r.y_indices[p]] = sqrt(delta[r.y_indices[p]])
             t += 1
             # ---- online PCA and the draw
             saved = False
@@ -743,16 +745,17 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                             x += Rm[i * M + j] * reff[i]
                         pred[j] = x
                     if lazy:
-                        # F <- F Rm (row axpys: each sum in the same order)
+                        # F <- F Rm, then Fn = F^T F, as row combos (each
+                        # sum over m in order)
+                        memset(Fn, 0, M * M * sizeof(float64_t))
+                        for i in range(M):
+                            omlc_pca_combo(Rm, M, M, Fp + i * M, Fn + i * M)
+                        memcpy(Fp, Fn, M * M * sizeof(float64_t))
                         memset(Fn, 0, M * M * sizeof(float64_t))
                         for i in range(M):
                             for m in range(M):
-                                axpy(Fp[i * M + m], Rm + m * M, Fn + i * M, M)
-                        memcpy(Fp, Fn, M * M * sizeof(float64_t))
-                        memset(Fn, 0, M * M * sizeof(float64_t))
-                        for m in range(M):             # Fn = F^T F
-                            for i in range(M):
-                                axpy(Fp[m * M + i], Fp + m * M, Fn + i * M, M)
+                                cF[m] = Fp[m * M + i]
+                            omlc_pca_combo(Fp, M, M, cF, Fn + i * M)
                         fnorm = 0.0                    # ||F^T F - I||_F^2
                         for i in range(M):
                             Fn[i * M + i] -= 1.0
