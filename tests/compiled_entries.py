@@ -228,10 +228,11 @@ def _ridge_learn():
 
     def call(a):
         from omlc._core.label_space import ridge_learn
-        done, err, _ = ridge_learn(_stream(a, d, L, labelled=False), a["W"], a["Ainv"], True,
-                                   a["T"], a["weights"], a["out"])
-        if err:
-            raise ValueError(f"error {err} at row {done}")
+        for block in (1, 2):        # rank-one steps; rows waiting for a rank-2 update
+            done, err, _ = ridge_learn(_stream(a, d, L, labelled=False), a["W"], a["Ainv"], True,
+                                       a["T"], a["weights"], a["out"], block)
+            if err:
+                raise ValueError(f"error {err} at row {done}")
     rules = _xy_rules(d, L)
     del rules["yp"], rules["yi"]
     rules["xp"] = "ptr ok:ptr_short_of_data,short"     # fewer rows: T's last ones unread

@@ -497,14 +497,16 @@ def test_omp_rows_is_omp_row_by_row(M, K):
                                   lambda: omlc.OnlineCS(code_dim=5),
                                   lambda: omlc.OnlineCS(code_dim=6, sparsity=2, lam=0.3)])
 @pytest.mark.parametrize("weighted", [False, True])
-def test_ridge_chunks_equal_the_per_row_loop(make, weighted, monkeypatch):
+@pytest.mark.parametrize("d", [10, 300])
+def test_ridge_chunks_equal_the_per_row_loop(make, weighted, d, monkeypatch):
     """O-RAND and O-CS on the exact ridge learn a chunk per compiled call
     (ridge_learn) and decode it in NumPy; that is the old per-row Python loop
     (_row: rls_gain_sparse, per-row decoding), row for row, over chunks of 7
     rows, shuffled, with weights 0 (only scored), fractional and > 1, an
     empty row and empty and full label sets: decisions, W, A^-1, t and
-    O-CS's label count."""
-    X, Y = problem(n=50, K=8)
+    O-CS's label count. At d = 300 rows wait for a rank-q update of A^-1
+    (chunks of 7 rows: q <= 7)."""
+    X, Y = problem(n=50, d=d, K=8, density=0.5 if d == 10 else 0.05)
     w = np.random.default_rng(3).choice([0.0, 0.5, 1.0, 2.0], 50) if weighted else None
     monkeypatch.setattr(ls._OnlineLSR, "CHUNK", 7)
     a = make()
@@ -526,6 +528,36 @@ def test_ridge_chunks_equal_the_per_row_loop(make, weighted, monkeypatch):
     # and a fit in one call of 50 rows (no decoding) lands on the same model
     c = make().fit(X, Y, sample_weight=w)
     np.testing.assert_allclose(c.reg_.W, a.reg_.W, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("make", [omlc.OnlineBR, omlc.OnlineRandomProjection, omlc.OnlineCS])
+def test_waiting_ridge_updates_equal_rank_one_steps(make, monkeypatch):
+    """d = 300: 200 rows, every 18 waiting for one rank-18 update of A^-1
+    (h // 16 rows), are the per-row loop's rank-one steps to rounding, and a
+    feature of 1e9 inside a block stops it at that row with the rows before
+    it learned."""
+    from omlc._core import label_space as lsk
+    from omlc._core.linear import NonFiniteError
+    assert lsk.RIDGE_BLOCK_MIN <= 301
+    X, Y = problem(n=200, d=300, K=8, density=0.05)
+    a = make()
+    D = a.predict_then_learn(X, Y)
+    with monkeypatch.context() as mp:
+        mp.setattr(ls._Regressor, "compiled_ridge", lambda self: False)
+        mp.setattr(ls.OnlineCS, "_decode", _omp_per_row)
+        b = make()
+        E = b.predict_then_learn(X, Y)
+    np.testing.assert_allclose(D, E, rtol=1e-11, atol=1e-11)
+    np.testing.assert_allclose(a.reg_.Ainv, b.reg_.Ainv, rtol=1e-11, atol=1e-13)
+    assert np.array_equal(a.reg_.Ainv, a.reg_.Ainv.T)
+    Xb = X.toarray()
+    Xb[100, 0] = 1e9                              # row 100: 10 rows into the sixth block
+    c = make()
+    with pytest.raises(NonFiniteError, match=r"row 100 of the block \(row 100 of the data\)"):
+        c.predict_then_learn(sp.csr_matrix(Xb), Y)
+    first = make().fit(X[:100], Y[:100])
+    np.testing.assert_allclose(c.decision_function(X), first.decision_function(X),
+                               rtol=1e-12, atol=1e-12)
 
 
 def test_sizes_that_cannot_fit_are_refused_up_front_with_the_figure(monkeypatch):

@@ -277,10 +277,13 @@ def _br_problem(seed, n=12, d=7, K=4):
 @pytest.mark.compiled
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("intercept", [True, False])
-def test_br_ridge_learn_matches_the_twin(seed, intercept):
+@pytest.mark.parametrize("block", [0, 1, 3, 5])
+def test_br_ridge_learn_matches_the_twin(seed, intercept, block):
     """O-BR's compiled ridge loop against the NumPy twin: scores written for
     every row, final W and Ainv, steps taken, with and without weights
-    (0 and fractional included), in natural and shuffled order."""
+    (0 and fractional included), in natural and shuffled order; rank-one
+    updates (block 1, and 0: d is small) or rows waiting for a rank-3 / 5
+    update (the twin steps row by row)."""
     from omlc._core.rowstream import RowStream
     from omlc._validation import csr_arrays
     X, Y, rng = _br_problem(seed)
@@ -296,8 +299,9 @@ def test_br_ridge_learn_matches_the_twin(seed, intercept):
             stream = RowStream(xp, xi, xv, d, Y.indptr.astype(np.int64), Y.indices, K,
                                order=order)
             wv = None if weights is None else weights[order if order is not None else slice(None)]
-            done, err, _ = lsk.br_ridge_learn(stream, W, A, intercept, wv, out)
+            done, err, _ = lsk.br_ridge_learn(stream, W, A, intercept, wv, out, block)
             assert (done, err) == (n, 0)
+            assert np.array_equal(A, A.T)
             rows = np.arange(n) if order is None else order
             r_out, r_W, r_A, _ = ref.br_ridge_learn(X.toarray()[rows], Y.toarray()[rows], W0, A0,
                                                     intercept, wv)
@@ -309,7 +313,8 @@ def test_br_ridge_learn_matches_the_twin(seed, intercept):
 @pytest.mark.compiled
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("intercept", [True, False])
-def test_ridge_learn_real_targets_match_the_twin(seed, intercept):
+@pytest.mark.parametrize("block", [0, 4])
+def test_ridge_learn_real_targets_match_the_twin(seed, intercept, block):
     """The ridge block with real-valued targets (O-RAND's and O-CS's codes)
     against the twin, on an unlabelled stream: scores, W, Ainv, with and
     without weights (0 and fractional), natural and shuffled order; with the
@@ -331,7 +336,7 @@ def test_ridge_learn_real_targets_match_the_twin(seed, intercept):
             W, A, out = W0.copy(), A0.copy(), np.empty((n, 3))
             wv = None if weights is None else weights[rows]
             done, err, _ = lsk.ridge_learn(RowStream(xp, xi, xv, d, order=order), W, A,
-                                           intercept, T, wv, out)
+                                           intercept, T, wv, out, block)
             assert (done, err) == (n, 0)
             r_out, r_W, r_A, _ = ref.br_ridge_learn(X.toarray()[rows], None, W0, A0, intercept,
                                                     wv, targets=T)
@@ -343,11 +348,40 @@ def test_ridge_learn_real_targets_match_the_twin(seed, intercept):
     a = (WK.copy(), A0.copy(), np.empty((n, K)))
     b = (WK.copy(), A0.copy(), np.empty((n, K)))
     lsk.br_ridge_learn(RowStream(xp, xi, xv, d, Y.indptr.astype(np.int64), Y.indices, K),
-                       *a[:2], intercept, None, a[2])
+                       *a[:2], intercept, None, a[2], block)
     lsk.ridge_learn(RowStream(xp, xi, xv, d), *b[:2], intercept,
-                    np.where(Y.toarray() > 0, 1.0, -1.0), None, b[2])
+                    np.where(Y.toarray() > 0, 1.0, -1.0), None, b[2], block)
     for u, v in zip(a, b):
         assert np.array_equal(u, v)
+
+
+@pytest.mark.compiled
+@pytest.mark.parametrize("block", [1, 4])
+def test_ridge_block_stops_at_the_bad_row_with_the_rows_before_learned(block):
+    """A row whose step would leave Ainv to rounding (a feature of 1e9
+    against lam = 1) stops the block there, with every row before it
+    learned (the waiting rank-q update applied) and nothing of it: the twin
+    run on the rows before it."""
+    from omlc._core.rowstream import RowStream
+    from omlc._validation import csr_arrays
+    X, Y, rng = _br_problem(2, n=12, d=7, K=3)
+    X = X.toarray()
+    X[6, 2] = 1e9
+    X[5, 2] = 1.0                              # so that row 6 is not the first to see it
+    n, d = X.shape
+    W0 = rng.standard_normal((d + 1, 3)) * 0.1
+    A0 = np.eye(d + 1)
+    T = rng.standard_normal((n, 3))
+    W, A, out = W0.copy(), A0.copy(), np.empty((n, 3))
+    done, err, index = lsk.ridge_learn(RowStream(*csr_arrays(sp.csr_matrix(X)), d), W, A, True, T,
+                                       None, out, block)
+    assert (done, err, index) == (6, lsk.Error.RIDGE_PRECISION, 6)
+    r_out, r_W, r_A, _ = ref.br_ridge_learn(X[:6], None, W0, A0, True, targets=T)
+    np.testing.assert_allclose(W, r_W, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(A, r_A, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(out[:6], r_out, rtol=1e-12, atol=1e-12)
+    with pytest.raises(ValueError, match="block must be"):
+        lsk.ridge_learn(RowStream(*csr_arrays(sp.csr_matrix(X)), d), W, A, True, T, None, None, -1)
 
 
 @pytest.mark.compiled
