@@ -273,7 +273,8 @@ def label_ids(dict y, dict ids, list memo=None):
     objects in the same order, and a key that is the remembered object at its
     position skips the dict lookup (~20 ns a label; ids never change once
     given, and a memo of another ``ids`` dict or of a smaller one is not
-    used)."""
+    used). Misses are counted in the memo; it is rebuilt at the 1st, 2nd,
+    4th, 8th... miss."""
     return _label_ids(y, ids, memo)
 
 
@@ -288,9 +289,11 @@ cdef object _label_ids(dict y, dict ids, list memo):
     cdef object found
     cdef tuple keys = None, vals = None
     cdef bint same = False
-    if memo is not None and len(memo) == 4 and memo[0] is ids and memo[1] == len(ids):
+    cdef Py_ssize_t misses = 0
+    if memo is not None and len(memo) == 5 and memo[0] is ids and memo[1] == len(ids):
         keys = <tuple> memo[2]
         vals = <tuple> memo[3]
+        misses = memo[4]
         same = len(keys) == n
     while PyDict_Next(y, &pos, &key, &value):
         # Only bools take this path; anything else (0/1, NumPy bools, a
@@ -312,9 +315,15 @@ cdef object _label_ids(dict y, dict ids, list memo):
             k += 1
     if memo is not None and not (same and at == n) and n == len(ids):
         # (only a y naming every label is remembered: the common River form;
-        # a y of a few relevant labels changes keys every row)
-        keys = tuple(y)
-        memo[:] = [ids, len(ids), keys, tuple([ids[name] for name in keys])]
+        # a y of a few relevant labels changes keys every row. A stream whose
+        # label dicts have new key objects every row -- names parsed afresh
+        # each row -- would rebuild it every row, ~5 us: after the first
+        # rebuild it is rebuilt at the 1st, 2nd, 4th, 8th... miss only.)
+        if misses & (misses - 1) == 0:
+            keys = tuple(y)
+            memo[:] = [ids, len(ids), keys, tuple([ids[name] for name in keys]), misses + 1]
+        else:
+            memo[4] = misses + 1
     # Ids are small ints: an insertion sort of the few relevant ones in place.
     cdef Py_ssize_t a, b
     cdef int32_t v
