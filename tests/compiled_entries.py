@@ -481,6 +481,27 @@ def _ridge_room():
     return a, call, {}
 
 
+@spec("label_space.threshold_follow")
+def _threshold_follow():
+    from omlc.learners.label_space import THRESHOLD_GRID
+    a = {"D": np.array([[0.1, -0.2, 0.3], [0.0, 0.5, -0.1], [0.2, 0.2, 0.2]]),
+         "indptr": np.array([0, 1, 1, 3], np.int64), "indices": np.array([2, 0, 1], np.int64),
+         "rows": np.array([0, 2, 1], np.int64), "thr_cost": np.zeros(THRESHOLD_GRID.shape[0]),
+         "grid": THRESHOLD_GRID.copy()}
+
+    def call(a):
+        from omlc._core.label_space import threshold_follow
+        threshold_follow(a["D"], a["indptr"], a["indices"], a["rows"], a["thr_cost"], a["grid"],
+                         40, 2)
+    # Longer label arrays than the rows read are fine (a block reads some
+    # rows), as are rows in any order, repeated, and repeated labels (a flag
+    # each); more columns of D are more labels.
+    return a, call, {"D": "ok:long_col",
+                     "indptr": "ptr ok:long,ptr_short_of_data",
+                     "indices": "idx:3 ok:long,idx_dup,idx_unsorted",
+                     "rows": "idx:3 ok:idx_dup,idx_unsorted"}
+
+
 @spec("label_space.secular_eigh_py")
 def _secular_eigh():
     a = {"d": np.array([0.2, 1.0, 1.0, 0.0]), "z": np.array([0.5, -0.1, 0.3, 0.7])}

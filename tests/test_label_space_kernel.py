@@ -441,3 +441,58 @@ def test_onlinebr_single_rows_score_as_the_block():
     m2 = omlc.OnlineBR().fit(X[:20], Y[:20])
     pre = m2.predict_then_learn(X[20:21], Y[20:21])
     assert np.array_equal(pre, D[:1])
+
+
+@pytest.mark.parametrize("cost", ls.COSTS)
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+def test_threshold_follow_equals_the_numpy_rule(cost, index_dtype):
+    """The compiled adaptive threshold and its NumPy twin, block after block:
+    the same lowered values and totals to the bit, with values on the grid's
+    points (searchsorted's side), all-zero rows (ties: nearest 0), empty and
+    full label sets, repeated and shuffled rows."""
+    rng = np.random.default_rng(11)
+    K = 13
+    n = 120
+    Yd = rng.random((n, K)) < 0.3
+    Yd[2], Yd[3] = False, True
+    Y = sp.csr_matrix(Yd.astype(np.int32))
+    Y.indptr = Y.indptr.astype(index_dtype)
+    Y.indices = Y.indices.astype(index_dtype)
+    thr = np.zeros(ls.THRESHOLD_GRID.shape[0])
+    thr_ref = thr.copy()
+    for block in range(4):
+        rows = rng.integers(0, n, size=37)
+        rows[:2] = [2, 3]
+        D = rng.normal(size=(37, K)) * rng.choice([0.01, 0.3, 3.0], size=(37, 1)) / np.sqrt(K)
+        D[2] = 0.0
+        D[3, :3] = ls.THRESHOLD_GRID[[0, 40, 80]] / np.sqrt(K)
+        R, thr_ref = ref.threshold_follow(D, Yd[rows], thr_ref, cost)
+        lsk.threshold_follow(D, Y.indptr, Y.indices, rows.astype(np.int64), thr,
+                             ls.THRESHOLD_GRID, 40, ls.COST_IDS[cost])
+        np.testing.assert_array_equal(D, R)
+        np.testing.assert_array_equal(thr, thr_ref)
+    assert thr.max() > 0
+
+
+def test_threshold_follow_checks_its_arguments():
+    D = np.zeros((2, 3))
+    ip = np.array([0, 1, 2], np.int64)
+    ix = np.array([0, 2], np.int64)
+    g = ls.THRESHOLD_GRID
+    thr = np.zeros(g.shape[0])
+    with pytest.raises(ValueError, match="row index 5 out of range"):
+        lsk.threshold_follow(D, ip, ix, np.array([0, 5]), thr, g, 40, 2)
+    with pytest.raises(ValueError, match="one row index per row"):
+        lsk.threshold_follow(D, ip, ix, np.array([0]), thr, g, 40, 2)
+    with pytest.raises(ValueError, match="grid's length"):
+        lsk.threshold_follow(D, ip, ix, np.array([0, 1]), thr[:-1], g, 40, 2)
+    with pytest.raises(ValueError, match="increasing"):
+        lsk.threshold_follow(D, ip, ix, np.array([0, 1]), thr, g[::-1].copy(), 40, 2)
+    with pytest.raises(ValueError, match="unknown cost"):
+        lsk.threshold_follow(D, ip, ix, np.array([0, 1]), thr, g, 40, 9)
+    with pytest.raises(ValueError, match="past indices"):
+        lsk.threshold_follow(D, ip, ix[:1], np.array([0, 1]), thr, g, 40, 2)
+    with pytest.raises(ValueError, match="label index 3 of row 1"):
+        lsk.threshold_follow(D, ip, np.array([0, 3]), np.array([0, 1]), thr, g, 40, 2)
+    with pytest.raises(ValueError, match="start at 0"):
+        lsk.threshold_follow(D, ip + 1, ix, np.array([0, 1]), thr, g, 40, 2)
