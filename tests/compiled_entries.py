@@ -228,10 +228,11 @@ def _ridge_learn():
 
     def call(a):
         from omlc._core.label_space import ridge_learn
-        done, err, _ = ridge_learn(_stream(a, d, L, labelled=False), a["W"], a["Ainv"], True,
-                                   a["T"], a["weights"], a["out"])
-        if err:
-            raise ValueError(f"error {err} at row {done}")
+        for block in (1, 2):        # rank-one steps; rows waiting for a rank-2 update
+            done, err, _ = ridge_learn(_stream(a, d, L, labelled=False), a["W"], a["Ainv"], True,
+                                       a["T"], a["weights"], a["out"], block)
+            if err:
+                raise ValueError(f"error {err} at row {done}")
     rules = _xy_rules(d, L)
     del rules["yp"], rules["yi"]
     rules["xp"] = "ptr ok:ptr_short_of_data,short"     # fewer rows: T's last ones unread
@@ -372,25 +373,6 @@ def _loss_hooks():
                      "relevant": f"idx:{L} ok:short,long,empty"}
 
 
-@spec("threshold_rule.follow_leader")
-def _follow_leader():
-    a, n, d, L = _problem()
-    grid = np.array([-1.0, -0.1, 0.0, 0.1, 1.0])
-    a = {"D": np.linspace(-1, 1, n * L).reshape(n, L), "yp": a["yp"], "yi": a["yi"],
-         "rows": np.arange(n, dtype=np.int64)[::-1].copy(), "grid": grid,
-         "totals": np.zeros(5), "chosen": np.zeros(n, np.int64)}
-
-    def call(a):
-        from omlc._core.threshold_rule import follow_leader
-        follow_leader(a["D"], a["yp"], a["yi"], a["rows"], "f1", a["grid"], 2, 1.5, a["totals"],
-                      0, 2, 2, a["chosen"])
-    # more label columns, a row with fewer labels, a repeated or unsorted
-    # label (counted once) and rows read in any order are all valid
-    return a, call, {"D": "ok:long_col,short_col", "yp": "ptr ok:long,ptr_short_of_data",
-                     "yi": f"idx:{L} ok:long,idx_dup,idx_unsorted",
-                     "rows": f"idx:{n} ok:idx_dup,idx_unsorted"}
-
-
 @spec("ranking_metrics.set_counts")
 def _set_counts():
     a, n, d, L = _problem()
@@ -497,6 +479,27 @@ def _ridge_room():
         from omlc._core.label_space import ridge_room
         ridge_room(a["P"], a["w"])
     return a, call, {}
+
+
+@spec("label_space.threshold_follow")
+def _threshold_follow():
+    from omlc.learners.label_space import THRESHOLD_GRID
+    a = {"D": np.array([[0.1, -0.2, 0.3], [0.0, 0.5, -0.1], [0.2, 0.2, 0.2]]),
+         "indptr": np.array([0, 1, 1, 3], np.int64), "indices": np.array([2, 0, 1], np.int64),
+         "rows": np.array([0, 2, 1], np.int64), "thr_cost": np.zeros(THRESHOLD_GRID.shape[0]),
+         "grid": THRESHOLD_GRID.copy()}
+
+    def call(a):
+        from omlc._core.label_space import threshold_follow
+        threshold_follow(a["D"], a["indptr"], a["indices"], a["rows"], a["thr_cost"], a["grid"],
+                         40, 2)
+    # Longer label arrays than the rows read are fine (a block reads some
+    # rows), as are rows in any order, repeated, and repeated labels (a flag
+    # each); more columns of D are more labels.
+    return a, call, {"D": "ok:long_col",
+                     "indptr": "ptr ok:long,ptr_short_of_data",
+                     "indices": "idx:3 ok:long,idx_dup,idx_unsorted",
+                     "rows": "idx:3 ok:idx_dup,idx_unsorted"}
 
 
 @spec("label_space.secular_eigh_py")

@@ -16,13 +16,17 @@ def _names(rng, n):
 def test_crc32_is_zlibs():
     for s in ["", "a", "w123", "é日本語🙂", "x" * 1000]:
         assert hashing.crc32(s) == zlib.crc32(s.encode("utf-8"))
+    rng = np.random.default_rng(1)     # every length around the 4-byte steps
+    for n in range(0, 14):
+        s = "".join(chr(c) for c in rng.integers(1, 0x2FF, n))
+        assert hashing.crc32(s) == zlib.crc32(s.encode("utf-8"))
 
 
 @pytest.mark.parametrize("n_features", [1, 7, 2 ** 16, 2 ** 31 - 1])
 @pytest.mark.parametrize("seed", range(5))
 def test_hash_row_matches_the_twin(n_features, seed):
     rng = np.random.default_rng(seed)
-    for n in (0, 1, 3, 40, 200):
+    for n in (0, 1, 2, 3, 4, 5, 40, 200, 257, 600):   # (past 256: the sort's heap buffers)
         names = _names(rng, n)
         x = {k: (float(rng.normal()) if i % 3 else int(rng.integers(-5, 5)))
              for i, k in enumerate(names)}
@@ -94,3 +98,26 @@ def test_label_ids_memo_gives_the_lookups_answer():
             np.testing.assert_array_equal(got, want)
         np.testing.assert_array_equal(hashing.label_ids(y, ids, memo) if got is not None else
                                       np.zeros(0), got if got is not None else np.zeros(0))
+
+
+def test_label_ids_memo_is_rebuilt_at_powers_of_two_misses():
+    """Label dicts with new key objects every row (names parsed afresh) miss
+    the memo every row: it is rebuilt at the 1st, 2nd, 4th, 8th... miss only,
+    the answers stay the lookups'; a stream that then keeps its key objects
+    hits it again."""
+    ids = {f"L{k}": k for k in range(5)}
+    memo = []
+    rng = np.random.default_rng(3)
+    rebuilt = []
+    for step in range(40):
+        y = {"".join(["L", str(k)]): bool(rng.integers(2)) for k in range(5)}   # fresh keys
+        before = memo[2] if memo else None
+        np.testing.assert_array_equal(hashing.label_ids(y, ids, memo), ref.label_ids(y, ids))
+        rebuilt.append(memo[2] is not before)
+        assert memo[4] == step + 1
+    assert [i for i, r in enumerate(rebuilt) if r] == [0, 1, 2, 4, 8, 16, 32]
+    keys = list(memo[2])                       # the remembered objects from now on
+    for _ in range(5):
+        y = {k: bool(rng.integers(2)) for k in keys}
+        np.testing.assert_array_equal(hashing.label_ids(y, ids, memo), ref.label_ids(y, ids))
+        assert memo[4] == 40                   # hits: no miss counted

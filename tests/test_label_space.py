@@ -497,14 +497,16 @@ def test_omp_rows_is_omp_row_by_row(M, K):
                                   lambda: omlc.OnlineCS(code_dim=5),
                                   lambda: omlc.OnlineCS(code_dim=6, sparsity=2, lam=0.3)])
 @pytest.mark.parametrize("weighted", [False, True])
-def test_ridge_chunks_equal_the_per_row_loop(make, weighted, monkeypatch):
+@pytest.mark.parametrize("d", [10, 300])
+def test_ridge_chunks_equal_the_per_row_loop(make, weighted, d, monkeypatch):
     """O-RAND and O-CS on the exact ridge learn a chunk per compiled call
     (ridge_learn) and decode it in NumPy; that is the old per-row Python loop
     (_row: rls_gain_sparse, per-row decoding), row for row, over chunks of 7
     rows, shuffled, with weights 0 (only scored), fractional and > 1, an
     empty row and empty and full label sets: decisions, W, A^-1, t and
-    O-CS's label count."""
-    X, Y = problem(n=50, K=8)
+    O-CS's label count. At d = 300 rows wait for a rank-q update of A^-1
+    (chunks of 7 rows: q <= 7)."""
+    X, Y = problem(n=50, d=d, K=8, density=0.5 if d == 10 else 0.05)
     w = np.random.default_rng(3).choice([0.0, 0.5, 1.0, 2.0], 50) if weighted else None
     monkeypatch.setattr(ls._OnlineLSR, "CHUNK", 7)
     a = make()
@@ -526,6 +528,36 @@ def test_ridge_chunks_equal_the_per_row_loop(make, weighted, monkeypatch):
     # and a fit in one call of 50 rows (no decoding) lands on the same model
     c = make().fit(X, Y, sample_weight=w)
     np.testing.assert_allclose(c.reg_.W, a.reg_.W, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("make", [omlc.OnlineBR, omlc.OnlineRandomProjection, omlc.OnlineCS])
+def test_waiting_ridge_updates_equal_rank_one_steps(make, monkeypatch):
+    """d = 300: 200 rows, every 18 waiting for one rank-18 update of A^-1
+    (h // 16 rows), are the per-row loop's rank-one steps to rounding, and a
+    feature of 1e9 inside a block stops it at that row with the rows before
+    it learned."""
+    from omlc._core import label_space as lsk
+    from omlc._core.linear import NonFiniteError
+    assert lsk.RIDGE_BLOCK_MIN <= 301
+    X, Y = problem(n=200, d=300, K=8, density=0.05)
+    a = make()
+    D = a.predict_then_learn(X, Y)
+    with monkeypatch.context() as mp:
+        mp.setattr(ls._Regressor, "compiled_ridge", lambda self: False)
+        mp.setattr(ls.OnlineCS, "_decode", _omp_per_row)
+        b = make()
+        E = b.predict_then_learn(X, Y)
+    np.testing.assert_allclose(D, E, rtol=1e-11, atol=1e-11)
+    np.testing.assert_allclose(a.reg_.Ainv, b.reg_.Ainv, rtol=1e-11, atol=1e-13)
+    assert np.array_equal(a.reg_.Ainv, a.reg_.Ainv.T)
+    Xb = X.toarray()
+    Xb[100, 0] = 1e9                              # row 100: 10 rows into the sixth block
+    c = make()
+    with pytest.raises(NonFiniteError, match=r"row 100 of the block \(row 100 of the data\)"):
+        c.predict_then_learn(sp.csr_matrix(Xb), Y)
+    first = make().fit(X[:100], Y[:100])
+    np.testing.assert_allclose(c.decision_function(X), first.decision_function(X),
+                               rtol=1e-12, atol=1e-12)
 
 
 def test_sizes_that_cannot_fit_are_refused_up_front_with_the_figure(monkeypatch):
@@ -593,14 +625,26 @@ def test_dense_labels_block_equals_the_row_loop():
 
 
 # --- the decoding threshold (threshold="adaptive"; issue 21) -----------------------
-def test_adaptive_threshold_follows_the_leader_across_blocks(monkeypatch):
-    """Row t is decoded at the grid threshold of least total cost over rows
-    < t (every row, then a weighted one in 4; ties: nearest 0), whatever the
-    block split; fit (no scores asked) keeps
+@pytest.mark.parametrize("cost", ls.COSTS)
+def test_grid_costs_equal_the_cost_of_each_thresholded_prediction(cost):
+    rng = np.random.default_rng(3)
+    K = 11
+    D = rng.normal(size=(30, K)) * rng.choice([0.01, 0.3, 3.0], size=(30, 1)) / np.sqrt(K)
+    D[0] = 0.0                                   # ties with the threshold 0
+    D[1, :3] = ls.THRESHOLD_GRID[[0, 40, 80]] / np.sqrt(K) * 1.5
+    Yc = rng.random((30, K)) < 0.3
+    Yc[2], Yc[3] = False, True                   # empty and full label sets
+    C = ls._grid_costs(cost, D, Yc)
+    for j, th in enumerate(ls.THRESHOLD_GRID):
+        np.testing.assert_allclose(C[:, j], ls.example_costs(cost, Yc, D * np.sqrt(K) > th),
+                                   atol=1e-15)
+
+
+def test_adaptive_threshold_follows_the_leader_across_blocks():
+    """Row t is decoded at the grid threshold of least cost over rows < t
+    (ties: nearest 0), whatever the block split; fit (no scores asked) keeps
     the same totals; the learning itself is the kernel's (eq. 14 on the
     code's own decoding), identical to threshold=0."""
-    monkeypatch.setattr(ls, "_RULE_DENSE", 100)
-    monkeypatch.setattr(ls, "_RULE_STRIDE", 4)
     X, Y = problem(n=300, K=9, seed=2)
     Yd = Y.toarray().astype(bool)
     K = Y.shape[1]
@@ -609,9 +653,6 @@ def test_adaptive_threshold_follows_the_leader_across_blocks(monkeypatch):
     m = omlc.CSDPP(code_dim=4)                   # cost f1: "auto" is adaptive
     D = np.vstack([m.predict_then_learn(X[a:a + 70], Y[a:a + 70]) for a in range(0, 300, 70)])
     C = np.array([ls.example_costs("f1", Yd, R * np.sqrt(K) > th) for th in ls.THRESHOLD_GRID]).T
-    # every row up to _RULE_DENSE (100 here), then one in 4 weighted by 4
-    t = np.arange(300)
-    C *= np.where(t < 100, 1.0, np.where((t - 100) % 4 == 0, 4.0, 0.0))[:, None]
     before = np.vstack([np.zeros(C.shape[1]), np.cumsum(C, axis=0)[:-1]])
     for t in range(300):
         best = np.flatnonzero(before[t] <= before[t].min())

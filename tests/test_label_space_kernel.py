@@ -69,6 +69,48 @@ def test_kernel_equals_reference(basis, solver):
         assert m.t_ == st["t"] and m.drop_ == st["drop"]
 
 
+@pytest.mark.parametrize("basis", ["pbc", "pbt", "none"])
+def test_waiting_ridge_updates_equal_the_reference(basis, monkeypatch):
+    """The exact ridge with rows waiting for a rank-3 update of A^-1 (and
+    the last, partial, wait at the end of the block) against the twin's
+    rank-one steps, to 1e-12."""
+    monkeypatch.setattr(ls._OnlineLSR, "_ridge_block", 3)
+    for cost, code_dim in (("hamming", 3), ("f1", 3), ("rank", 7)):
+        m, D, R, st = run_both(cost, basis, "ridge", code_dim)
+        np.testing.assert_allclose(D, R, atol=1e-12)
+        np.testing.assert_allclose(m.reg_.W, st["W"], atol=1e-12)
+        np.testing.assert_allclose(m.reg_.Ainv, st["Ainv"], atol=1e-12)
+        assert np.array_equal(m.reg_.Ainv, m.reg_.Ainv.T)
+
+
+@pytest.mark.parametrize("make", [lambda: omlc.DPP(code_dim=4), lambda: omlc.CSDPP(basis="pbc"),
+                                  lambda: omlc.CSDPP(cost=_f1, basis="none", code_dim=3)])
+def test_dpp_waiting_ridge_updates_at_width(make, monkeypatch):
+    """d = 300 (rows wait for a rank-18 update of A^-1 by default): the
+    rank-one steps to rounding, and a feature of 1e9 inside a block stops
+    it at that row with the rows before it learned."""
+    from omlc._core.linear import NonFiniteError
+    rng = np.random.default_rng(8)
+    X = sp.random(160, 300, density=0.05, format="csr", random_state=8)
+    Y = sp.csr_matrix((rng.random((160, 9)) < 0.3).astype(np.int32))
+    a = make()
+    D = a.predict_then_learn(X, Y)
+    with monkeypatch.context() as mp:
+        mp.setattr(ls._OnlineLSR, "_ridge_block", 1)
+        b = make()
+        E = b.predict_then_learn(X, Y)
+    np.testing.assert_allclose(D, E, rtol=1e-10, atol=1e-11)
+    np.testing.assert_allclose(a.reg_.Ainv, b.reg_.Ainv, rtol=1e-10, atol=1e-13)
+    Xb = X.toarray()
+    Xb[100, 0] = 1e9
+    c = make()
+    with pytest.raises(NonFiniteError, match=r"row 100 of the block"):
+        c.predict_then_learn(sp.csr_matrix(Xb), Y)
+    first = make().fit(X[:100], Y[:100])
+    np.testing.assert_allclose(c.decision_function(X), first.decision_function(X),
+                               rtol=1e-12, atol=1e-12)
+
+
 def test_lazy_factor_folds_and_decisions_use_it():
     """PBT under AdaGrad keeps the basis change in F; decision_function
     applies it, and a fold (W <- W F) leaves the effective weights alone."""
@@ -277,10 +319,13 @@ def _br_problem(seed, n=12, d=7, K=4):
 @pytest.mark.compiled
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("intercept", [True, False])
-def test_br_ridge_learn_matches_the_twin(seed, intercept):
+@pytest.mark.parametrize("block", [0, 1, 3, 5])
+def test_br_ridge_learn_matches_the_twin(seed, intercept, block):
     """O-BR's compiled ridge loop against the NumPy twin: scores written for
     every row, final W and Ainv, steps taken, with and without weights
-    (0 and fractional included), in natural and shuffled order."""
+    (0 and fractional included), in natural and shuffled order; rank-one
+    updates (block 1, and 0: d is small) or rows waiting for a rank-3 / 5
+    update (the twin steps row by row)."""
     from omlc._core.rowstream import RowStream
     from omlc._validation import csr_arrays
     X, Y, rng = _br_problem(seed)
@@ -296,8 +341,9 @@ def test_br_ridge_learn_matches_the_twin(seed, intercept):
             stream = RowStream(xp, xi, xv, d, Y.indptr.astype(np.int64), Y.indices, K,
                                order=order)
             wv = None if weights is None else weights[order if order is not None else slice(None)]
-            done, err, _ = lsk.br_ridge_learn(stream, W, A, intercept, wv, out)
+            done, err, _ = lsk.br_ridge_learn(stream, W, A, intercept, wv, out, block)
             assert (done, err) == (n, 0)
+            assert np.array_equal(A, A.T)
             rows = np.arange(n) if order is None else order
             r_out, r_W, r_A, _ = ref.br_ridge_learn(X.toarray()[rows], Y.toarray()[rows], W0, A0,
                                                     intercept, wv)
@@ -309,7 +355,8 @@ def test_br_ridge_learn_matches_the_twin(seed, intercept):
 @pytest.mark.compiled
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("intercept", [True, False])
-def test_ridge_learn_real_targets_match_the_twin(seed, intercept):
+@pytest.mark.parametrize("block", [0, 4])
+def test_ridge_learn_real_targets_match_the_twin(seed, intercept, block):
     """The ridge block with real-valued targets (O-RAND's and O-CS's codes)
     against the twin, on an unlabelled stream: scores, W, Ainv, with and
     without weights (0 and fractional), natural and shuffled order; with the
@@ -331,7 +378,7 @@ def test_ridge_learn_real_targets_match_the_twin(seed, intercept):
             W, A, out = W0.copy(), A0.copy(), np.empty((n, 3))
             wv = None if weights is None else weights[rows]
             done, err, _ = lsk.ridge_learn(RowStream(xp, xi, xv, d, order=order), W, A,
-                                           intercept, T, wv, out)
+                                           intercept, T, wv, out, block)
             assert (done, err) == (n, 0)
             r_out, r_W, r_A, _ = ref.br_ridge_learn(X.toarray()[rows], None, W0, A0, intercept,
                                                     wv, targets=T)
@@ -343,11 +390,40 @@ def test_ridge_learn_real_targets_match_the_twin(seed, intercept):
     a = (WK.copy(), A0.copy(), np.empty((n, K)))
     b = (WK.copy(), A0.copy(), np.empty((n, K)))
     lsk.br_ridge_learn(RowStream(xp, xi, xv, d, Y.indptr.astype(np.int64), Y.indices, K),
-                       *a[:2], intercept, None, a[2])
+                       *a[:2], intercept, None, a[2], block)
     lsk.ridge_learn(RowStream(xp, xi, xv, d), *b[:2], intercept,
-                    np.where(Y.toarray() > 0, 1.0, -1.0), None, b[2])
+                    np.where(Y.toarray() > 0, 1.0, -1.0), None, b[2], block)
     for u, v in zip(a, b):
         assert np.array_equal(u, v)
+
+
+@pytest.mark.compiled
+@pytest.mark.parametrize("block", [1, 4])
+def test_ridge_block_stops_at_the_bad_row_with_the_rows_before_learned(block):
+    """A row whose step would leave Ainv to rounding (a feature of 1e9
+    against lam = 1) stops the block there, with every row before it
+    learned (the waiting rank-q update applied) and nothing of it: the twin
+    run on the rows before it."""
+    from omlc._core.rowstream import RowStream
+    from omlc._validation import csr_arrays
+    X, Y, rng = _br_problem(2, n=12, d=7, K=3)
+    X = X.toarray()
+    X[6, 2] = 1e9
+    X[5, 2] = 1.0                              # so that row 6 is not the first to see it
+    n, d = X.shape
+    W0 = rng.standard_normal((d + 1, 3)) * 0.1
+    A0 = np.eye(d + 1)
+    T = rng.standard_normal((n, 3))
+    W, A, out = W0.copy(), A0.copy(), np.empty((n, 3))
+    done, err, index = lsk.ridge_learn(RowStream(*csr_arrays(sp.csr_matrix(X)), d), W, A, True, T,
+                                       None, out, block)
+    assert (done, err, index) == (6, lsk.Error.RIDGE_PRECISION, 6)
+    r_out, r_W, r_A, _ = ref.br_ridge_learn(X[:6], None, W0, A0, True, targets=T)
+    np.testing.assert_allclose(W, r_W, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(A, r_A, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(out[:6], r_out, rtol=1e-12, atol=1e-12)
+    with pytest.raises(ValueError, match="block must be"):
+        lsk.ridge_learn(RowStream(*csr_arrays(sp.csr_matrix(X)), d), W, A, True, T, None, None, -1)
 
 
 @pytest.mark.compiled
@@ -407,3 +483,58 @@ def test_onlinebr_single_rows_score_as_the_block():
     m2 = omlc.OnlineBR().fit(X[:20], Y[:20])
     pre = m2.predict_then_learn(X[20:21], Y[20:21])
     assert np.array_equal(pre, D[:1])
+
+
+@pytest.mark.parametrize("cost", ls.COSTS)
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+def test_threshold_follow_equals_the_numpy_rule(cost, index_dtype):
+    """The compiled adaptive threshold and its NumPy twin, block after block:
+    the same lowered values and totals to the bit, with values on the grid's
+    points (searchsorted's side), all-zero rows (ties: nearest 0), empty and
+    full label sets, repeated and shuffled rows."""
+    rng = np.random.default_rng(11)
+    K = 13
+    n = 120
+    Yd = rng.random((n, K)) < 0.3
+    Yd[2], Yd[3] = False, True
+    Y = sp.csr_matrix(Yd.astype(np.int32))
+    Y.indptr = Y.indptr.astype(index_dtype)
+    Y.indices = Y.indices.astype(index_dtype)
+    thr = np.zeros(ls.THRESHOLD_GRID.shape[0])
+    thr_ref = thr.copy()
+    for block in range(4):
+        rows = rng.integers(0, n, size=37)
+        rows[:2] = [2, 3]
+        D = rng.normal(size=(37, K)) * rng.choice([0.01, 0.3, 3.0], size=(37, 1)) / np.sqrt(K)
+        D[2] = 0.0
+        D[3, :3] = ls.THRESHOLD_GRID[[0, 40, 80]] / np.sqrt(K)
+        R, thr_ref = ref.threshold_follow(D, Yd[rows], thr_ref, cost)
+        lsk.threshold_follow(D, Y.indptr, Y.indices, rows.astype(np.int64), thr,
+                             ls.THRESHOLD_GRID, 40, ls.COST_IDS[cost])
+        np.testing.assert_array_equal(D, R)
+        np.testing.assert_array_equal(thr, thr_ref)
+    assert thr.max() > 0
+
+
+def test_threshold_follow_checks_its_arguments():
+    D = np.zeros((2, 3))
+    ip = np.array([0, 1, 2], np.int64)
+    ix = np.array([0, 2], np.int64)
+    g = ls.THRESHOLD_GRID
+    thr = np.zeros(g.shape[0])
+    with pytest.raises(ValueError, match="row index 5 out of range"):
+        lsk.threshold_follow(D, ip, ix, np.array([0, 5]), thr, g, 40, 2)
+    with pytest.raises(ValueError, match="one row index per row"):
+        lsk.threshold_follow(D, ip, ix, np.array([0]), thr, g, 40, 2)
+    with pytest.raises(ValueError, match="grid's length"):
+        lsk.threshold_follow(D, ip, ix, np.array([0, 1]), thr[:-1], g, 40, 2)
+    with pytest.raises(ValueError, match="increasing"):
+        lsk.threshold_follow(D, ip, ix, np.array([0, 1]), thr, g[::-1].copy(), 40, 2)
+    with pytest.raises(ValueError, match="unknown cost"):
+        lsk.threshold_follow(D, ip, ix, np.array([0, 1]), thr, g, 40, 9)
+    with pytest.raises(ValueError, match="past indices"):
+        lsk.threshold_follow(D, ip, ix[:1], np.array([0, 1]), thr, g, 40, 2)
+    with pytest.raises(ValueError, match="label index 3 of row 1"):
+        lsk.threshold_follow(D, ip, np.array([0, 3]), np.array([0, 1]), thr, g, 40, 2)
+    with pytest.raises(ValueError, match="start at 0"):
+        lsk.threshold_follow(D, ip + 1, ix, np.array([0, 1]), thr, g, 40, 2)

@@ -55,37 +55,67 @@ cdef extern from *:
     typedef long long omlc_v4i __attribute__((vector_size(32), aligned(8), may_alias));
     #endif
 
-    /* out = [1 + sum c, sum c w, 1 + sum |c|] with w = 1 / (dl - y), c = rz w. */
-    OMLC_PCA_CLONES static void omlc_sec_sums(const double* OMLC_PCA_RESTRICT dl,
-                                              const double* OMLC_PCA_RESTRICT rz, int64_t n4,
-                                              double y, double* OMLC_PCA_RESTRICT out) {
+    /* The secular sums of nr roots side by side (nr a multiple of 4): root r
+       at y[r] from its origin pole org[r] gets g = 1 + sum c, gd = sum c w and
+       ga = 1 + sum |c| with w = 1 / ((dsk - org) - y), c = rz w, pole ex[r]
+       left out (-1: none). Each root's terms go in four lanes (index mod 4);
+       the roots' division chains overlap instead of running one by one. */
+    OMLC_PCA_CLONES static void omlc_sec_sums_many(const double* OMLC_PCA_RESTRICT dsk,
+                                                   const double* OMLC_PCA_RESTRICT rz,
+                                                   int64_t n4, const double* OMLC_PCA_RESTRICT org,
+                                                   const double* OMLC_PCA_RESTRICT y,
+                                                   const int64_t* OMLC_PCA_RESTRICT ex, int64_t nr,
+                                                   double* OMLC_PCA_RESTRICT g,
+                                                   double* OMLC_PCA_RESTRICT gd,
+                                                   double* OMLC_PCA_RESTRICT ga) {
+        for (int64_t r0 = 0; r0 < nr; r0 += 4) {
     #ifdef OMLC_PCA_VEC
-        const omlc_v4i absmask = {0x7fffffffffffffffLL, 0x7fffffffffffffffLL,
-                                  0x7fffffffffffffffLL, 0x7fffffffffffffffLL};
-        omlc_v4d g = {0.0, 0.0, 0.0, 0.0}, gd = g, ga = g;
-        for (int64_t b = 0; b < n4; b += 4) {
-            omlc_v4d w = 1.0 / (*(const omlc_v4d*)(dl + b) - y);
-            omlc_v4d c = *(const omlc_v4d*)(rz + b) * w;
-            g += c;
-            gd += c * w;
-            ga += (omlc_v4d)((omlc_v4i)c & absmask);
-        }
-    #else
-        double g[4] = {0.0, 0.0, 0.0, 0.0}, gd[4] = {0.0, 0.0, 0.0, 0.0};
-        double ga[4] = {0.0, 0.0, 0.0, 0.0};
-        for (int64_t b = 0; b < n4; b += 4) {
+            const omlc_v4i absmask = {0x7fffffffffffffffLL, 0x7fffffffffffffffLL,
+                                      0x7fffffffffffffffLL, 0x7fffffffffffffffLL};
+            const omlc_v4d o = *(const omlc_v4d*)(org + r0), yy = *(const omlc_v4d*)(y + r0);
+            const omlc_v4i e = *(const omlc_v4i*)(ex + r0);
+            omlc_v4d G[4], D[4], A[4];
             for (int l = 0; l < 4; l++) {
-                double w = 1.0 / (dl[b + l] - y);
-                double c = rz[b + l] * w;
-                g[l] += c;
-                gd[l] += c * w;
-                ga[l] += fabs(c);
+                G[l] = (omlc_v4d){0.0, 0.0, 0.0, 0.0};
+                D[l] = G[l];
+                A[l] = G[l];
             }
-        }
+            for (int64_t b = 0; b < n4; b += 4) {
+                for (int l = 0; l < 4; l++) {
+                    omlc_v4i skip = e == (long long)(b + l);
+                    omlc_v4d w = 1.0 / ((dsk[b + l] - o) - yy);
+                    w = (omlc_v4d)((omlc_v4i)w & ~skip);
+                    omlc_v4d c = rz[b + l] * w;
+                    G[l] += c;
+                    D[l] += c * w;
+                    A[l] += (omlc_v4d)((omlc_v4i)c & absmask);
+                }
+            }
+            omlc_v4d gg = 1.0 + ((G[0] + G[1]) + (G[2] + G[3]));
+            omlc_v4d dd = (D[0] + D[1]) + (D[2] + D[3]);
+            omlc_v4d aa = 1.0 + ((A[0] + A[1]) + (A[2] + A[3]));
+            *(omlc_v4d*)(g + r0) = gg;
+            *(omlc_v4d*)(gd + r0) = dd;
+            *(omlc_v4d*)(ga + r0) = aa;
+    #else
+            for (int64_t r = r0; r < r0 + 4; r++) {
+                double G[4] = {0.0, 0.0, 0.0, 0.0}, D[4] = {0.0, 0.0, 0.0, 0.0};
+                double A[4] = {0.0, 0.0, 0.0, 0.0};
+                for (int64_t b = 0; b < n4; b += 4) {
+                    for (int l = 0; l < 4; l++) {
+                        double w = ex[r] == b + l ? 0.0 : 1.0 / ((dsk[b + l] - org[r]) - y[r]);
+                        double c = rz[b + l] * w;
+                        G[l] += c;
+                        D[l] += c * w;
+                        A[l] += fabs(c);
+                    }
+                }
+                g[r] = 1.0 + ((G[0] + G[1]) + (G[2] + G[3]));
+                gd[r] = (D[0] + D[1]) + (D[2] + D[3]);
+                ga[r] = 1.0 + ((A[0] + A[1]) + (A[2] + A[3]));
+            }
     #endif
-        out[0] = 1.0 + ((g[0] + g[1]) + (g[2] + g[3]));
-        out[1] = (gd[0] + gd[1]) + (gd[2] + gd[3]);
-        out[2] = 1.0 + ((ga[0] + ga[1]) + (ga[2] + ga[3]));
+        }
     }
 
     /* prod over b != a, b < k of -((dsk[a] - dso[b]) - mu[b]) / (dsk[b] - dsk[a]). */
@@ -204,8 +234,9 @@ cdef extern from *:
     }
     """
     const double OMLC_PCA_PAD
-    void omlc_sec_sums(const double* dl, const double* rz, int64_t n4, double y,
-                       double* out) noexcept nogil
+    void omlc_sec_sums_many(const double* dsk, const double* rz, int64_t n4, const double* org,
+                            const double* y, const int64_t* ex, int64_t nr, double* g,
+                            double* gd, double* ga) noexcept nogil
     double omlc_sec_prod(const double* dsk, const double* dso, const double* mu, int64_t a,
                          int64_t k, int64_t n4) noexcept nogil
     double omlc_sec_col(const double* col, const double* dsk, double dsoa, double mua,
@@ -245,7 +276,12 @@ cdef inline float64_t sigma_drop(float64_t s) noexcept nogil:
 
 cdef inline int64_t secular_work_size(int64_t n) noexcept nogil:
     """The doubles of secular_eigh's ``work`` for an n x n problem."""
-    return 11 * n + 32
+    return 20 * n + 80
+
+
+cdef inline int64_t secular_iwork_size(int64_t n) noexcept nogil:
+    """The int64s of secular_eigh's ``iw``."""
+    return 8 * n + 24
 
 
 cdef inline void secular_eigh(const float64_t* d, const float64_t* z, float64_t rho, int64_t n,
@@ -253,7 +289,7 @@ cdef inline void secular_eigh(const float64_t* d, const float64_t* z, float64_t 
                               int64_t* iw) noexcept nogil:
     """The eigenpairs of ``diag(d) + rho z z^T`` (rho >= 0) in O(n^2): lam[j]
     and V's column j (row-major n x n). ``work``: secular_work_size(n)
-    doubles, ``iw``: 4 n.
+    doubles, ``iw``: secular_iwork_size(n) int64s.
 
     The MSG step's matrix is diagonal plus rank one, so its eigenvalues are
     the roots of the secular equation ``1 + rho' sum_i z_i^2 / (d_i - l) = 0``
@@ -280,15 +316,23 @@ cdef inline void secular_eigh(const float64_t* d, const float64_t* z, float64_t 
     cdef float64_t* dl = mu + n4
     cdef float64_t* col = dl + n4
     cdef float64_t* yb = col + n4
-    cdef float64_t* sums = yb + n4                  # 3
+    cdef float64_t* orgv = yb + n4                  # per root: its origin pole,
+    cdef float64_t* yv = orgv + n4                  # its point,
+    cdef float64_t* gv = yv + n4                    # the sums there,
+    cdef float64_t* gdv = gv + n4
+    cdef float64_t* gav = gdv + n4
+    cdef float64_t* lov = gav + n4                  # and its bracket
+    cdef float64_t* hiv = lov + n4
     cdef int64_t* perm = iw
     cdef int64_t* idx = perm + n
     cdef int64_t* gp = idx + n
     cdef int64_t* gq = gp + n
-    cdef int64_t i, j, a, b, o, k, k4, ng, last, _it, cx
-    cdef float64_t zn2, rhop, tol, dmax, tau, c, s, lo, hi, m, g, gd, ga, w, y, nrm, da
-    for i in range(n * n):
-        V[i] = 0.0
+    cdef int64_t* exv = gq + n                      # n4 each: the left-out pole,
+    cdef int64_t* oi = exv + n4                     # the origin's index,
+    cdef int64_t* act = oi + n4                     # still iterating
+    cdef int64_t i, j, a, b, k, k4, ng, last, _it, cx, nact, nr
+    cdef float64_t zn2, rhop, tol, dmax, tau, c, s, m, g, gd, ga, w, y, nrm
+    memset(V, 0, n * n * sizeof(float64_t))
     zn2 = 0.0
     for i in range(n):
         zn2 += z[i] * z[i]
@@ -350,76 +394,103 @@ cdef inline void secular_eigh(const float64_t* d, const float64_t* z, float64_t 
         dso[a] = 0.0
         mu[a] = 0.0
         col[a] = 0.0
-    # ---- the roots, as offsets mu[a] from the pole dso[a] = dsk[o]
+    # ---- the roots, as offsets mu[a] from the pole dso[a], all k side by
+    # side (each root's steps are its own: the twin finds them one by one)
+    for a in range(k4):
+        orgv[a] = dsk[a] if a < k else 0.0
+        yv[a] = 0.5 * (dsk[a + 1] - dsk[a]) if a < k - 1 else 0.0
+        exv[a] = -1
+    # the origin: the pole nearer the root (g's sign at the midpoint)
+    omlc_sec_sums_many(dsk, rzk, k4, orgv, yv, exv, k4, gv, gdv, gav)
     for a in range(k):
-        da = dsk[a]
-        for b in range(k4):
-            dl[b] = dsk[b] - da
         if a < k - 1:
-            m = 0.5 * (dsk[a + 1] - da)
-            omlc_sec_sums(dl, rzk, k4, m, sums)
-            if sums[0] >= 0.0:
-                o = a
-                lo = 0.0
-                hi = m
+            m = yv[a]
+            if gv[a] >= 0.0:
+                oi[a] = a
+                lov[a] = 0.0
+                hiv[a] = m
             else:
-                o = a + 1
-                lo = -m
-                hi = 0.0
-                for b in range(k4):
-                    dl[b] = dsk[b] - dsk[o]
+                oi[a] = a + 1
+                lov[a] = -m
+                hiv[a] = 0.0
         else:
-            o = a
-            lo = 0.0
-            hi = rhop
-        # start: the origin's own pole with the others frozen at mu = 0
-        # (within O(rho) of the root once the MSG step is small)
-        w = rzk[o]
-        rzk[o] = 0.0
-        dl[o] = OMLC_PCA_PAD
-        omlc_sec_sums(dl, rzk, k4, 0.0, sums)
-        rzk[o] = w
-        dl[o] = 0.0
-        y = w / sums[0]
-        if not (y > lo and y < hi):
-            y = 0.5 * (lo + hi)
-        for _it in range(SECULAR_ITERS):
-            omlc_sec_sums(dl, rzk, k4, y, sums)
-            g = sums[0]
-            gd = sums[1]
-            ga = sums[2]
+            oi[a] = a
+            lov[a] = 0.0
+            hiv[a] = rhop
+        orgv[a] = dsk[oi[a]]
+        yv[a] = 0.0
+        exv[a] = oi[a]
+    # start: the origin's own pole with the others frozen at mu = 0
+    # (within O(rho) of the root once the MSG step is small)
+    omlc_sec_sums_many(dsk, rzk, k4, orgv, yv, exv, k4, gv, gdv, gav)
+    for a in range(k):
+        y = rzk[oi[a]] / gv[a]
+        if not (y > lov[a] and y < hiv[a]):
+            y = 0.5 * (lov[a] + hiv[a])
+        yv[a] = y
+        exv[a] = -1
+        act[a] = 1
+    nact = k
+    nr = k4
+    for _it in range(SECULAR_ITERS):
+        if nact == 0:
+            break
+        omlc_sec_sums_many(dsk, rzk, k4, orgv, yv, exv, nr, gv, gdv, gav)
+        last = -1
+        for a in range(k):
+            if not act[a]:
+                continue
+            y = yv[a]
+            g = gv[a]
+            gd = gdv[a]
+            ga = gav[a]
+            act[a] = 0
+            nact -= 1
             if fabs(g) <= DBL_EPSILON * ga:        # a root to rounding
-                break
+                continue
             if g < 0.0:
-                lo = y
+                lov[a] = y
             else:
-                hi = y
+                hiv[a] = y
             m = y - y * g / (g + y * gd)
-            if not (m > lo and m < hi):
-                m = 0.5 * (lo + hi)
-                if not (m > lo and m < hi):
-                    break
+            if not (m > lov[a] and m < hiv[a]):
+                m = 0.5 * (lov[a] + hiv[a])
+                if not (m > lov[a] and m < hiv[a]):
+                    continue
+            yv[a] = m
             if fabs(m - y) <= 2.0 * DBL_EPSILON * fabs(m):
-                y = m
-                break
-            y = m
-        mu[a] = y
-        dso[a] = dsk[o]
-        lam[idx[a]] = dsk[o] + y
+                continue
+            act[a] = 1
+            nact += 1
+            last = a
+        nr = (last + 4) // 4 * 4                   # the blocks still iterating
+    for a in range(k):
+        mu[a] = yv[a]
+        dso[a] = dsk[oi[a]]
+        lam[idx[a]] = dso[a] + mu[a]
     # ---- the z that the roots make exact, then the eigenvectors
     for a in range(k):
         w = -((dsk[a] - dso[a]) - mu[a]) / rhop
         w *= omlc_sec_prod(dsk, dso, mu, a, k, k4)
         col[a] = sqrt(fabs(w)) if zs[idx[a]] >= 0.0 else -sqrt(fabs(w))
+    # Without a Givens rotation (the usual case) each entry goes straight to
+    # its unsorted row; otherwise the rotations act on the sorted rows first.
     for a in range(k):
         nrm = sqrt(omlc_sec_col(col, dsk, dso[a], mu[a], k4, yb))
+        omlc_pca_div(yb, nrm, k4, dl)
         cx = idx[a]
-        for b in range(k):
-            V[idx[b] * n + cx] = yb[b] / nrm
+        if ng == 0:
+            for b in range(k):
+                V[perm[idx[b]] * n + cx] = dl[b]
+        else:
+            for b in range(k):
+                V[idx[b] * n + cx] = dl[b]
     for i in range(n):
         if zs[i] == 0.0:
             lam[i] = ds[i]
-            V[i * n + i] = 1.0
+            V[(perm[i] if ng == 0 else i) * n + i] = 1.0
+    if ng == 0:
+        return
     # ---- back to the unrotated, unsorted coordinates
     for a in range(ng - 1, -1, -1):
         i = gp[a]
@@ -512,15 +583,16 @@ cdef inline int64_t msg_step(float64_t* B, float64_t* R, int64_t nq, float64_t* 
     cdef float64_t rho, vnorm, x, tot, beta
     cdef float64_t* V = scratch                    # (M + 2)^2: first (msg_V)
     cdef int64_t* order = <int64_t*> (V + Mp * Mp) # M + 2: second (msg_order)
-    cdef int64_t* iw = order + Mp                  # 4 (M + 2)
-    cdef float64_t* a = <float64_t*> (iw + 4 * Mp) # M + 2
+    cdef int64_t* iw = order + Mp                  # secular_eigh's
+    cdef float64_t* a = <float64_t*> (iw + secular_iwork_size(Mp))   # M + 2
     cdef float64_t* rres = a + Mp                  # K
     cdef float64_t* dg = rres + K                  # M + 2: the diagonal
     cdef float64_t* lam = dg + Mp                  # M + 2
     cdef float64_t* lamk = lam + Mp                # M + 2
     cdef float64_t* bps = lamk + Mp                # 4 (M + 2)
-    cdef float64_t* T = bps + 4 * Mp               # (M + 2)^2, stride M + 2
-    cdef float64_t* hv = T + Mp * Mp               # M + 2
+    cdef float64_t* Tt = bps + 4 * Mp              # (M + 2)^2 (nt x nt)
+    cdef float64_t* Vo = Tt + Mp * Mp              # (M + 2)^2 (nt x nt)
+    cdef float64_t* hv = Vo + Mp * Mp              # M + 2
     cdef float64_t* bb = hv + Mp                   # M + 2
     cdef float64_t* cK = bb + Mp                   # K
     cdef float64_t* work = cK + K                  # secular_eigh's
@@ -543,36 +615,37 @@ cdef inline int64_t msg_step(float64_t* B, float64_t* R, int64_t nq, float64_t* 
     secular_eigh(dg, a, eta, nt, lam, V, work, iw)
     sort_desc(lam, nt, order)
     nk = nt if nt < M + 1 else M + 1
-    for i in range(nt):                            # T = V^T blockdiag(R, 1), rows sorted
-        for l in range(nt):
-            T[i * Mp + l] = 0.0
-        tot = 0.0
-        for j in range(nt):
-            x = V[j * nt + order[i]]
-            tot += x * a[j]
-            if x == 0.0:                           # deflated: most of V is I
-                continue
-            if j < nq:
-                axpy(x, R + j * Mp, T + i * Mp, nq)
-            else:
-                T[i * Mp + nq] += x
-        anew[i] = tot
+    # T = V[:, order]^T blockdiag(R, 1), kept transposed (Tt[l, i] = T[i, l])
+    # so that every pass is a whole row of length nt: Vo = V[:, order],
+    # Tt[l] = sum_j R[j, l] Vo[j] (l < nq) and Tt[nq] = Vo[nq]; the new Q v
+    # is Vo^T a. Each sum runs over j in order, as T's row axpys did.
+    for j in range(nt):
+        for i in range(nt):
+            Vo[j * nt + i] = V[j * nt + order[i]]
+    memset(anew, 0, nt * sizeof(float64_t))
+    omlc_pca_combo(Vo, nt, nt, a, anew)
+    memset(Tt, 0, nt * nt * sizeof(float64_t))
+    for l in range(nq):
+        for j in range(nq):
+            bb[j] = R[j * Mp + l]
+        omlc_pca_combo(Vo, nq, nt, bb, Tt + l * nt)
+    if nt > nq:
+        memcpy(Tt + nq * nt, Vo + nq * nt, nt * sizeof(float64_t))
     if nk < nt:
         # the cap: H = I - beta hv hv^T maps the dropped row w of T to -+e_last
         for l in range(nt):
-            hv[l] = T[(nt - 1) * Mp + l]
+            hv[l] = Tt[l * nt + nt - 1]
         hv[nt - 1] += 1.0 if hv[nt - 1] >= 0.0 else -1.0
         beta = 0.0
         for l in range(nt):
             beta += hv[l] * hv[l]
         beta = 2.0 / beta
+        memset(dg, 0, nt * sizeof(float64_t))      # dg[i] = T[i] . hv
+        omlc_pca_combo(Tt, nt, nt, hv, dg)
         for i in range(nk):                        # R <- (T H)[:nk, :nk]
-            x = 0.0
-            for l in range(nt):
-                x += T[i * Mp + l] * hv[l]
-            x *= beta
+            x = dg[i] * beta
             for l in range(nk):
-                R[i * Mp + l] = T[i * Mp + l] - x * hv[l]
+                R[i * Mp + l] = Tt[l * nt + i] - x * hv[l]
         memset(cK, 0, K * sizeof(float64_t))       # B <- (H B)[:nk]
         omlc_pca_combo(B, nt, K, hv, cK)
         for j in range(nk):
@@ -581,7 +654,7 @@ cdef inline int64_t msg_step(float64_t* B, float64_t* R, int64_t nq, float64_t* 
     else:
         for i in range(nk):
             for l in range(nt):
-                R[i * Mp + l] = T[i * Mp + l]
+                R[i * Mp + l] = Tt[l * nt + i]
     for i in range(nk):
         lamk[i] = lam[order[i]]
     nt_out[0] = nt
@@ -600,7 +673,8 @@ cdef inline int64_t msg_step(float64_t* B, float64_t* R, int64_t nq, float64_t* 
 cdef inline int64_t msg_scratch_size(int64_t M, int64_t K) noexcept nogil:
     """The doubles of msg_step's ``scratch``."""
     cdef int64_t Mp = M + 2
-    return 2 * Mp * Mp + 5 * Mp + 2 * K + 10 * Mp + secular_work_size(Mp) + 8
+    return (3 * Mp * Mp + Mp + secular_iwork_size(Mp) + 2 * K + 10 * Mp + secular_work_size(Mp)
+            + 8)
 
 
 cdef inline float64_t* msg_V(float64_t* scratch) noexcept nogil:

@@ -132,7 +132,7 @@ pass, ``asv_benchmarks/scripts/label_space_defaults.py``):
   on bag-of-words rows, and CS-DPP's F1 / accuracy cost then loses to DPP's at
   M >= 25% of K on enron and medical (datasets/results/csdpp.md) and ties it on
   bibtex decoded at 0 (F1 cost .843 vs .842; rows scaled: .797 vs .861; the
-  default adaptive threshold: .833);
+  default adaptive threshold: .834);
   scaled rows reverse that but take emotions (dense, values up to 237) from
   .344 to .459 Hamming at M = 1. Scale sparse rows to unit norm before learning or raise
   ``lam`` where that matters.
@@ -156,25 +156,22 @@ lowest: on bibtex (one pass, the defaults) CS-DPP-PBT predicted ~24 labels
 a row where 2.4 are relevant (Hamming loss .159) and its F1 cost (.843) did
 not beat DPP's (.842). The rule is follow-the-leader over a grid of
 thresholds (:data:`THRESHOLD_GRID`, 81 values on a ±1 label's scale): each
-candidate's total cost (the learner's own, from the learned rows'
+candidate's total cost (the learner's own, from each learned row's
 prequential decoded values; ``thr_cost_``) and each row cut at the
-candidate of least total over the rows before it (ties: nearest 0). The
-totals take every learned row up to 4,096, then one in 4 weighted by 4 (an
-unbiased estimate of the same sum: ``_RULE_DENSE``, ``_RULE_STRIDE``),
-compiled (``omlc._core.threshold_rule``, O(K log 81 + 81) a sampled row);
-on 50k rcv1-shaped rows CS-DPP's CPU time is within noise of decoding at 0
-(``label_space_speed.py 50000 3 falt,cs-pbt,cs-pbt-0``, best of 3, load
-7-10: 2.13x vs 2.16x FALT; every row sampled: 2.20x vs 1.99x; the NumPy
-version took 5.4x). Only
-the reported set moves: eq. 14's weights keep the code's own decoding at 0,
-so the learning is the paper's. Measured (one pass,
+candidate of least total over the rows before it (ties: nearest 0);
+compiled (``omlc._core.label_space.threshold_follow``, O(K log 81 + 81) a
+row: on 50k rcv1-shaped rows CS-DPP-PBT 1.86x FALT's CPU time against 1.67x
+decoding at 0, PBC 2.36x against 2.04x; ``label_space_speed.py 50000 3
+falt,cs-pbt,cs-pbt-0,cs-pbc,cs-pbc-0``, best of 3, load 8). Only the
+reported set moves: eq. 14's weights keep the code's own
+decoding at 0, so the learning is the paper's. Measured (one pass,
 seed-1000 order, ``label_space_defaults.py SET csdpp:pbt
 csdpp:pbt@threshold=0.0``), CS-DPP F1 cost PBT / PBC, 0 -> adaptive:
-bibtex .843 -> .833 / .825 -> .823 (DPP .842 / .840), cal500 .602 -> .542,
+bibtex .843 -> .834 / .825 -> .824 (DPP .842 / .840), cal500 .602 -> .542,
 mediamill .479 -> .469, yeast .377 -> .363, emotions .395 -> .389,
 rcv1subset1-3 .773/.677/.692 -> .741/.665/.681 (PBC .763/.705/.707 ->
-.691/.660/.661); a little worse on scene (.371 -> .376), medical (.446 ->
-.448), enron (.560 -> .562) and corel5k (.828 -> .829), still far below
+.691/.659/.661); a little worse on scene (.371 -> .376), medical (.446 ->
+.448), enron (.560 -> .562) and corel5k (.828 -> .828), still far below
 DPP there. The accuracy and rank costs gain likewise on most sets (rank:
 cal500 .306 -> .270, mediamill .173 -> .137, rcv1subset1 .256 -> .208;
 accuracy: cal500 .744 -> .700, bibtex .897 -> .883), at the price of the
@@ -197,7 +194,6 @@ import warnings
 
 import numpy as np
 from omlc._core import label_space as _lsk
-from omlc._core import threshold_rule as _rule
 from omlc._core.linear import NonFiniteError, learn
 from omlc._core.losses import SquaredLoss
 from omlc._core.optimizers import SGD, AdaGrad, RowAdaGrad, ScaledSGD
@@ -314,19 +310,36 @@ _GRID_ZERO = 40
 #: Rows per call of the compiled loop when the adaptive rule needs the
 #: scores of a block learned without them (``fit``): bounds the buffer.
 _RULE_CHUNK = 4096
-#: The rule's totals take the costs of every learned row while fewer than
-#: _RULE_DENSE have been learned, then of one in _RULE_STRIDE weighted by
-#: _RULE_STRIDE: an unbiased estimate of the same sum at a quarter of the
-#: work on long streams (see "Decoding threshold" in the module notes).
-_RULE_DENSE = 4096
-_RULE_STRIDE = 4
 
 
-def _leader(totals):
-    """The grid index of least total (ties: nearest the threshold 0), as the
-    compiled rule (omlc._core.threshold_rule.follow_leader) picks it."""
-    best = np.flatnonzero(totals <= totals.min())
-    return int(best[np.argmin(np.abs(best - _GRID_ZERO))])
+def _grid_costs(cost, D, Yc):
+    """Row t, column j: the cost ``cost`` of predicting ``D[t] > THRESHOLD_GRID[j]
+    / sqrt(K)`` for the truth ``Yc[t]`` (bool). O(K + J) a row: each label
+    falls in one grid interval; the confusion counts at every threshold are
+    suffix sums of the per-interval counts."""
+    n, K = D.shape
+    J = THRESHOLD_GRID.shape[0]
+    # b = number of grid values below the scaled score: predicted at j iff j < b
+    b = np.searchsorted(THRESHOLD_GRID, D * math.sqrt(K), side="left")
+    cell = (np.arange(n)[:, None] * (J + 1) + b).ravel()
+    tot = np.bincount(cell, minlength=n * (J + 1)).reshape(n, J + 1)
+    pos = np.bincount(cell, weights=Yc.ravel(), minlength=n * (J + 1)).reshape(n, J + 1)
+    npred = np.cumsum(tot[:, ::-1], axis=1)[:, -2::-1]
+    tp = np.cumsum(pos[:, ::-1], axis=1)[:, -2::-1]
+    ny = Yc.sum(axis=1, dtype=np.float64)[:, None]
+    fp = npred - tp
+    fn = ny - tp
+    return cost_from_counts(cost, tp, fn, fp, K - tp - fn - fp)
+
+
+def _follow_the_leader(before, C):
+    """Each row's grid index: the one of least cumulative cost over the rows
+    before it (``before`` the total over earlier blocks, ``C`` the block's
+    per-row costs); ties go to the index nearest the threshold 0."""
+    cum = before + np.cumsum(C, axis=0) - C
+    best = cum <= cum.min(axis=1, keepdims=True)
+    dist = np.abs(np.arange(C.shape[1]) - _GRID_ZERO)
+    return np.argmin(np.where(best, dist, C.shape[1]), axis=1)
 
 
 def _resolve_dim(code_dim, K):
@@ -418,6 +431,10 @@ class _OnlineLSR(BaseLearner):
 
     #: Rows per call of the linear core in the chunked AdaGrad path.
     CHUNK = 2048
+    #: The exact ridge's rows whose updates of A^-1 wait for one rank-q
+    #: update (0: the compiled core's choice, RIDGE_BLOCK_MIN; 1: a rank-one
+    #: update a row). Results differ at rounding level only.
+    _ridge_block = 0
 
     def _learn_chunked(self, X, Y, order, out):
         """The baselines' targets do not depend on their predictions, so a
@@ -489,7 +506,8 @@ class _OnlineLSR(BaseLearner):
             T = np.ascontiguousarray(self._targets(Yc), np.float64)
             R = np.empty((b - a, reg.width)) if out is not None else None
             done, err, index = _lsk.ridge_learn(RowStream(xp, xi, xv, X.shape[1], order=rows),
-                                                reg.W, reg.Ainv, reg.intercept, T, wc, R)
+                                                reg.W, reg.Ainv, reg.intercept, T, wc, R,
+                                                self._ridge_block)
             learned = np.ones(done, bool) if wc is None else wc[:done] > 0
             reg.t += int(np.count_nonzero(learned))
             # the rows before an error were learned: their decoding (and
@@ -737,7 +755,8 @@ class CSDPP(_OnlineLSR):
 
     def _theta(self):
         if self._adaptive():
-            return float(THRESHOLD_GRID[_leader(self.thr_cost_)]) / math.sqrt(self.n_labels_)
+            j = _follow_the_leader(self.thr_cost_, np.zeros((1, THRESHOLD_GRID.shape[0])))[0]
+            return float(THRESHOLD_GRID[j]) / math.sqrt(self.n_labels_)
         th = self.threshold
         return 0.0 if isinstance(th, str) else float(th) / math.sqrt(self.n_labels_)
 
@@ -755,30 +774,27 @@ class CSDPP(_OnlineLSR):
         for a in range(0, n, step):
             b = min(n, a + step)
             D = out[a:b] if out is not None else np.empty((b - a, K))
-            t0 = self.t_
             try:
                 self._learn_block(X, Y, order if b - a == n else rows[a:b], D, offset=a)
             except NonFiniteError as exc:
                 done = int(exc.row) - a
-                self._follow(D[:done], Y, rows[a:a + done], t0)
+                self._follow(D[:done], Y, rows[a:a + done])
                 raise
-            self._follow(D, Y, rows[a:b], t0)
+            self._follow(D, Y, rows[a:b])
 
-    def _follow(self, D, Y, rows, t0):
-        """threshold="adaptive" (see the module notes): each row's decoded
-        values less the threshold of least total cost over the rows before
-        it, then the row's costs at every threshold added to the totals
-        (every row before _RULE_DENSE, then one in _RULE_STRIDE; ``t0`` the
-        rows learned before the block), compiled (omlc._core.threshold_rule)."""
-        n = len(rows)
-        if not n:
+    def _follow(self, D, Y, rows):
+        """threshold="adaptive" (see the class notes): each row's decoded values
+        less the threshold of least cost over the rows before it, then the
+        costs of the rows' own scores added to every candidate's total."""
+        if not len(rows):
             return
-        chosen = np.empty(n, np.int64)
-        _rule.follow_leader(D, np.ascontiguousarray(Y.indptr, dtype=np.int64),
-                            np.ascontiguousarray(Y.indices, dtype=np.int32),
-                            np.ascontiguousarray(rows, dtype=np.int64), self._cost(),
-                            THRESHOLD_GRID, _GRID_ZERO, math.sqrt(self.n_labels_),
-                            self.thr_cost_, int(t0), _RULE_DENSE, _RULE_STRIDE, chosen)
+        # compiled (the NumPy twin, _grid_costs + _follow_the_leader, cost 3x
+        # FALT's whole step on rcv1-shaped rows); the same bits
+        ip, ix = Y.indptr, Y.indices
+        if ip.dtype != ix.dtype or ip.dtype not in (np.int32, np.int64):
+            ip, ix = ip.astype(np.int64), ix.astype(np.int64)
+        _lsk.threshold_follow(D, ip, ix, np.ascontiguousarray(rows, np.int64), self.thr_cost_,
+                              THRESHOLD_GRID, _GRID_ZERO, COST_IDS[self._cost()])
 
     def _learn_block(self, X, Y, order, out, offset=0):
         cost = self._cost()
@@ -799,7 +815,7 @@ class CSDPP(_OnlineLSR):
             BASIS_IDS[self.basis], SOLVER_IDS[reg.solver], Mw, self.full_rank_,
             float(self.pca_step), self.u_, reg.intercept, reg.W, opt,
             reg.Ainv if reg.solver == "ridge" else None, self.F_, self.Qb_, self.sb_, self.proj_,
-            self.cnt_, out=out, cost_fn=cost_fn)
+            self.cnt_, out=out, cost_fn=cost_fn, ridge_block=self._ridge_block)
         reg.t = self.t_
         if err:
             raise NonFiniteError(_ERRORS[err].format(pos=done + offset, index=index, lam=self.lam),
@@ -971,7 +987,7 @@ class OnlineBR(_OnlineLSR):
         # O(d^2) step.
         weights = self._pending_weights
         done, err, index = _lsk.br_ridge_learn(self._stream(X, Y, order), reg.W, reg.Ainv,
-                                               reg.intercept, weights, out)
+                                               reg.intercept, weights, out, self._ridge_block)
         reg.t += done if weights is None else int(np.count_nonzero(weights[:done]))
         if err:
             raise NonFiniteError(_ERRORS[err].format(pos=done, index=index, lam=self.lam), done)
