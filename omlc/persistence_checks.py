@@ -448,6 +448,21 @@ def _validated_hoeffding_tree(model, state):
     return state
 
 
+def _check_dpp_threshold(model, state, ref):
+    """DPP / CS-DPP: files from before the decoding threshold (issue 21) have
+    no ``thr_cost_`` and decoded at 0 (the paper's round): they keep that
+    rule (``threshold=0.0``), so they predict and go on learning as before."""
+    if "thr_cost_" not in state:
+        model.threshold = 0.0
+        state["thr_cost_"] = ref["thr_cost_"].copy()
+        return {"thr_cost_"}
+    v = state["thr_cost_"]
+    _check_array("thr_cost_", ref["thr_cost_"], v)
+    if (v < 0).any():
+        raise _Invalid("array 'thr_cost_' holds negative values")
+    return {"thr_cost_"}
+
+
 def _group_checks(model):
     name = type(model).__name__
     if name in ("KernelFALT", "KernelPassiveAggressiveBR") or (
@@ -456,7 +471,8 @@ def _group_checks(model):
     if name in ("OSMLELM", "ELMOMLL"):
         return [_check_elm_buffers]
     if name in ("DPP", "CSDPP"):
-        return [_check_regressor_solver, _check_dpp_state]
+        return [_check_regressor_solver, _check_dpp_state,
+                lambda state, ref, d: _check_dpp_threshold(model, state, ref)]
     if name in ("OnlineBR", "OnlineCS", "OnlineRandomProjection"):
         return [_check_regressor_solver]
     if name in ("AdaOLMR", "OnlineBMR"):

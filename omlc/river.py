@@ -54,9 +54,9 @@ import zlib
 import numpy as np
 import scipy.sparse as sp
 
+from omlc._core.hashing import RowPath as _RowPath
 from omlc._core.hashing import hash_row, label_ids
-from omlc._core.linear import learn as _learn
-from omlc._core.rowstream import RowStream as _RowStream
+from omlc._core.linear import RowStep as _RowStep
 from omlc.learners._growth import grows_labels
 from omlc.learners.base import clone
 
@@ -76,6 +76,11 @@ _CACHE_LIMIT = 1 << 20
 
 
 _INDPTRS = {}
+
+#: The bridge's attributes RowPath (learn_one's compiled path) relies on: it
+#: steps aside when one of them is no longer the object it was built with.
+_BRIDGE_KEYS = ("model_", "features", "n_features", "label_ids_", "label_names_",
+                "_label_memo")
 
 
 def _indptr(n):
@@ -283,6 +288,14 @@ class RiverMultiLabel(_Base):
         return max(1, len(self.label_names_)) if self._grows else self.max_labels
 
     def learn_one(self, x, y):
+        fast = self.__dict__.get("_fast")
+        if fast is not None:
+            # omlc._core.hashing.RowPath: the compiled path below in one call,
+            # while nothing it depends on has changed; when it steps aside it
+            # is rebuilt (by _linear_step) on the next row that path takes.
+            if fast.learn(x, y):
+                return
+            self._fast = None
         m = self.model_
         if type(x) is dict and type(y) is dict and self.features == "hash" and m.is_fitted:
             # The compiled path: hash_row's arrays are canonical (sorted unique
@@ -297,17 +310,14 @@ class RiverMultiLabel(_Base):
             lab = label_ids(y, self.label_ids_, memo) if row is not None else None
             if lab is not None and m.n_labels_ >= len(self.label_names_) \
                     and m.n_features_in_ == self.n_features:
-                xp = _indptr(row[0].shape[0])
-                yp = _indptr(lab.shape[0])
                 with m._lock:
                     step = self._linear_step(m)
                     if step is None:
                         m._check_params()
-                        m._learn_row(xp, row[0], row[1], yp, lab, None)
+                        m._learn_row(_indptr(row[0].shape[0]), row[0], row[1],
+                                     _indptr(lab.shape[0]), lab, None)
                     else:
-                        opt, loss, steps = step
-                        _learn(opt, loss, _RowStream(xp, row[0], row[1], m.n_features_in_, yp,
-                                                     lab, m.n_labels_), steps, None)
+                        step.learn(row[0], row[1], lab)
                     m.n_samples_seen_ += 1
                 return
         idx, val = self._arrays(x)
@@ -322,11 +332,13 @@ class RiverMultiLabel(_Base):
             m.partial_fit(X, [lab.tolist()], n_labels=self._n_labels())
 
     def _linear_step(self, m):
-        """``(optimizer, loss, steps)`` of a linear learner's one-row step,
-        built once and reused while every public attribute of the model but
-        ``n_samples_seen_`` is the same object (parameters, sizes, state
-        arrays: a set_params, a grow or a refit makes new ones and a new step
-        is built, its parameters checked); None for the other learners."""
+        """The :class:`omlc._core.linear.RowStep` of a linear learner (its
+        optimizer, loss and steps with kept scratch), built once and reused
+        while every public attribute of the model but ``n_samples_seen_`` is
+        the same object (parameters, sizes, state arrays: a set_params, a grow
+        or a refit makes new ones and a new step is built, its parameters
+        checked); None for the other learners. Also builds ``_fast``, the
+        :class:`omlc._core.hashing.RowPath` that learn_one tries first."""
         cached = self.__dict__.get("_step_cache")
         d = m.__dict__
         if cached is not None and cached[0] is m and cached[4] == len(d):
@@ -337,21 +349,34 @@ class RiverMultiLabel(_Base):
             except KeyError:
                 now = None
             if now is not None and all(map(operator.is_, now, cached[2])):
+                if self.__dict__.get("_fast") is None:
+                    self._make_fast(m, cached[3], cached[5])
                 return cached[3]
+        self._fast = None
         if not (hasattr(m, "_stream_only") and m._stream_only()):
             self._step_cache = None
             return None
         m._check_params()
-        step = (m._optimizer(), m._loss(), m._steps())
+        step = _RowStep(m._optimizer(), m._loss(), m._steps())
         # (private attributes are locks and transient weights, never step inputs)
         keys = tuple(k for k in d if k[0] != "_" and k != "n_samples_seen_")
         get = operator.itemgetter(*keys) if len(keys) > 1 else (lambda d: tuple(d[k] for k in keys))
-        self._step_cache = (m, get, tuple(d[k] for k in keys), step, len(d))
+        self._step_cache = (m, get, tuple(d[k] for k in keys), step, len(d), keys)
+        self._make_fast(m, step, keys)
         return step
+
+    def _make_fast(self, m, step, keys):
+        if self.features == "hash" and m.n_features_in_ == self.n_features:
+            if "_label_memo" not in self.__dict__:
+                self._label_memo = []
+            self._fast = _RowPath(self.__dict__, _BRIDGE_KEYS, m.__dict__, keys, step, m._lock,
+                                  self.label_ids_, self.label_names_, self._label_memo,
+                                  self.n_features, m.n_labels_)
 
     def __getstate__(self):
         state = self.__dict__.copy()
         state.pop("_step_cache", None)  # compiled objects bound to this process's arrays
+        state.pop("_fast", None)
         state.pop("_label_memo", None)  # label_ids' memo of key objects (rebuilt on use)
         return state
 

@@ -32,6 +32,8 @@ NO_BUFFERS = {
     "hashing.crc32": "a str",
     "hashing.hash_row": "a dict of names to numbers (non-str names or non-numbers return None)",
     "hashing.label_ids": "two dicts (tested in test_hashing: ids out of int32 raise)",
+    "hashing.RowPath": "dicts, tuples of keys and a RowStep (built by omlc/river.py; test_river)",
+    "hashing.RowPath.learn": "two dicts (anything else is handed back: test_river)",
     "hoeffding_tree.check_weight": "a number",
     "hoeffding_tree.leaf_bytes": "two numbers",
     "sparse_hoeffding_tree.sparse_leaf_bytes": "two numbers",
@@ -217,6 +219,30 @@ def _br_ridge_learn():
     return a, call, rules
 
 
+@spec("label_space.ridge_learn")
+def _ridge_learn():
+    a, n, d, L = _problem()
+    a = {k: a[k] for k in ("xp", "xi", "xv")}
+    a.update(W=np.zeros((d + 1, 2)), Ainv=np.eye(d + 1), T=np.linspace(-1, 1, 2 * n).reshape(n, 2),
+             weights=np.linspace(0, 2, n), out=np.zeros((n, 2)))
+
+    def call(a):
+        from omlc._core.label_space import ridge_learn
+        for block in (1, 2):        # rank-one steps; rows waiting for a rank-2 update
+            done, err, _ = ridge_learn(_stream(a, d, L, labelled=False), a["W"], a["Ainv"], True,
+                                       a["T"], a["weights"], a["out"], block)
+            if err:
+                raise ValueError(f"error {err} at row {done}")
+    rules = _xy_rules(d, L)
+    del rules["yp"], rules["yi"]
+    rules["xp"] = "ptr ok:ptr_short_of_data,short"     # fewer rows: T's last ones unread
+    rules["out"] = "ok:long"
+    rules["weights"] = "ok:long"
+    # rows of T past the stream's are not read (a block of a longer chunk)
+    rules["T"] = "ok:long"
+    return a, call, rules
+
+
 def _opt_state(kind, d, K, intercept):
     rows = d + (1 if intercept else 0)
     W = np.zeros((rows, K))
@@ -296,6 +322,24 @@ def _register_optimizers():
 
 _register_optimizers()
 SPECS["linear.learn"] = SPECS["linear.decide"] = _learn_spec("SGD", "sq")
+
+
+@spec("linear.RowStep", "linear.RowStep.learn")
+def _rowstep():
+    from omlc._core import losses
+    d, L = 5, 3
+    a = dict(xi=np.array([0, 2, 4], np.int32), xv=np.array([0.5, -1.0, 2.0]),
+             yi=np.array([0, 2], np.int32), W=np.zeros((d, L + 1)))
+
+    def call(a):
+        from omlc._core.linear import RowStep
+        from omlc._core.optimizers import SGD
+        RowStep(SGD(a["W"], d, 0.0, 0.5), losses.ALTLoss(), 3).learn(a["xi"], a["xv"], a["yi"])
+    # (a shorter or empty label set is another valid row; W's columns are the
+    # labels, a wider W a model of more labels)
+    rules = {"xi": f"idx:{d} ok:idx_dup,idx_unsorted", "xv": "ok:dtype_f32",
+             "yi": f"idx:{L} ok:short,empty", "W": "ok:dtype_f32,long_col"}
+    return a, call, rules
 
 
 @spec("linear.loss_rows")
@@ -404,9 +448,12 @@ def _dpp_learn():
         for solver in (LS.Solver.RIDGE, LS.Solver.SGD_SOLVER):
             from omlc._core.optimizers import SGD
             opt = SGD(a["W"], d, 1.0, 0.1) if solver != LS.Solver.RIDGE else None
-            LS.dpp_learn(_stream(a, d, L), 0, LS.Basis.PBT, solver, M, False, 0.5, 0.3, True,
-                         a["W"], opt, a["Ainv"], a["F"], a["Q"], a["sigma"], a["P"],
-                         a["counters"], out=a["out"])
+            # the named cost, then the same state with a callable one (called
+            # back from the loop)
+            for fn in (None, lambda y, yhat: np.full(y.shape[0], 0.25)):
+                LS.dpp_learn(_stream(a, d, L), 0, LS.Basis.PBT, solver, M, False, 0.5, 0.3,
+                             True, a["W"], opt, a["Ainv"], a["F"], a["Q"], a["sigma"], a["P"],
+                             a["counters"], out=a["out"], cost_fn=fn)
     rules = _xy_rules(d, L)
     rules["counters"] = "vals ok:val2_huge,val3_huge"   # t and folds are counts
     return a, call, rules
@@ -432,6 +479,27 @@ def _ridge_room():
         from omlc._core.label_space import ridge_room
         ridge_room(a["P"], a["w"])
     return a, call, {}
+
+
+@spec("label_space.threshold_follow")
+def _threshold_follow():
+    from omlc.learners.label_space import THRESHOLD_GRID
+    a = {"D": np.array([[0.1, -0.2, 0.3], [0.0, 0.5, -0.1], [0.2, 0.2, 0.2]]),
+         "indptr": np.array([0, 1, 1, 3], np.int64), "indices": np.array([2, 0, 1], np.int64),
+         "rows": np.array([0, 2, 1], np.int64), "thr_cost": np.zeros(THRESHOLD_GRID.shape[0]),
+         "grid": THRESHOLD_GRID.copy()}
+
+    def call(a):
+        from omlc._core.label_space import threshold_follow
+        threshold_follow(a["D"], a["indptr"], a["indices"], a["rows"], a["thr_cost"], a["grid"],
+                         40, 2)
+    # Longer label arrays than the rows read are fine (a block reads some
+    # rows), as are rows in any order, repeated, and repeated labels (a flag
+    # each); more columns of D are more labels.
+    return a, call, {"D": "ok:long_col",
+                     "indptr": "ptr ok:long,ptr_short_of_data",
+                     "indices": "idx:3 ok:long,idx_dup,idx_unsorted",
+                     "rows": "idx:3 ok:idx_dup,idx_unsorted"}
 
 
 @spec("label_space.secular_eigh_py")

@@ -15,6 +15,22 @@ PRECISION_FLOOR = 1e-12
 REORTH_EVERY = 1000
 
 
+def _lanes(x):
+    """The kernel's order of a sum: four lanes (index mod 4), (l0 + l1) + (l2 + l3)."""
+    s = [0.0] * 4
+    for b, v in enumerate(x):
+        s[b % 4] += v
+    return (s[0] + s[1]) + (s[2] + s[3])
+
+
+def _lanes_prod(x):
+    """The kernel's order of a product (as _lanes)."""
+    p = [1.0] * 4
+    for b, v in enumerate(x):
+        p[b % 4] *= v
+    return (p[0] * p[1]) * (p[2] * p[3])
+
+
 def secular_eigh(d, z, rho):
     """The eigenpairs of diag(d) + rho z z^T as the kernel finds them:
     deflation (tiny z, equal d by a Givens rotation), each secular root as
@@ -49,27 +65,36 @@ def secular_eigh(d, z, rho):
         last = i
     k = len(idx)
     lam = np.zeros(n)
-    org, mu = [0] * k, [0.0] * k
+    dsk = ds[idx]
     rz = np.array([rhop * zs[j] * zs[j] for j in idx])
-    for a, i in enumerate(idx):
+    dso, mu = np.zeros(k), np.zeros(k)
+
+    def sums(dl, rz, y):
+        w = 1.0 / (dl - y)
+        c = rz * w
+        return 1.0 + _lanes(c), _lanes(c * w), 1.0 + _lanes(np.abs(c))
+
+    for a in range(k):
+        dl = dsk - dsk[a]
         if a < k - 1:
-            m = 0.5 * (ds[idx[a + 1]] - ds[i])
-            g = 1.0 + sum(rz[b] / ((ds[j] - ds[i]) - m) for b, j in enumerate(idx))
-            org[a], lo, hi = (i, 0.0, m) if g >= 0.0 else (idx[a + 1], -m, 0.0)
+            m = 0.5 * (dsk[a + 1] - dsk[a])
+            if sums(dl, rz, m)[0] >= 0.0:
+                o, lo, hi = a, 0.0, m
+            else:
+                o, lo, hi = a + 1, -m, 0.0
+                dl = dsk - dsk[o]
         else:
-            org[a], lo, hi = i, 0.0, rhop
-        o = org[a]
-        dl = np.array([ds[j] - ds[o] for j in idx])
-        ob = idx.index(o)
-        y = rz[ob] / (1.0 + sum(rz[b] / dl[b] for b in range(k) if b != ob))
+            o, lo, hi = a, 0.0, rhop
+        others = rz.copy()
+        others[o] = 0.0
+        dl0 = dl.copy()
+        dl0[o] = 1e300
+        y = rz[o] / sums(dl0, others, 0.0)[0]
         if not lo < y < hi:
             y = 0.5 * (lo + hi)
         for _ in range(SECULAR_ITERS):
-            w = 1.0 / (dl - y)
-            c = rz * w
-            g = 1.0 + sum(c)
-            gd = sum(c * w)
-            if abs(g) <= EPS * (1.0 + sum(np.abs(c))):
+            g, gd, ga = sums(dl, rz, y)
+            if abs(g) <= EPS * ga:
                 break
             lo, hi = (y, hi) if g < 0.0 else (lo, y)
             m = y - y * g / (g + y * gd)
@@ -81,18 +106,17 @@ def secular_eigh(d, z, rho):
                 y = m
                 break
             y = m
-        mu[a] = y
-        lam[i] = ds[o] + y
+        mu[a], dso[a] = y, dsk[o]
+        lam[idx[a]] = dsk[o] + y
     zhat = np.zeros(k)
-    for a, i in enumerate(idx):
-        w = -((ds[i] - ds[org[a]]) - mu[a]) / rhop
-        for b, j in enumerate(idx):
-            if b != a:
-                w *= -((ds[i] - ds[org[b]]) - mu[b]) / (ds[j] - ds[i])
-        zhat[a] = math.copysign(math.sqrt(abs(w)), 1.0 if zs[i] >= 0.0 else -1.0)
+    for a in range(k):
+        w = -((dsk[a] - dso[a]) - mu[a]) / rhop
+        w *= _lanes_prod([1.0 if b == a else -((dsk[a] - dso[b]) - mu[b]) / (dsk[b] - dsk[a])
+                          for b in range(k)])
+        zhat[a] = math.copysign(math.sqrt(abs(w)), 1.0 if zs[idx[a]] >= 0.0 else -1.0)
     for a, cx in enumerate(idx):
-        col = np.array([zhat[b] / ((ds[j] - ds[org[a]]) - mu[a]) for b, j in enumerate(idx)])
-        V[idx, cx] = col / np.linalg.norm(col)
+        col = zhat / ((dsk - dso[a]) - mu[a])
+        V[idx, cx] = col / math.sqrt(_lanes(col * col))
     for i in range(n):
         if zs[i] == 0.0:
             lam[i] = ds[i]
@@ -262,9 +286,10 @@ def ridge_scores(X, W, intercept):
     return R + W[d] if intercept else R
 
 
-def br_ridge_learn(X, Y, W, Ainv, intercept, weights=None):
+def br_ridge_learn(X, Y, W, Ainv, intercept, weights=None, targets=None):
     """Twin of ``br_ridge_learn`` on dense X (n x d) and 0/1 Y (n x K): the
-    per-row scores (n x K) and the final W, Ainv and steps taken."""
+    per-row scores (n x K) and the final W, Ainv and steps taken. With
+    ``targets`` (n x K, Y then unused) the twin of ``ridge_learn``."""
     X = np.asarray(X, np.float64)
     W, Ainv = W.copy(), Ainv.copy()
     out = np.zeros((X.shape[0], W.shape[1]))
@@ -276,7 +301,8 @@ def br_ridge_learn(X, Y, W, Ainv, intercept, weights=None):
         c = 1.0 if weights is None else float(weights[i])
         if c == 0.0:
             continue
-        res = (s - np.where(np.asarray(Y[i], bool), 1.0, -1.0)) * math.sqrt(c)
+        t = targets[i] if targets is not None else np.where(np.asarray(Y[i], bool), 1.0, -1.0)
+        res = (s - t) * math.sqrt(c)
         x = x * math.sqrt(c)
         Px = Ainv @ x
         gamma = x @ Px
@@ -285,3 +311,16 @@ def br_ridge_learn(X, Y, W, Ainv, intercept, weights=None):
         W -= np.outer(Px / (1.0 + gamma), res)
         steps += 1
     return out, W, Ainv, steps
+
+
+def threshold_follow(D, Yc, thr_cost, cost):
+    """Twin of ``threshold_follow`` (CS-DPP's adaptive decoding threshold) on
+    a block: D (n x K decoded values) lowered row by row, thr_cost updated;
+    NumPy's n x J grid of costs and follow the leader over its rows."""
+    from omlc.learners import label_space as ls
+    D = np.array(D, dtype=np.float64)
+    K = D.shape[1]
+    C = ls._grid_costs(cost, D, np.asarray(Yc, bool))
+    j = ls._follow_the_leader(thr_cost, C)
+    D -= (ls.THRESHOLD_GRID[j] / math.sqrt(K))[:, None]
+    return D, thr_cost + C.sum(axis=0)

@@ -16,13 +16,17 @@ def _names(rng, n):
 def test_crc32_is_zlibs():
     for s in ["", "a", "w123", "é日本語🙂", "x" * 1000]:
         assert hashing.crc32(s) == zlib.crc32(s.encode("utf-8"))
+    rng = np.random.default_rng(1)     # every length around the 4-byte steps
+    for n in range(0, 14):
+        s = "".join(chr(c) for c in rng.integers(1, 0x2FF, n))
+        assert hashing.crc32(s) == zlib.crc32(s.encode("utf-8"))
 
 
 @pytest.mark.parametrize("n_features", [1, 7, 2 ** 16, 2 ** 31 - 1])
 @pytest.mark.parametrize("seed", range(5))
 def test_hash_row_matches_the_twin(n_features, seed):
     rng = np.random.default_rng(seed)
-    for n in (0, 1, 3, 40, 200):
+    for n in (0, 1, 2, 3, 4, 5, 40, 200, 257, 600):   # (past 256: the sort's heap buffers)
         names = _names(rng, n)
         x = {k: (float(rng.normal()) if i % 3 else int(rng.integers(-5, 5)))
              for i, k in enumerate(names)}

@@ -35,6 +35,35 @@ def test_label_weights_equal_bruteforce_and_sum_to_the_cost(cost):
             np.testing.assert_allclose(np.sum(d[y != yhat]), c, atol=1e-12)
 
 
+@pytest.mark.parametrize("cost", ls.COSTS)
+def test_callable_label_weights_take_k_plus_one_calls_bit_for_bit(cost):
+    """A callable cost's weights in K + 1 calls equal the brute force's 2K
+    calls bit for bit, for every pattern of right and wrong labels (K = 0
+    included), and the cost never sees a shared or changed argument."""
+    from omlc.learners._label_costs import label_weights_callable
+    rng = np.random.default_rng(4)
+    seen = []
+
+    def c(y, yhat):
+        seen.append(yhat)
+        out = float(ls.example_costs(cost, y, yhat)[0])
+        yhat[:] = True                   # a cost that scribbles on its argument
+        return out
+    for K in (0, 1, 2, 5, 13):
+        for _ in range(30):
+            y = rng.random(K) < rng.random()
+            yhat = rng.random(K) < rng.random()
+            keep = yhat.copy()
+            seen.clear()
+            got = label_weights_callable(c, y, yhat)
+            assert len(seen) == K + 1 and len({id(a) for a in seen}) == K + 1
+            assert np.array_equal(yhat, keep)
+            want = ls.label_weights_bruteforce(lambda a, b: float(ls.example_costs(cost, a, b)[0]),
+                                               y, yhat)
+            assert np.array_equal(got, want)
+            assert np.array_equal(ls.label_weights(c, y, yhat), want)
+
+
 def test_label_weights_hand_worked_f1():
     # y = (+,+,-), yhat = (-,+,+): TP=1, FN=1, FP=1 -> F1 loss 1 - 2/4 = 1/2.
     # k=1: real = (+,+,+): TP2 FP1 -> 1-4/5 = 1/5; pred = (-,+,+): 1/2 -> delta 3/10
@@ -168,7 +197,8 @@ def test_pbc_equals_ridge_retrained_on_corrected_targets():
     Xd = np.hstack([X.toarray(), np.ones((X.shape[0], 1))])     # the intercept
     for cost in ("hamming", "f1"):
         # H is the ridge solution on the C_i y_i targets (C_i from the model's own predictions)
-        m2 = omlc.CSDPP(cost=cost, code_dim=3, basis="pbc", random_state=5)
+        # threshold 0: the reported prediction is the code's own (eq. 14's yhat)
+        m2 = omlc.CSDPP(cost=cost, code_dim=3, basis="pbc", random_state=5, threshold=0.0)
         D = m2.predict_then_learn(X[:60], Y[:60])
         Yb = Y[:60].toarray().astype(bool)
         Tv = np.array([np.sqrt(ls.label_weights(cost, y, d > 0)) * np.where(y, 1.0, -1.0)
@@ -343,7 +373,8 @@ def test_defaults_learn_on_a_small_label_set():
 @pytest.mark.parametrize("make", [
     lambda: omlc.DPP(code_dim=3), lambda: omlc.DPP(code_dim=3, basis="pbc"),
     lambda: omlc.CSDPP(code_dim=3), lambda: omlc.OnlineBR(),
-    lambda: omlc.OnlineCS(code_dim=3), lambda: omlc.OnlineRandomProjection(code_dim=3)])
+    lambda: omlc.OnlineCS(code_dim=3), lambda: omlc.OnlineRandomProjection(code_dim=3),
+    lambda: omlc.CSDPP(cost=_f1_callable, code_dim=3)])
 def test_large_feature_raises_naming_the_row(make):
     """An epoch-seconds column (~1.7e9) against lam = 1: the ridge inverse
     loses its precision. The learner refuses that row with NonFiniteError
@@ -364,12 +395,46 @@ def test_large_feature_raises_naming_the_row(make):
     assert not np.array_equal(before, m2.decision_function(sp.csr_matrix(X[:5])))
 
 
-def test_tiny_lam_raises_instead_of_nan():
+def _f1_callable(y, yhat):
+    return float(ls.example_costs("f1", y, yhat)[0])
+
+
+_RIDGE_LEARNERS = [omlc.OnlineBR, omlc.OnlineRandomProjection, omlc.OnlineCS, omlc.DPP,
+                   omlc.CSDPP, lambda **kw: omlc.CSDPP(cost=_f1_callable, **kw)]
+
+
+@pytest.mark.parametrize("make", _RIDGE_LEARNERS)
+def test_tiny_lam_raises_instead_of_nan(make):
     from omlc._core.linear import NonFiniteError
     X, Y = problem(n=60, K=6)
-    for m in (omlc.OnlineBR(lam=1e-300), omlc.DPP(code_dim=3, lam=1e-300)):
-        with pytest.raises(NonFiniteError, match="lost its precision"):
-            m.predict_then_learn(X, Y)
+    kw = {} if make is omlc.OnlineBR else {"code_dim": 3}
+    m = make(lam=1e-300, **kw)
+    assert m.fit(X[:1], Y[:1]).solver_ == "ridge"
+    with pytest.raises(NonFiniteError, match="lost its precision"):
+        m.predict_then_learn(X, Y)
+
+
+@pytest.mark.parametrize("make", _RIDGE_LEARNERS)
+@pytest.mark.parametrize("value,lam", [(1e8, 1.0), (1.7e9, 1.0), (30.0, 1e-12), (1e4, 1e-6)])
+def test_large_values_or_small_lam_give_an_error_or_finite_scores(make, value, lam):
+    """Issue 21's silent NaN, on every exact-ridge learner: a column reaching
+    ``value`` from row 10 on (an epoch-seconds feature), against ``lam``,
+    either stops the block with NonFiniteError naming a row at or after the
+    first large one, or every decision value is finite -- never NaN."""
+    from omlc._core.linear import NonFiniteError
+    X, Y = problem(n=60, K=6)
+    X = X.toarray()
+    X[10:, 1] = value * (1.0 + np.arange(50) / 50)
+    X = sp.csr_matrix(X)
+    kw = {} if make is omlc.OnlineBR else {"code_dim": 3}
+    m = make(lam=lam, **kw)
+    try:
+        D = m.predict_then_learn(X, Y)
+    except NonFiniteError as exc:
+        assert exc.row >= 10 and f"row {exc.row} of the block" in str(exc)
+        D = m.decision_function(X)          # the rows before it were learned: finite
+    assert np.isfinite(D).all()
+    assert np.isfinite(m.decision_function(X)).all()
 
 
 @pytest.mark.parametrize("make", [lambda: omlc.OnlineBR(solver="adagrad", eta=0.2),
@@ -396,6 +461,103 @@ def test_gradient_chunks_equal_the_per_row_loop(make, monkeypatch):
         b._row(xi[xp[k]:xp[k + 1]], xv[xp[k]:xp[k + 1]], y, E[k])
     np.testing.assert_allclose(D, E, atol=1e-12)
     np.testing.assert_allclose(a.reg_.W, b.reg_.W, atol=1e-12)
+
+
+def _omp_per_row(self, R):
+    """O-CS's decoding before omp_rows: omp() row by row."""
+    s = self._sparsity()
+    return np.array([ls.omp(self.encoder_, r, s) for r in R]).reshape(len(R), -1) - 0.5
+
+
+@pytest.mark.parametrize("M,K", [(6, 6), (8, 45), (3, 20), (20, 40)])
+def test_omp_rows_is_omp_row_by_row(M, K):
+    """The batched OMP against omp() per row: Gaussian codes, exactly sparse
+    ones (recovered), a zero code (nothing picked), sparsity 0, 1, a few and
+    more than M."""
+    rng = np.random.default_rng(M * K)
+    A = rng.normal(size=(M, K)) / np.sqrt(M)
+    Z = rng.normal(size=(60, M))
+    Z[5] = 0.0
+    X = np.zeros((20, K))
+    X[np.arange(20), rng.integers(0, K, 20)] = 1.0
+    X[np.arange(20), rng.integers(0, K, 20)] = 1.0
+    Z[20:40] = X @ A.T
+    for s in (0, 1, 2, 3, 50):
+        B = ls.omp_rows(A, Z, s)
+        np.testing.assert_allclose(B, [ls.omp(A, z, s) for z in Z], rtol=0, atol=1e-12)
+        assert not B[5].any()
+        assert (np.count_nonzero(B, axis=1) <= min(s, M)).all()
+    if M >= 20:                                  # enough measurements to recover them
+        np.testing.assert_allclose(ls.omp_rows(A, Z[20:40], 2), X, atol=1e-10)
+    assert ls.omp_rows(A, Z[:0], 2).shape == (0, K)
+
+
+@pytest.mark.parametrize("make", [lambda: omlc.OnlineRandomProjection(code_dim=4),
+                                  lambda: omlc.OnlineRandomProjection(code_dim=3, fit_intercept=False),
+                                  lambda: omlc.OnlineCS(code_dim=5),
+                                  lambda: omlc.OnlineCS(code_dim=6, sparsity=2, lam=0.3)])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("d", [10, 300])
+def test_ridge_chunks_equal_the_per_row_loop(make, weighted, d, monkeypatch):
+    """O-RAND and O-CS on the exact ridge learn a chunk per compiled call
+    (ridge_learn) and decode it in NumPy; that is the old per-row Python loop
+    (_row: rls_gain_sparse, per-row decoding), row for row, over chunks of 7
+    rows, shuffled, with weights 0 (only scored), fractional and > 1, an
+    empty row and empty and full label sets: decisions, W, A^-1, t and
+    O-CS's label count. At d = 300 rows wait for a rank-q update of A^-1
+    (chunks of 7 rows: q <= 7)."""
+    X, Y = problem(n=50, d=d, K=8, density=0.5 if d == 10 else 0.05)
+    w = np.random.default_rng(3).choice([0.0, 0.5, 1.0, 2.0], 50) if weighted else None
+    monkeypatch.setattr(ls._OnlineLSR, "CHUNK", 7)
+    a = make()
+    D = a.predict_then_learn(X, Y, sample_weight=w)
+    Da = a.decision_function(X[:9])
+    with monkeypatch.context() as mp:
+        mp.setattr(ls._Regressor, "compiled_ridge", lambda self: False)   # the per-row loop
+        mp.setattr(ls.OnlineCS, "_decode", _omp_per_row)                    # and OMP per row
+        b = make()
+        E = b.predict_then_learn(X, Y, sample_weight=w)
+        assert b.solver_ == "ridge"
+    np.testing.assert_allclose(D, E, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(a.reg_.W, b.reg_.W, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(a.reg_.Ainv, b.reg_.Ainv, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(Da, b.decision_function(X[:9]), rtol=1e-12, atol=1e-12)
+    assert a.reg_.t == b.reg_.t == (50 if w is None else np.count_nonzero(w))
+    assert getattr(a, "n_relevant_", 0) == getattr(b, "n_relevant_", 0)
+    assert getattr(a, "n_coded_", 0) == getattr(b, "n_coded_", 0)
+    # and a fit in one call of 50 rows (no decoding) lands on the same model
+    c = make().fit(X, Y, sample_weight=w)
+    np.testing.assert_allclose(c.reg_.W, a.reg_.W, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("make", [omlc.OnlineBR, omlc.OnlineRandomProjection, omlc.OnlineCS])
+def test_waiting_ridge_updates_equal_rank_one_steps(make, monkeypatch):
+    """d = 300: 200 rows, every 18 waiting for one rank-18 update of A^-1
+    (h // 16 rows), are the per-row loop's rank-one steps to rounding, and a
+    feature of 1e9 inside a block stops it at that row with the rows before
+    it learned."""
+    from omlc._core import label_space as lsk
+    from omlc._core.linear import NonFiniteError
+    assert lsk.RIDGE_BLOCK_MIN <= 301
+    X, Y = problem(n=200, d=300, K=8, density=0.05)
+    a = make()
+    D = a.predict_then_learn(X, Y)
+    with monkeypatch.context() as mp:
+        mp.setattr(ls._Regressor, "compiled_ridge", lambda self: False)
+        mp.setattr(ls.OnlineCS, "_decode", _omp_per_row)
+        b = make()
+        E = b.predict_then_learn(X, Y)
+    np.testing.assert_allclose(D, E, rtol=1e-11, atol=1e-11)
+    np.testing.assert_allclose(a.reg_.Ainv, b.reg_.Ainv, rtol=1e-11, atol=1e-13)
+    assert np.array_equal(a.reg_.Ainv, a.reg_.Ainv.T)
+    Xb = X.toarray()
+    Xb[100, 0] = 1e9                              # row 100: 10 rows into the sixth block
+    c = make()
+    with pytest.raises(NonFiniteError, match=r"row 100 of the block \(row 100 of the data\)"):
+        c.predict_then_learn(sp.csr_matrix(Xb), Y)
+    first = make().fit(X[:100], Y[:100])
+    np.testing.assert_allclose(c.decision_function(X), first.decision_function(X),
+                               rtol=1e-12, atol=1e-12)
 
 
 def test_sizes_that_cannot_fit_are_refused_up_front_with_the_figure(monkeypatch):
@@ -460,3 +622,109 @@ def test_dense_labels_block_equals_the_row_loop():
                  np.zeros(0, np.int64)):
         np.testing.assert_array_equal(ls._dense_labels(Y.indptr, Y.indices, rows, 9),
                                       Yd[rows].astype(bool))
+
+
+# --- the decoding threshold (threshold="adaptive"; issue 21) -----------------------
+@pytest.mark.parametrize("cost", ls.COSTS)
+def test_grid_costs_equal_the_cost_of_each_thresholded_prediction(cost):
+    rng = np.random.default_rng(3)
+    K = 11
+    D = rng.normal(size=(30, K)) * rng.choice([0.01, 0.3, 3.0], size=(30, 1)) / np.sqrt(K)
+    D[0] = 0.0                                   # ties with the threshold 0
+    D[1, :3] = ls.THRESHOLD_GRID[[0, 40, 80]] / np.sqrt(K) * 1.5
+    Yc = rng.random((30, K)) < 0.3
+    Yc[2], Yc[3] = False, True                   # empty and full label sets
+    C = ls._grid_costs(cost, D, Yc)
+    for j, th in enumerate(ls.THRESHOLD_GRID):
+        np.testing.assert_allclose(C[:, j], ls.example_costs(cost, Yc, D * np.sqrt(K) > th),
+                                   atol=1e-15)
+
+
+def test_adaptive_threshold_follows_the_leader_across_blocks():
+    """Row t is decoded at the grid threshold of least cost over rows < t
+    (ties: nearest 0), whatever the block split; fit (no scores asked) keeps
+    the same totals; the learning itself is the kernel's (eq. 14 on the
+    code's own decoding), identical to threshold=0."""
+    X, Y = problem(n=300, K=9, seed=2)
+    Yd = Y.toarray().astype(bool)
+    K = Y.shape[1]
+    raw = omlc.CSDPP(code_dim=4, threshold=0.0)
+    R = raw.predict_then_learn(X, Y)
+    m = omlc.CSDPP(code_dim=4)                   # cost f1: "auto" is adaptive
+    D = np.vstack([m.predict_then_learn(X[a:a + 70], Y[a:a + 70]) for a in range(0, 300, 70)])
+    C = np.array([ls.example_costs("f1", Yd, R * np.sqrt(K) > th) for th in ls.THRESHOLD_GRID]).T
+    before = np.vstack([np.zeros(C.shape[1]), np.cumsum(C, axis=0)[:-1]])
+    for t in range(300):
+        best = np.flatnonzero(before[t] <= before[t].min())
+        j = best[np.argmin(np.abs(best - 40))]
+        np.testing.assert_allclose(D[t], R[t] - ls.THRESHOLD_GRID[j] / np.sqrt(K), atol=1e-12)
+    assert m.threshold_ != 0.0                   # it moved on this stream
+    np.testing.assert_allclose(m.thr_cost_, C.sum(axis=0), atol=1e-9)
+    # (the block split moves the basis at rounding level: Q is written out per block)
+    np.testing.assert_allclose(m.reg_.W, raw.reg_.W, atol=1e-12)
+    np.testing.assert_allclose(m.Q_, raw.Q_, atol=1e-12)
+    np.testing.assert_allclose(m.decision_function(X[:5]),
+                               raw.decision_function(X[:5]) - m.threshold_, atol=1e-12)
+    f = omlc.CSDPP(code_dim=4)
+    old = ls._RULE_CHUNK
+    try:
+        ls._RULE_CHUNK = 64                      # fit learns in chunks of 64 rows
+        f.fit(X, Y)
+    finally:
+        ls._RULE_CHUNK = old
+    np.testing.assert_allclose(f.thr_cost_, m.thr_cost_, atol=1e-9)
+    np.testing.assert_allclose(f.reg_.W, raw.reg_.W, atol=1e-12)
+
+
+def test_adaptive_threshold_lowers_the_f1_cost_and_hamming_stays_at_zero():
+    """Gap filled (see the module notes): the code's decoding at 0 is not
+    where CS-DPP's F1 cost is lowest; following the leader over the
+    thresholds is, on a planted stream (15% of 30 labels relevant). DPP's
+    Hamming default stays the paper's round()."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(800, 12)) * (rng.random((800, 12)) < 0.5)
+    S = X @ rng.normal(size=(12, 30)) + rng.normal(size=(800, 30))
+    Y = sp.csr_matrix((S > np.quantile(S, 0.85)).astype(np.int32))
+    X = sp.csr_matrix(X)
+    Yd = Y.toarray().astype(bool)
+
+    def f1_cost(**kw):
+        D = omlc.CSDPP(code_dim=6, **kw).predict_then_learn(X, Y)
+        return ls.example_costs("f1", Yd[400:], D[400:] > 0).mean()
+    assert f1_cost() < f1_cost(threshold=0.0) - 0.03
+    dpp = omlc.DPP(code_dim=6)
+    np.testing.assert_array_equal(dpp.predict_then_learn(X, Y),
+                                  omlc.DPP(code_dim=6, threshold=0.0).predict_then_learn(X, Y))
+    assert dpp.threshold_ == 0.0 and not dpp.thr_cost_.any()
+    # a fixed threshold is on a +-1 label's scale
+    fixed = omlc.DPP(code_dim=6, threshold=0.5).fit(X, Y)
+    np.testing.assert_allclose(fixed.decision_function(X[:4]),
+                               dpp.decision_function(X[:4]) - 0.5 / np.sqrt(30), atol=1e-12)
+
+
+def test_threshold_parameter_checks():
+    X, Y = problem()
+    for bad in ("mean", float("nan"), float("inf"), True, None, [0.1]):
+        with pytest.raises(ValueError, match="threshold"):
+            omlc.CSDPP(threshold=bad).fit(X, Y)
+    with pytest.raises(ValueError, match="named cost"):
+        omlc.CSDPP(cost=lambda y, p: 0.0, threshold="adaptive").fit(X, Y)
+    m = omlc.CSDPP(cost=lambda y, p: float(np.mean(y != p)), code_dim=3).fit(X, Y)
+    assert m.threshold_ == 0.0                   # a callable cost: "auto" is 0
+
+
+def test_adaptive_rule_in_chunks_names_the_failing_row(monkeypatch):
+    """fit learns in chunks when the adaptive rule needs scores nobody asked
+    for: an error in a later chunk still names the row of the block, and
+    the rows before it count in the rule's totals."""
+    from omlc._core.linear import NonFiniteError
+    X, Y = problem(n=60, K=6)
+    X = X.toarray()
+    X[45, 0] = 1.7e9
+    monkeypatch.setattr(ls, "_RULE_CHUNK", 16)
+    m = omlc.CSDPP(code_dim=3)
+    with pytest.raises(NonFiniteError, match=r"row 45 of the block \(row 45 of the data\)") as exc:
+        m.fit(sp.csr_matrix(X), Y)
+    assert exc.value.row == 45
+    ref = omlc.CSDPP(code_dim=3).fit(sp.csr_matrix(X[:45]), Y[:45])
+    np.testing.assert_allclose(m.thr_cost_, ref.thr_cost_, atol=1e-12)

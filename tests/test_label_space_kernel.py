@@ -34,8 +34,9 @@ def test_label_weights_match_the_python_eq14(cost):
 
 def run_both(cost, basis, solver, code_dim, K=7, n=40, seed=0, eta=None):
     X, Y = problem(n=n, K=K, seed=seed)
+    # threshold 0: the kernel's own decoding (the adaptive rule is applied after it)
     m = omlc.CSDPP(cost=cost, code_dim=code_dim, basis=basis, solver=solver, eta=eta,
-                   random_state=seed)
+                   random_state=seed, threshold=0.0)
     m._check_params()
     m._reset()
     m._validate(X, Y, None)
@@ -81,17 +82,85 @@ def test_lazy_factor_folds_and_decisions_use_it():
     np.testing.assert_allclose(m.decision_function(X[:10]), D, atol=1e-12)
 
 
-def test_kernel_and_python_loop_agree():
-    """The callable-cost Python loop (numpy eigh, QR) and the compiled loop
-    give the same decisions on the exact ridge."""
-    X, Y = problem(n=60, K=8, seed=4)
+def _python_loop(self, X, Y, order, out):
+    """CSDPP._learn of before for a callable cost: W <- W F, then the
+    per-row Python loop (_row: numpy eigh, QR)."""
+    self._fold()
+    return ls._OnlineLSR._learn(self, X, Y, order, out)
 
-    def f1(y, yhat):
-        return float(ls.example_costs("f1", y, yhat)[0])
+
+def _f1(y, yhat):
+    return float(ls.example_costs("f1", y, yhat)[0])
+
+
+def test_kernel_and_python_loop_agree(monkeypatch):
+    """A callable cost runs the compiled loop, called back for eq. 14's
+    weights: it equals the named cost's run, and on the exact ridge with
+    PBC / PBT the per-row Python loop it replaced (numpy eigh, QR)."""
+    X, Y = problem(n=60, K=8, seed=4)
     for basis in ("pbc", "pbt"):
-        a = omlc.CSDPP(cost="f1", code_dim=3, basis=basis).predict_then_learn(X, Y)
-        b = omlc.CSDPP(cost=f1, code_dim=3, basis=basis).predict_then_learn(X, Y)
-        np.testing.assert_allclose(a, b, atol=1e-9)
+        # threshold 0: a callable cost decodes there ("auto"); the named F1 would adapt
+        a = omlc.CSDPP(cost="f1", code_dim=3, basis=basis, threshold=0.0).predict_then_learn(X, Y)
+        b = omlc.CSDPP(cost=_f1, code_dim=3, basis=basis).predict_then_learn(X, Y)
+        np.testing.assert_allclose(a, b, rtol=0, atol=1e-12)
+        with monkeypatch.context() as mp:
+            mp.setattr(ls.CSDPP, "_learn", _python_loop)
+            c = omlc.CSDPP(cost=_f1, code_dim=3, basis=basis).predict_then_learn(X, Y)
+        np.testing.assert_allclose(b, c, atol=1e-9)
+
+
+@pytest.mark.parametrize("solver", ["ridge", "sgd", "adagrad", "row_adagrad"])
+@pytest.mark.parametrize("basis", ["pbc", "pbt", "none"])
+def test_callable_cost_is_the_named_cost_called_back(basis, solver):
+    """Every basis and solver: a callable equal to a named cost gives that
+    cost's decisions and state (eq. 14 evaluated from the callable's values
+    instead of the confusion counts), full rank and reduced, with an empty
+    row and empty and full label sets."""
+    def rank(y, yhat):
+        return float(ls.example_costs("rank", y, yhat)[0])
+    X, Y = problem(n=40, K=7, seed=2)
+    for cost, fn, code_dim in (("f1", _f1, 3), ("rank", rank, 7)):
+        kw = dict(code_dim=code_dim, basis=basis, solver=solver,
+                  eta=None if solver == "ridge" else 0.3)
+        a = omlc.CSDPP(cost=cost, threshold=0.0, **kw)   # a callable's "auto" is 0
+        b = omlc.CSDPP(cost=fn, **kw)
+        np.testing.assert_allclose(a.predict_then_learn(X, Y), b.predict_then_learn(X, Y),
+                                   rtol=0, atol=1e-12)
+        np.testing.assert_allclose(a.reg_.W, b.reg_.W, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(a.Q_, b.Q_, rtol=0, atol=1e-12)
+        assert a.t_ == b.t_ == 40 and a.drop_ == b.drop_
+
+
+def test_callable_cost_failures_stop_before_the_row():
+    """A cost that raises, or returns NaN, stops the block at that row: the
+    exception (the cost's own, or NonFiniteError naming the row), and the
+    learner holds the rows before it, as a model that learned only those."""
+    from omlc._core.linear import NonFiniteError
+    X, Y = problem(n=30, K=6, seed=3)
+
+    class Boom(Exception):
+        pass
+
+    def failing(result):
+        calls = [0]
+
+        def cost(y, yhat):
+            calls[0] += 1
+            if calls[0] > 7 * 12:                # eq. 14 calls it K + 1 times a row
+                if result is None:
+                    raise Boom("cost failed")
+                return result
+            return _f1(y, yhat)
+        return cost
+    want = omlc.CSDPP(cost=_f1, code_dim=3).partial_fit(X[:12], Y[:12])
+    for result, exc, match in ((None, Boom, "cost failed"),
+                               (np.nan, NonFiniteError, r"row 12 of the block \(row 12 of")):
+        m = omlc.CSDPP(cost=failing(result), code_dim=3)
+        with pytest.raises(exc, match=match):
+            m.predict_then_learn(X, Y)
+        assert m.t_ == 12
+        np.testing.assert_allclose(m.decision_function(X), want.decision_function(X),
+                                   rtol=0, atol=1e-12)
 
 
 def test_bad_state_is_refused():
@@ -102,16 +171,44 @@ def test_bad_state_is_refused():
                       m.reg_.Ainv, m.F_, m.Qb_[:2], m.sb_, m.proj_, m.cnt_)
 
 
-def test_large_code_still_matches():
+def test_optimiser_not_bound_to_w_is_refused():
+    """The loop folds and decodes W through its own pointer with row stride
+    `width`: an optimiser bound to a wider buffer, another array, float32
+    weights or the other intercept setting is refused before the loop runs
+    (it used to be trusted and would have stepped on other rows)."""
+    from omlc._core.optimizers import SGD
+    X, Y = problem()
+    m = omlc.DPP(code_dim=3, basis="pbc", solver="sgd").fit(X, Y)
+    W = m.reg_.W
+    h, width = W.shape
+
+    def learn(opt, W=W):
+        return lsk.dpp_learn(m._stream(X, Y), 0, 0, 1, 3, False, 1.0, 0.5, True, W, opt,
+                             None, m.F_, m.Qb_, m.sb_, m.proj_, m.cnt_.copy())
+
+    wide = np.zeros((h, 2 * width))
+    wide[:, :width] = W
+    with pytest.raises(ValueError, match="row stride 7, intercept True.*got row stride 14"):
+        learn(SGD(wide[:, :width], h - 1, 1.0, 0.1))
+    with pytest.raises(ValueError, match="bound to W itself"):
+        learn(SGD(W.copy(), h - 1, 1.0, 0.1))
+    with pytest.raises(ValueError, match="bound to W itself"):
+        learn(SGD(W.astype(np.float32), h - 1, 1.0, 0.1))
+    with pytest.raises(ValueError, match="bound to W"):
+        learn(SGD(W, h, 0.0, 0.1))
+    before = W.copy()
+    assert learn(SGD(W, h - 1, 1.0, 0.1))[1] == 0       # the right binding learns
+    assert not np.array_equal(W, before)
+
+
+def test_large_code_still_matches(monkeypatch):
     """M + 2 = 22: the secular solver has no size limit; twin and the Python
     loop (numpy's eigh) agree with the kernel."""
-    m, D, R, st = run_both("f1", "pbc", "ridge", 20, K=30, n=25, seed=5)
+    m, D, R, st = run_both("f1", "pbc", "ridge", 20, K=30, n=25, seed=5)   # threshold 0
     np.testing.assert_allclose(D, R, atol=1e-10)
     X, Y = problem(n=25, K=30, seed=5)
-
-    def f1(y, yhat):
-        return float(ls.example_costs("f1", y, yhat)[0])
-    py = omlc.CSDPP(cost=f1, code_dim=20, basis="pbc", random_state=5).predict_then_learn(X, Y)
+    monkeypatch.setattr(ls.CSDPP, "_learn", _python_loop)
+    py = omlc.CSDPP(cost=_f1, code_dim=20, basis="pbc", random_state=5).predict_then_learn(X, Y)
     np.testing.assert_allclose(D, py, atol=1e-9)
 
 
@@ -180,10 +277,13 @@ def _br_problem(seed, n=12, d=7, K=4):
 @pytest.mark.compiled
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("intercept", [True, False])
-def test_br_ridge_learn_matches_the_twin(seed, intercept):
+@pytest.mark.parametrize("block", [0, 1, 3, 5])
+def test_br_ridge_learn_matches_the_twin(seed, intercept, block):
     """O-BR's compiled ridge loop against the NumPy twin: scores written for
     every row, final W and Ainv, steps taken, with and without weights
-    (0 and fractional included), in natural and shuffled order."""
+    (0 and fractional included), in natural and shuffled order; rank-one
+    updates (block 1, and 0: d is small) or rows waiting for a rank-3 / 5
+    update (the twin steps row by row)."""
     from omlc._core.rowstream import RowStream
     from omlc._validation import csr_arrays
     X, Y, rng = _br_problem(seed)
@@ -199,14 +299,107 @@ def test_br_ridge_learn_matches_the_twin(seed, intercept):
             stream = RowStream(xp, xi, xv, d, Y.indptr.astype(np.int64), Y.indices, K,
                                order=order)
             wv = None if weights is None else weights[order if order is not None else slice(None)]
-            done, err, _ = lsk.br_ridge_learn(stream, W, A, intercept, wv, out)
+            done, err, _ = lsk.br_ridge_learn(stream, W, A, intercept, wv, out, block)
             assert (done, err) == (n, 0)
+            assert np.array_equal(A, A.T)
             rows = np.arange(n) if order is None else order
             r_out, r_W, r_A, _ = ref.br_ridge_learn(X.toarray()[rows], Y.toarray()[rows], W0, A0,
                                                     intercept, wv)
             np.testing.assert_allclose(out, r_out, rtol=1e-12, atol=1e-12)
             np.testing.assert_allclose(W, r_W, rtol=1e-12, atol=1e-12)
             np.testing.assert_allclose(A, r_A, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.compiled
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("intercept", [True, False])
+@pytest.mark.parametrize("block", [0, 4])
+def test_ridge_learn_real_targets_match_the_twin(seed, intercept, block):
+    """The ridge block with real-valued targets (O-RAND's and O-CS's codes)
+    against the twin, on an unlabelled stream: scores, W, Ainv, with and
+    without weights (0 and fractional), natural and shuffled order; with the
+    +-1 codes of the label sets it is O-BR's block bit for bit."""
+    from omlc._core.rowstream import RowStream
+    from omlc._validation import csr_arrays
+    X, Y, rng = _br_problem(seed)
+    n, d = X.shape
+    K = Y.shape[1]
+    h = d + intercept
+    W0 = rng.standard_normal((h, 3)) * 0.1
+    A0 = np.eye(h) / 0.7
+    T = rng.standard_normal((n, 3))
+    T[2] = 0.0                                          # (the empty label set's code)
+    xp, xi, xv = csr_arrays(X)
+    for weights in (None, np.array([1.0, 0.0, 2.5, 0.3] * 3)):
+        for order in (None, rng.permutation(n)):
+            rows = np.arange(n) if order is None else order
+            W, A, out = W0.copy(), A0.copy(), np.empty((n, 3))
+            wv = None if weights is None else weights[rows]
+            done, err, _ = lsk.ridge_learn(RowStream(xp, xi, xv, d, order=order), W, A,
+                                           intercept, T, wv, out, block)
+            assert (done, err) == (n, 0)
+            r_out, r_W, r_A, _ = ref.br_ridge_learn(X.toarray()[rows], None, W0, A0, intercept,
+                                                    wv, targets=T)
+            np.testing.assert_allclose(out, r_out, rtol=1e-12, atol=1e-12)
+            np.testing.assert_allclose(W, r_W, rtol=1e-12, atol=1e-12)
+            np.testing.assert_allclose(A, r_A, rtol=1e-12, atol=1e-12)
+    # +-1 targets from the label sets: O-BR's block, bit for bit
+    WK = rng.standard_normal((h, K)) * 0.1
+    a = (WK.copy(), A0.copy(), np.empty((n, K)))
+    b = (WK.copy(), A0.copy(), np.empty((n, K)))
+    lsk.br_ridge_learn(RowStream(xp, xi, xv, d, Y.indptr.astype(np.int64), Y.indices, K),
+                       *a[:2], intercept, None, a[2], block)
+    lsk.ridge_learn(RowStream(xp, xi, xv, d), *b[:2], intercept,
+                    np.where(Y.toarray() > 0, 1.0, -1.0), None, b[2], block)
+    for u, v in zip(a, b):
+        assert np.array_equal(u, v)
+
+
+@pytest.mark.compiled
+@pytest.mark.parametrize("block", [1, 4])
+def test_ridge_block_stops_at_the_bad_row_with_the_rows_before_learned(block):
+    """A row whose step would leave Ainv to rounding (a feature of 1e9
+    against lam = 1) stops the block there, with every row before it
+    learned (the waiting rank-q update applied) and nothing of it: the twin
+    run on the rows before it."""
+    from omlc._core.rowstream import RowStream
+    from omlc._validation import csr_arrays
+    X, Y, rng = _br_problem(2, n=12, d=7, K=3)
+    X = X.toarray()
+    X[6, 2] = 1e9
+    X[5, 2] = 1.0                              # so that row 6 is not the first to see it
+    n, d = X.shape
+    W0 = rng.standard_normal((d + 1, 3)) * 0.1
+    A0 = np.eye(d + 1)
+    T = rng.standard_normal((n, 3))
+    W, A, out = W0.copy(), A0.copy(), np.empty((n, 3))
+    done, err, index = lsk.ridge_learn(RowStream(*csr_arrays(sp.csr_matrix(X)), d), W, A, True, T,
+                                       None, out, block)
+    assert (done, err, index) == (6, lsk.Error.RIDGE_PRECISION, 6)
+    r_out, r_W, r_A, _ = ref.br_ridge_learn(X[:6], None, W0, A0, True, targets=T)
+    np.testing.assert_allclose(W, r_W, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(A, r_A, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(out[:6], r_out, rtol=1e-12, atol=1e-12)
+    with pytest.raises(ValueError, match="block must be"):
+        lsk.ridge_learn(RowStream(*csr_arrays(sp.csr_matrix(X)), d), W, A, True, T, None, None, -1)
+
+
+@pytest.mark.compiled
+def test_ridge_learn_refuses_bad_targets():
+    from omlc._core.rowstream import RowStream
+    from omlc._validation import csr_arrays
+    X, _, _ = _br_problem(0)
+    n, d = X.shape
+    W, A = np.zeros((d + 1, 2)), np.eye(d + 1)
+    stream = RowStream(*csr_arrays(X), d)
+    T = np.ones((n, 2))
+    for bad, match in ((T[:-1], "targets must be"), (np.ones((n, 3)), "targets must be")):
+        with pytest.raises(ValueError, match=match):
+            lsk.ridge_learn(stream, W, A, True, bad)
+    T[4, 1] = np.nan
+    with pytest.raises(ValueError, match="finite: row 4"):
+        lsk.ridge_learn(stream, W, A, True, T)
+    assert not W.any() and np.array_equal(A, np.eye(d + 1))   # nothing learned
 
 
 @pytest.mark.compiled
@@ -248,3 +441,58 @@ def test_onlinebr_single_rows_score_as_the_block():
     m2 = omlc.OnlineBR().fit(X[:20], Y[:20])
     pre = m2.predict_then_learn(X[20:21], Y[20:21])
     assert np.array_equal(pre, D[:1])
+
+
+@pytest.mark.parametrize("cost", ls.COSTS)
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+def test_threshold_follow_equals_the_numpy_rule(cost, index_dtype):
+    """The compiled adaptive threshold and its NumPy twin, block after block:
+    the same lowered values and totals to the bit, with values on the grid's
+    points (searchsorted's side), all-zero rows (ties: nearest 0), empty and
+    full label sets, repeated and shuffled rows."""
+    rng = np.random.default_rng(11)
+    K = 13
+    n = 120
+    Yd = rng.random((n, K)) < 0.3
+    Yd[2], Yd[3] = False, True
+    Y = sp.csr_matrix(Yd.astype(np.int32))
+    Y.indptr = Y.indptr.astype(index_dtype)
+    Y.indices = Y.indices.astype(index_dtype)
+    thr = np.zeros(ls.THRESHOLD_GRID.shape[0])
+    thr_ref = thr.copy()
+    for block in range(4):
+        rows = rng.integers(0, n, size=37)
+        rows[:2] = [2, 3]
+        D = rng.normal(size=(37, K)) * rng.choice([0.01, 0.3, 3.0], size=(37, 1)) / np.sqrt(K)
+        D[2] = 0.0
+        D[3, :3] = ls.THRESHOLD_GRID[[0, 40, 80]] / np.sqrt(K)
+        R, thr_ref = ref.threshold_follow(D, Yd[rows], thr_ref, cost)
+        lsk.threshold_follow(D, Y.indptr, Y.indices, rows.astype(np.int64), thr,
+                             ls.THRESHOLD_GRID, 40, ls.COST_IDS[cost])
+        np.testing.assert_array_equal(D, R)
+        np.testing.assert_array_equal(thr, thr_ref)
+    assert thr.max() > 0
+
+
+def test_threshold_follow_checks_its_arguments():
+    D = np.zeros((2, 3))
+    ip = np.array([0, 1, 2], np.int64)
+    ix = np.array([0, 2], np.int64)
+    g = ls.THRESHOLD_GRID
+    thr = np.zeros(g.shape[0])
+    with pytest.raises(ValueError, match="row index 5 out of range"):
+        lsk.threshold_follow(D, ip, ix, np.array([0, 5]), thr, g, 40, 2)
+    with pytest.raises(ValueError, match="one row index per row"):
+        lsk.threshold_follow(D, ip, ix, np.array([0]), thr, g, 40, 2)
+    with pytest.raises(ValueError, match="grid's length"):
+        lsk.threshold_follow(D, ip, ix, np.array([0, 1]), thr[:-1], g, 40, 2)
+    with pytest.raises(ValueError, match="increasing"):
+        lsk.threshold_follow(D, ip, ix, np.array([0, 1]), thr, g[::-1].copy(), 40, 2)
+    with pytest.raises(ValueError, match="unknown cost"):
+        lsk.threshold_follow(D, ip, ix, np.array([0, 1]), thr, g, 40, 9)
+    with pytest.raises(ValueError, match="past indices"):
+        lsk.threshold_follow(D, ip, ix[:1], np.array([0, 1]), thr, g, 40, 2)
+    with pytest.raises(ValueError, match="label index 3 of row 1"):
+        lsk.threshold_follow(D, ip, np.array([0, 3]), np.array([0, 1]), thr, g, 40, 2)
+    with pytest.raises(ValueError, match="start at 0"):
+        lsk.threshold_follow(D, ip + 1, ix, np.array([0, 1]), thr, g, 40, 2)

@@ -332,3 +332,101 @@ def test_a_dense_weight_matrix_that_cannot_fit_is_refused_with_the_figure():
     with pytest.raises(MemoryError, match=r"1,000,000,000 features x 100,001 columns .* would need"):
         m.partial_fit(sp.csr_matrix((1, 10**9)), sp.csr_matrix((1, 10**5)))
     assert not m.is_fitted
+
+
+def _one_row_streams(X, Y):
+    """Each row of (X, Y) as the arrays of a one-row stream."""
+    xi, xx, xv = csr_arrays(X)
+    yi, yy, _ = csr_arrays(Y)
+    for i in range(X.shape[0]):
+        a, b = xi[i], xi[i + 1]
+        c, e = yi[i], yi[i + 1]
+        yield np.ascontiguousarray(xx[a:b]), np.ascontiguousarray(xv[a:b]), np.ascontiguousarray(yy[c:e])
+
+
+@pytest.mark.parametrize("case", ["falt", "falt_f32", "falt_x32", "falt_intercept", "salt_round",
+                                  "pa1", "ranksvm_avg", "ranksvm_ansgd_avg", "mmp_avg"])
+def test_rowstep_learns_what_a_one_row_stream_learns(case):
+    """RowStep (the River bridge's one-row step: no RowStream, kept scratch)
+    leaves every state array bit-equal to learn() over one-row streams, row
+    after row, empty rows and label sets included."""
+    import omlc
+    from omlc._core.linear import RowStep
+    from omlc.learners.base import clone
+    X, Y = make_problem(2)
+    if case == "falt_x32":
+        X = X.astype(np.float32)
+    est = {"falt": omlc.FALT(eta=0.5), "falt_f32": omlc.FALT(eta=0.5, dtype=np.float32),
+           "falt_x32": omlc.FALT(eta=0.5), "falt_intercept": omlc.FALT(eta=0.5, fit_intercept=True),
+           "salt_round": omlc.SALT(M=3), "pa1": omlc.PassiveAggressiveBR(variant="pa1", C=0.5),
+           "ranksvm_avg": omlc.RankSVM(average=True),
+           "ranksvm_ansgd_avg": omlc.RankSVM(solver="ansgd", average=True),
+           "mmp_avg": omlc.MMP(average=True)}[case]
+    a, b = clone(est).partial_fit(X[:1], Y[:1]), clone(est).partial_fit(X[:1], Y[:1])
+    step = RowStep(a._optimizer(), a._loss(), a._steps())
+    L = Y.shape[1]
+    for k, (xx, xv, yy) in enumerate(_one_row_streams(X[1:], Y[1:])):
+        step.learn(xx, xv, yy)
+        one = np.array([0, xx.shape[0]], np.int64)
+        learn(b._optimizer(), b._loss(),
+              RowStream(one, xx, xv, X.shape[1], np.array([0, yy.shape[0]], np.int64), yy, L),
+              b._steps())
+    for name, v in vars(b).items():
+        if isinstance(v, np.ndarray) and name != "n_samples_seen_":
+            np.testing.assert_array_equal(getattr(a, name), v, err_msg=name)
+
+
+def test_rowstep_checks_what_a_one_row_stream_checks():
+    from omlc._core.linear import RowStep
+    W = np.zeros((5, 4))
+    step = RowStep(SGD(W, 5, 0.0, 1.0), ALTLoss(), 3)
+    i32 = lambda *v: np.array(v, np.int32)   # noqa: E731
+    x = np.array([1.0, 2.0])
+    with pytest.raises(ValueError, match=r"outside \[0, 5\)"):
+        step.learn(i32(0, 5), x, i32(0))
+    with pytest.raises(ValueError, match=r"outside \[0, 5\)"):
+        step.learn(i32(-1, 2), x, i32(0))
+    for bad in (i32(3), i32(1, 0), i32(1, 1), i32(-1)):
+        with pytest.raises(ValueError, match=r"sorted, unique and in \[0, 3\)"):
+            step.learn(i32(0, 1), x, bad)
+    with pytest.raises(ValueError, match="different lengths"):
+        step.learn(i32(0, 1), x[:1], i32(0))
+    for xx, xv, yy in ((np.array([0, 1]), x, i32(0)), (i32(0, 1), x.astype(np.int64), i32(0)),
+                       (i32(0, 1), x, [0]), (i32(0, 1, 2, 3)[::2], x, i32(0))):
+        with pytest.raises(TypeError, match="int32"):
+            step.learn(xx, xv, yy)
+    assert not W.any()                       # every refusal before any step
+    with pytest.raises(ValueError, match="M must be"):
+        RowStep(SGD(W, 5), ALTLoss(), 0)
+    with pytest.raises(ValueError, match="fewer columns"):
+        RowStep(SGD(np.zeros((5, 0)), 5), ALTLoss(), 1)
+    assert step.learn(i32(0, 1), x, i32(2)) == 1
+    assert W.any()
+    with pytest.raises(NonFiniteError, match="row 0 of the block") as err:
+        step.learn(i32(0, 1), np.array([1e200, 1.0]), i32(2))
+    assert err.value.row == 0
+
+
+def test_big_weight_matrices_start_on_a_2mib_boundary():
+    """zeros_huge: zeros of the given shape and dtype on a 2 MiB boundary (so
+    transparent huge pages can back all of a big W_), writeable, their own
+    storage for label growth; small ones are plain np.zeros."""
+    import pickle
+
+    import omlc
+    from omlc.learners._growth import _storage
+    from omlc.learners.base import zeros_huge
+    for shape, dtype in (((5000, 101), np.float64), ((3001, 7), np.float32), ((10, 3), np.float64)):
+        W = zeros_huge(shape, dtype)
+        assert W.shape == shape and W.dtype == dtype and W.flags.c_contiguous and W.flags.writeable
+        assert not W.any()
+        if W.nbytes >= 4 << 20:
+            assert W.ctypes.data % (2 << 20) == 0
+        assert _storage(W) is W
+    X = sp.csr_matrix((np.ones(3), [5, 70, 199999], [0, 3]), shape=(1, 200000))
+    m = omlc.FALT().partial_fit(X, np.array([[1, 0, 1]]))     # a 6.4 MB W_
+    assert m.W_.ctypes.data % (2 << 20) == 0
+    again = pickle.loads(pickle.dumps(m))
+    np.testing.assert_array_equal(again.W_, m.W_)
+    m.grow(n_labels=5)
+    assert m.W_.shape == (200000, 6)

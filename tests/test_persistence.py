@@ -550,3 +550,39 @@ def test_auto_adagrad_file_from_before_the_row_wise_default_loads(tmp_path, kind
     bad = _rewrite(src, tmp_path / "bad.omlc", members={G_name: _npy(np.zeros((2101, 4)))})
     with pytest.raises(ModelFileError, match="reg_.G"):
         omlc.load_model(bad)
+
+
+@pytest.mark.parametrize("name", ["csdpp", "dpp"])
+def test_dpp_file_from_before_the_decoding_threshold_keeps_round(tmp_path, name):
+    """Files written before ``threshold`` (issue 21) have no ``thr_cost_``:
+    they load with the paper's threshold 0 (CS-DPP's default is now the
+    adaptive rule) and go on learning with it; a saved rule's totals load
+    with the model, and negative totals are refused. Pickles from then load
+    the same way."""
+    X, Y = _data()
+    old = omlc.load_model(FIXTURES / f"{name}.omlc")
+    assert old.threshold == 0.0 and not old.thr_cost_.any()
+    old.partial_fit(X, Y)
+    assert old.threshold_ == 0.0 and not old.thr_cost_.any()
+
+    m = omlc.CSDPP(code_dim=3).fit(X, Y)
+    assert m.threshold == "auto" and m.thr_cost_.any()
+    src = omlc.save(m, tmp_path / "m.omlc")
+    back = omlc.load_model(src)
+    np.testing.assert_array_equal(back.thr_cost_, m.thr_cost_)
+    np.testing.assert_array_equal(back.decision_function(X), m.decision_function(X))
+
+    bad = np.array(m.thr_cost_)
+    bad[3] = -1.0
+    with zipfile.ZipFile(src) as zf:
+        member = _member(json.loads(zf.read("model.json")), "thr_cost_")
+    with pytest.raises(ModelFileError, match="thr_cost_"):
+        omlc.load_model(_rewrite(src, tmp_path / "bad.omlc", members={member: _npy(bad)}))
+
+    state = dict(m.__dict__)
+    for k in ("threshold", "thr_cost_"):
+        del state[k]
+    legacy = omlc.CSDPP.__new__(omlc.CSDPP)
+    legacy.__setstate__(state)
+    assert legacy.threshold == 0.0 and legacy.threshold_ == 0.0
+    pickle.loads(pickle.dumps(m)).decision_function(X)

@@ -259,6 +259,148 @@ def test_calibrated_rule_is_chunk_free_and_counts_weights(data, monkeypatch):
     with pytest.raises(NonFiniteError) as err:
         m.partial_fit(Xbad, Y[:30])
     assert err.value.row == 20 and m.n_samples_seen_ == 5 + 21
+    # The message names the row's place in the caller's block, not the piece's.
+    assert "row 20 of the block" in str(err.value), str(err.value)
+
+
+REPLAYED = [
+    *[dict(cls=omlc.RankSVM, solver=s, average=a) for s in ("sgd", "ansgd", "adagrad")
+      for a in (False, True)],
+    dict(cls=omlc.MMP), dict(cls=omlc.MMP, average=False)]
+
+
+def prequential_blocks(make, X, Y, size, w=None):
+    m = make()
+    parts = [m.predict_then_learn(X[a:a + size], Y[a:a + size],
+                                  sample_weight=None if w is None else w[a:a + size])
+             for a in range(0, X.shape[0], size)]
+    return np.vstack(parts), m
+
+
+@pytest.mark.parametrize("threshold", ["calibrated", "cardinality"])
+@pytest.mark.parametrize("params", REPLAYED, ids=repr)
+def test_rules_are_replayed_row_by_row(data, params, threshold, monkeypatch):
+    """Issue 22: a prequential row's label set uses the rule's state after
+    exactly the rows before it, whatever the block size (1, 7, 64, the whole
+    stream, its thresholds found in runs of 16 rows, the stream cut into
+    pieces of 7 rows' scores): the same
+    decision values and the same rule state, bit for bit; and the label sets
+    of decision_function-then-partial_fit one row at a time. (The rule
+    used to be refreshed once per block: the blocks' label sets differed.)"""
+    import omlc.learners.ranking as rk
+    params = dict(params)
+    cls = params.pop("cls")
+    X, Y = data
+    X, Y = X[:200], Y[:200]
+    make = lambda: cls(threshold=threshold, random_state=0, **params)  # noqa: E731
+    D, ref = prequential_blocks(make, X, Y, 1)
+    for size in (7, 64, 200):
+        Db, m = prequential_blocks(make, X, Y, size)
+        np.testing.assert_array_equal(Db, D)
+        np.testing.assert_array_equal(m.label_count_, ref.label_count_)
+        if threshold == "calibrated":
+            np.testing.assert_array_equal(m.zhist_, ref.zhist_)
+    monkeypatch.setattr(rk, "_RUN", 16)      # thresholds found in runs of 16 rows
+    np.testing.assert_array_equal(prequential_blocks(make, X, Y, 200)[0], D)
+    monkeypatch.setattr(rk, "_ZBUF", 7 * Y.shape[1])
+    np.testing.assert_array_equal(prequential_blocks(make, X, Y, 200)[0], D)
+    twin, rows = make(), []
+    for i in range(X.shape[0]):
+        if twin.is_fitted:
+            rows.append(twin.decision_function(X[i]))
+            twin.partial_fit(X[i], Y[i])
+        else:
+            rows.append(twin.predict_then_learn(X[i], Y[i]))
+    S = np.vstack(rows)
+    np.testing.assert_array_equal(S > 0, D > 0)
+    # (an averaged model's decision_function rounds apart from the scores
+    # its learning step writes, by ~1e-16)
+    np.testing.assert_allclose(S, D, rtol=1e-12, atol=1e-12)
+    # The rule does act per row: its label counts change within a block.
+    assert len(set((D[40:] > 0).sum(axis=1))) > 1
+
+
+@pytest.mark.parametrize("threshold", ["calibrated", "cardinality"])
+@pytest.mark.parametrize("weights", ["fractional", "huge"])
+def test_rules_are_replayed_row_by_row_with_weights(data, threshold, weights):
+    """Rows of weight 0, fractional, and above the cap of the rules' sums:
+    any block size, the same bits."""
+    X, Y = data
+    X, Y = X[:200], Y[:200]
+    rng = np.random.default_rng(1)
+    w = (rng.choice([0.0, 0.5, 1.0, 2.5], size=200) if weights == "fractional"
+         else np.where(rng.random(200) < 0.3, 1e250, 1.0))
+    # AdaGrad's step does not grow with the weight (SGD's refuses huge rows)
+    make = lambda: omlc.RankSVM(solver="adagrad", threshold=threshold, random_state=0)  # noqa: E731
+    D, ref = prequential_blocks(make, X, Y, 1, w)
+    for size in (7, 200):
+        Db, m = prequential_blocks(make, X, Y, size, w)
+        np.testing.assert_array_equal(Db, D)
+        np.testing.assert_array_equal(m.label_count_, ref.label_count_)
+        if threshold == "calibrated":
+            np.testing.assert_array_equal(m.zhist_, ref.zhist_)
+    assert np.isfinite(ref.label_count_).all()
+
+
+def test_calibrated_threshold_is_the_histograms_count_match():
+    """The vectorised threshold (a bisection of every row's histogram version
+    at once) is the count-matched bin edge of each histogram: the first bin
+    whose tail holds, on average, no more labels than a row has; as the
+    rule was computed before issue 22's row-by-row replay (saved models
+    predict the same)."""
+    import omlc.learners.ranking as rk
+    rng = np.random.default_rng(3)
+    m, n = 30, 500
+    H = rng.random((m, rk._ZBINS)) * (rng.random((m, rk._ZBINS)) < 0.3)
+    H[3] = 0.0
+    Hw = rng.random(m) * 3 + 0.1
+    Hw[3] = 0.0
+    v = rng.integers(0, m, size=n)
+    card = rng.random(n) * 30
+    card[:5] = 0.0
+    theta = rk._thetas(H, Hw, v, card)
+    for i in range(n):
+        if Hw[v[i]] <= 0:
+            assert np.isnan(theta[i])
+            continue
+        above = np.cumsum(H[v[i], ::-1])[::-1] / Hw[v[i]]
+        j = int(np.searchsorted(-above, -card[i], side="left"))
+        assert theta[i] == -rk._ZMAX + j * (2 * rk._ZMAX / rk._ZBINS)
+    assert len(set(theta[~np.isnan(theta)])) > 10
+    few = rk._CELLS // rk._ZBINS
+    np.testing.assert_array_equal(rk._thetas(H, Hw, v[:few], card[:few]),   # every bin tested
+                                  theta[:few])
+
+
+@pytest.mark.parametrize("cells", [0, 1 << 30])     # bisection / every bin tested
+@pytest.mark.parametrize("n", [5, 300])
+@pytest.mark.parametrize("weights", [None, "integer"])
+def test_integer_histogram_path_matches_the_versions(n, weights, cells, monkeypatch):
+    """Counts (no or integer weights): the thresholds come from tallies of
+    the bins between two bounds, not from every histogram version; they are
+    those of the versions summed in full (the path fractional weights take),
+    and so is the histogram after the block."""
+    import omlc.learners.ranking as rk
+    monkeypatch.setattr(rk, "_CELLS", cells)
+    rng = np.random.default_rng(4)
+    L = 30
+    S = rng.normal(size=(n, L)) * rng.gamma(1.0, size=(n, 1))
+    S[::7] = 0.0        # rows of equal scores stay out of the histogram
+    w = None if weights is None else rng.integers(0, 4, size=n).astype(float)
+    card = rng.random(n) * 4
+    m = omlc.RankSVM()
+    m.zhist_ = np.zeros(rk._ZBINS + 2)
+    m.zhist_[:rk._ZBINS] = rng.integers(0, 5, size=rk._ZBINS) * (rng.random(rk._ZBINS) < 0.4)
+    m.zhist_[rk._ZBINS] = 40.0
+    m.zhist_[rk._ZBINS + 1] = 3.0       # the block's rows 1, 5, 9, ... are sampled
+    dense = omlc.RankSVM()
+    dense.zhist_ = m.zhist_.copy()
+    fast = m._add_z(S, w, card)
+    monkeypatch.setattr(rk._RankingLearner, "_counts_exact", staticmethod(lambda *a: False))
+    slow = dense._add_z(S, w, card)
+    np.testing.assert_array_equal(fast, slow)
+    np.testing.assert_array_equal(m.zhist_, dense.zhist_)
+    assert len(set(fast)) > (1 if n < 10 else 5)
 
 
 def test_cardinality_counts_weighted_rows(data):
@@ -272,8 +414,15 @@ def test_cardinality_counts_weighted_rows(data):
     b = omlc.RankSVM(threshold="cardinality", random_state=0).fit(X[idx], Y[idx])
     np.testing.assert_allclose(a.label_count_, b.label_count_)
     m = omlc.MMP(threshold="cardinality", random_state=0)
-    first = m.predict_then_learn(X[:5], Y[:5])
-    np.testing.assert_array_equal((first > 0).sum(axis=1) <= 1, True)   # k = 1 before any row
+    first = m.predict_then_learn(X[:30], Y[:30])
+    # Row i keeps the k best labels, k the mean count of rows 0..i-1 (1 before any row).
+    counts = np.diff(Y[:30].indptr)
+    k = np.ones(30, dtype=int)
+    k[1:] = np.maximum(1, np.floor(np.cumsum(counts)[:-1] / np.arange(1, 30) + 0.5))
+    assert len(set(k)) > 1
+    # (the first rows' scores tie: the zero start; ties share a fate)
+    np.testing.assert_array_equal((first > 0).sum(axis=1) <= k, True)
+    np.testing.assert_array_equal((first > 0).sum(axis=1)[5:], k[5:])
 
 
 @pytest.mark.parametrize("make", [
@@ -371,7 +520,8 @@ def test_a_pickle_from_before_lipschitz_loads_and_keeps_learning(solver):
 @pytest.mark.parametrize("threshold", ["calibrated", "cardinality"])
 def test_rule_statistics_stay_finite_under_huge_weights(threshold):
     # Weights near the float range overflowed label_count_ (inf / inf = NaN
-    # broke the rule): its sums are rescaled, their ratios kept.
+    # broke the rule): they count as ranking._WMAX in the rules' sums, so equal
+    # huge weights keep the unweighted ratios, in one block or row by row.
     rng = np.random.RandomState(0)
     X = sp.random(60, 20, density=0.3, format="csr", random_state=rng)
     Y = (rng.rand(60, 5) < 0.4).astype(float)
@@ -382,5 +532,10 @@ def test_rule_statistics_stay_finite_under_huge_weights(threshold):
     assert np.isfinite(m.label_count_).all()
     assert np.isfinite(getattr(m, "zhist_", np.zeros(1))).all()
     np.testing.assert_allclose(m.label_count_[0] / m.label_count_[1],
+                               plain.label_count_[0] / plain.label_count_[1], rtol=1e-12)
+    rows = make()
+    for i in range(X.shape[0]):
+        rows.partial_fit(X[i], Y[i], sample_weight=w[i], n_labels=Y.shape[1])
+    np.testing.assert_allclose(rows.label_count_[0] / rows.label_count_[1],
                                plain.label_count_[0] / plain.label_count_[1], rtol=1e-12)
     assert np.isfinite(m.decision_function(X)).all()

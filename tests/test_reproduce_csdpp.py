@@ -173,3 +173,12 @@ def test_reproduction_uses_the_papers_lambda_whatever_the_defaults():
     for m in ("O-BR", "O-CS", "O-RAND", "DPP:pbt", "DPP:pbc/f1", "DPP:none/rank",
               *csdpp.NECESSITY):
         assert csdpp.make(m, 0.1, 0, n_labels=20).lam == 1.0, m
+
+
+def test_reproduction_decodes_dpp_by_the_papers_round():
+    # eq. 1 / Theorem 5: round(P^T r(x)), threshold 0, for every cost (omlc's
+    # CS-DPP default follows an adaptive threshold for F1 / accuracy / rank)
+    for m in ("DPP:pbt", "DPP:pbc/f1", "DPP:none/rank", "DPP:pbt/accuracy", "LO-DPP:pbt/f1",
+              *(n for n in csdpp.NECESSITY if "DPP" in n)):
+        model = csdpp.make(m[3:] if m.startswith("LO-") else m, 0.1, 0, n_labels=20)
+        assert model.threshold == 0.0, m

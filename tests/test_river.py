@@ -142,10 +142,14 @@ def test_compiled_row_path_equals_the_checked_path(learner, monkeypatch):
     for x, y in rows:
         fast.learn_one(x, y)
     monkeypatch.setattr(bridge, "hash_row", lambda x, n: None)      # every row checked
+    monkeypatch.setattr(bridge, "_RowPath", lambda *a: None)
     slow = RiverMultiLabel(clone(learner), n_features=16, max_labels=6)
     for x, y in rows:
         slow.learn_one(x, y)
     assert slow.model_.n_samples_seen_ == fast.model_.n_samples_seen_ == 150
+    assert slow.__dict__.get("_fast") is None
+    # the linear learners took their rows through RowPath (learn_one in one call)
+    assert (fast.__dict__.get("_fast") is not None) == (fast._linear_step(fast.model_) is not None)
     probe = {"w0": 1.0, "noise3": 0.5}
     assert fast.decision_one(probe) == slow.decision_one(probe)
     for k, v in vars(slow.model_).items():
@@ -193,3 +197,37 @@ def test_the_cached_step_follows_set_params_and_refits():
         else:
             slow.learn_one(x, y)
     assert np.array_equal(fast.model_.W_, slow.model_.W_)
+
+
+def test_rowpath_steps_aside_when_the_checked_path_must_take_the_row():
+    """learn_one's one-call path (omlc._core.hashing.RowPath) learns a plain
+    row and counts it; for anything else -- an odd row, a new label, a changed
+    parameter, a replaced label map, another feature mode -- it learns nothing
+    and says so, and learn_one's checked path takes the row."""
+    b = RiverMultiLabel(omlc.FALT(eta=0.5), n_features=32, labels=["a", "b"])
+    b.learn_one({"f1": 1.0}, {"a": True, "b": False})
+    b.learn_one({"f2": 1.0}, {"a": False, "b": True})
+    path = b._fast
+    m = b.model_
+    n, W = m.n_samples_seen_, m.W_.copy()
+    assert path.learn({"f1": 0.5, "f3": 2.0}, {"a": True, "b": True}) is True
+    assert m.n_samples_seen_ == n + 1 and not np.array_equal(m.W_, W)
+    n, W = m.n_samples_seen_, m.W_.copy()
+    for x, y in (({"f1": "red"}, {"a": True}), ({"f1": float("nan")}, {"a": True}),
+                 ({1: 1.0}, {"a": True}), ({"f1": 1.0}, {"c": True}), ({"f1": 1.0}, {"a": 1}),
+                 ([("f1", 1.0)], {"a": True}), ({"f1": 1.0}, [("a", True)])):
+        assert path.learn(x, y) is False
+    assert m.n_samples_seen_ == n and np.array_equal(m.W_, W)
+    b.label_ids_ = dict(b.label_ids_)           # a replaced label map
+    assert path.learn({"f1": 1.0}, {"a": True}) is False
+    b.learn_one({"f1": 1.0}, {"a": True})       # the checked path, then a new RowPath
+    assert b._fast is not path and b._fast.learn({"f1": 1.0}, {"a": True}) is True
+    path = b._fast
+    m.set_params(eta=0.25)
+    assert path.learn({"f1": 1.0}, {"a": True}) is False
+    b.learn_one({"f1": 1.0}, {"a": True})
+    assert b._fast is not path
+    path = b._fast
+    b.features = "vocabulary"
+    assert path.learn({"f1": 1.0}, {"a": True}) is False
+    assert m.n_samples_seen_ == n + 3

@@ -1,8 +1,9 @@
 """DPP / CS-DPP (and O-BR) at their defaults on a shipped data set: one
 prequential pass in a fixed random order (``default_rng(1000)``), the
-Hamming loss against predicting no label, the example-based F1 cost and
-micro-F1. Issue 21's quality check: DPP below the no-label Hamming loss,
-CS-DPP below DPP on F1 cost, PBT close to PBC.
+Hamming loss against predicting no label, the example-based F1, accuracy
+and rank costs of the predicted sets and micro-F1. Issue 21's quality check:
+DPP below the no-label Hamming loss, CS-DPP below DPP on F1 cost, PBT close
+to PBC.
 
     python asv_benchmarks/scripts/label_space_defaults.py rcv1subset1
     python asv_benchmarks/scripts/label_space_defaults.py bibtex:3000 dpp:pbt csdpp:pbt obr:-
@@ -73,7 +74,9 @@ def main(argv):
         f1 = 2 * (P & Yd).sum() / (P.sum() + Yd.sum())
         ham = example_costs('hamming', Yd, P)
         print(f"{spec:16s} Hamming {ham.mean():.5f} (second half {ham[half:].mean():.5f}) "
-              f"F1 cost {example_costs('f1', Yd, P).mean():.4f} micro-F1 {f1:.3f} "
+              f"F1 cost {example_costs('f1', Yd, P).mean():.4f} "
+              f"Acc cost {example_costs('accuracy', Yd, P).mean():.4f} "
+              f"rank cost {example_costs('rank', Yd, P).mean():.4f} micro-F1 {f1:.3f} "
               f"({cpu:.1f} s CPU)", flush=True)
 
 

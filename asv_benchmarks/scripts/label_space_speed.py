@@ -27,6 +27,10 @@ LEARNERS = {
     "dpp-pbt": lambda: omlc.DPP(code_dim=10, basis="pbt"),
     "cs-pbc": lambda: omlc.CSDPP(code_dim=10, basis="pbc"),
     "cs-pbt": lambda: omlc.CSDPP(code_dim=10, basis="pbt"),
+    # CS-DPP decoding at the paper's threshold 0 (the default F1 cost follows
+    # an adaptive threshold: its cost over the grid, O(K + 81) a row)
+    "cs-pbc-0": lambda: omlc.CSDPP(code_dim=10, basis="pbc", threshold=0.0),
+    "cs-pbt-0": lambda: omlc.CSDPP(code_dim=10, basis="pbt", threshold=0.0),
     # per-coordinate vs row-wise AdaGrad, named (whatever "auto" picks)
     "obr-ada": lambda: omlc.OnlineBR(solver="adagrad"),
     "obr-row": lambda: omlc.OnlineBR(solver="row_adagrad"),

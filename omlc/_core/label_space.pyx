@@ -30,16 +30,20 @@ import numpy as np
 cimport numpy as cnp
 from libc.math cimport fabs, sqrt, isfinite
 from libc.string cimport memcpy, memset
-from libc.stdint cimport int64_t
+from libc.stdint cimport int32_t, int64_t
+from cpython.object cimport PyObject
 
 from omlc._core.losses cimport Loss, SquaredLoss, Target
-from omlc._core.online_pca cimport (axpy, dot, dots, kept_rows, materialise, msg_step,
-                                    reorthonormalise, reset_lazy, sample_drop, secular_eigh)
+from omlc._core.online_pca cimport (axpy, dot, kept_rows, materialise, msg_order,
+                                    msg_scratch_size, msg_step, msg_V, omlc_pca_combo,
+                                    omlc_pca_dot, omlc_pca_dots, reorthonormalise, reset_lazy,
+                                    sample_drop, secular_eigh, secular_iwork_size,
+                                    secular_work_size)
 from omlc._core.optimizers cimport Optimizer, OVERFLOW
 from omlc._core.rowstream cimport (CSRRows, Row, RowStream, finite_values, get_row,
                                    row_value)
 from omlc._core.workspace cimport Workspace, workspace_alloc
-from scipy.linalg.cython_blas cimport dger
+from scipy.linalg.cython_blas cimport dgemm, dger, dsyrk
 
 cnp.import_array()
 
@@ -67,6 +71,10 @@ cpdef enum Error:
     NONFINITE_SCORES = 1
     RIDGE_PRECISION = 2
     GRADIENT_OVERFLOW = 3
+    # the callable cost raised (dpp_learn raises it again) or returned
+    # weights that are not K finite non-negative numbers
+    COST_RAISED = 4
+    COST_VALUE = 5
 
 # The smallest fraction of a diagonal entry of (lam I + sum x x^T)^-1 that
 # one ridge step may leave (as omlc.learners._rls.PRECISION_FLOOR); rows
@@ -74,10 +82,26 @@ cpdef enum Error:
 # rows' orthonormality).
 DEF C_PRECISION_FLOOR = 1e-12
 DEF C_REORTH_EVERY = 1000
+#: Rows whose RLS updates of Ainv (h x h) and W wait, then land as one
+#: rank-q update (BLAS-3 dsyrk / dgemm): the rank-one dger streams the whole
+#: h x h matrix through memory for each row (~1.2 ms a row at h = 1,450, 4 ms
+#: at 1,837 on one core), a rank-64 update ~0.1-0.25 ms a row. Meanwhile a
+#: row sees the waiting updates through them (x^T W - sum_j (x^T g_j)
+#: res_j^T, Ainv x - sum_j w_j (w_j^T x)): O((h + nnz) q) a row, so q grows
+#: with h: ``block(h) = min(128, max(8, h // 16))`` for h >= RIDGE_BLOCK_MIN,
+#: else 1 (measured one pass on the Mulan sets: O-RAND 1.1-1.2x at h = 73-104,
+#: 4x on medical and bibtex; 8 / 16 / 32 / 64 / 128 rows tried). Results
+#: move at rounding level.
+DEF C_RIDGE_BLOCK_MIN = 32
+DEF C_RIDGE_BLOCK_MAX = 128
+# Rows of W per BLAS call of a fold.
+DEF C_FOLD_ROWS = 256
 #: See the module notes.
 FOLD_TOL = 0.25
 PRECISION_FLOOR = C_PRECISION_FLOOR
 REORTH_EVERY = C_REORTH_EVERY
+RIDGE_BLOCK_MIN = C_RIDGE_BLOCK_MIN
+RIDGE_BLOCK_MAX = C_RIDGE_BLOCK_MAX
 
 
 # ----------------------------------------------------------------------------- eq. 14
@@ -146,6 +170,158 @@ def label_weights_py(int cost, y, yhat):
     return out
 
 
+cdef void costs_of_counts(int cost, const float64_t* tp, const float64_t* npred, float64_t ny,
+                          float64_t K, int64_t J, float64_t* out) noexcept nogil:
+    """out[j] = cost_of(cost, tp, fn, fp, tn) with fn = ny - tp, fp = npred - tp,
+    tn = K - tp - fn - fp at every j, each cost in its own loop with the
+    divisions unconditional (den 0 divides by 1, as cost_from_counts does),
+    so that they vectorise. The same values as cost_of."""
+    cdef int64_t j
+    cdef float64_t fn, fp, tn, den, num
+    if cost == HAMMING:
+        for j in range(J):
+            fn = ny - tp[j]
+            fp = npred[j] - tp[j]
+            tn = K - tp[j] - fn - fp
+            den = tp[j] + fn + fp + tn
+            num = (fn + fp) / (den if den > 0 else 1.0)
+            out[j] = num if den > 0 else 0.0
+    elif cost == F1:
+        for j in range(J):
+            fn = ny - tp[j]
+            fp = npred[j] - tp[j]
+            den = 2 * tp[j] + fn + fp
+            num = (fn + fp) / (den if den > 0 else 1.0)
+            out[j] = num if den > 0 else 0.0
+    elif cost == ACCURACY:
+        for j in range(J):
+            fn = ny - tp[j]
+            fp = npred[j] - tp[j]
+            den = tp[j] + fn + fp
+            num = (fn + fp) / (den if den > 0 else 1.0)
+            out[j] = num if den > 0 else 0.0
+    else:
+        for j in range(J):
+            fn = ny - tp[j]
+            fp = npred[j] - tp[j]
+            tn = K - tp[j] - fn - fp
+            den = (tp[j] + fn) * (fp + tn)
+            num = (fn * fp + 0.5 * (tp[j] * fp + fn * tn)) / (den if den > 0 else 1.0)
+            out[j] = num if den > 0 else 0.0
+
+
+ctypedef fused label_index_t:
+    int32_t
+    int64_t
+
+
+def threshold_follow(float64_t[:, ::1] D, const label_index_t[::1] indptr,
+                     const label_index_t[::1] indices, const int64_t[::1] rows,
+                     float64_t[::1] thr_cost, const float64_t[::1] grid, int64_t zero, int cost):
+    """CS-DPP's adaptive decoding threshold (omlc.learners.label_space, "Decoding
+    threshold") over a block in O(K log J + J) a row: row t of ``D`` (decoded
+    values; label set ``rows[t]`` of the CSR ``indptr``/``indices``) is
+    lowered by ``grid[j] / sqrt(K)`` for the j of least cumulative cost over
+    the rows before it (``thr_cost`` holds the earlier blocks' totals; ties
+    go to the j nearest ``zero``), then every candidate's cost of the row's
+    own values joins the totals (``thr_cost`` updated in place at the end).
+    The NumPy version (``_grid_costs`` / ``_follow_the_leader``) built n x J
+    arrays: ~20 us a row on rcv1-shaped data, 3x FALT's whole step. Same
+    operations in the same order, so the same bits."""
+    cdef int64_t n = D.shape[0], K = D.shape[1], J = grid.shape[0], nl = indptr.shape[0] - 1
+    cdef int64_t t, i, k, j, p, lo, hi, mid, best, bd, dj
+    cdef float64_t sk, x, tp, npred, ny, mn, th
+    if rows.shape[0] != n or thr_cost.shape[0] != J or not (0 <= zero < J) or J < 1:
+        raise ValueError(f"need one row index per row of D ({n}, got {rows.shape[0]}) and "
+                         f"thr_cost of the grid's length {J} (got {thr_cost.shape[0]})")
+    if cost < HAMMING or cost > ACCURACY:
+        raise ValueError(f"unknown cost id {cost}")
+    for j in range(1, J):
+        if not (grid[j - 1] < grid[j]):
+            raise ValueError("grid must be increasing")
+    if nl < 0 or indptr[0] != 0:
+        raise ValueError("indptr must start at 0")
+    for t in range(n):                  # the label sets read: in bounds, labels < K
+        i = rows[t]
+        if not (0 <= i < nl):
+            raise ValueError(f"row index {i} out of range for {nl} label sets")
+        if not (indptr[i] <= indptr[i + 1] <= indices.shape[0]):
+            raise ValueError(f"indptr of label set {i} decreases or points past indices")
+        for p in range(indptr[i], indptr[i + 1]):
+            if not (0 <= indices[p] < K):
+                raise ValueError(f"label index {indices[p]} of row {i} out of range for "
+                                 f"{K} labels")
+    if n == 0:
+        return
+    work = np.zeros(10 * (J + 1) + K)
+    cdef float64_t* tot = <float64_t*> cnp.PyArray_DATA(work)   # 4 (J + 1)
+    cdef float64_t* pos = tot + 4 * (J + 1)
+    cdef float64_t* C = pos + J + 1
+    cdef float64_t* S = C + J + 1                  # the block's running totals
+    cdef float64_t* cum = S + J + 1
+    cdef float64_t* cTP = cum + J + 1              # tp and the predicted count at j
+    cdef float64_t* cNP = cTP + J + 1
+    cdef int64_t* cell = <int64_t*> (cNP + J + 1)  # K: each label's grid cell
+    sk = sqrt(<float64_t> K)
+    with nogil:
+        for t in range(n):
+            i = rows[t]
+            memset(tot, 0, 4 * (J + 1) * sizeof(float64_t))
+            for k in range(K):
+                # the grid values below x (NumPy's searchsorted, side="left"),
+                # branch-free: a fixed number of halvings
+                x = D[t, k] * sk
+                lo = 0
+                hi = J
+                while hi > 1:
+                    mid = hi >> 1
+                    lo = lo + mid if grid[lo + mid] < x else lo
+                    hi -= mid
+                cell[k] = lo + (grid[lo] < x)
+            # the counts per cell in four histograms (most labels share a
+            # cell: one would make every count wait for the one before)
+            for k in range(K):
+                tot[(k & 3) * (J + 1) + cell[k]] += 1.0
+            for j in range(J + 1):
+                tot[j] = (tot[j] + tot[J + 1 + j]) + (tot[2 * (J + 1) + j] + tot[3 * (J + 1) + j])
+            memset(pos, 0, (J + 1) * sizeof(float64_t))
+            ny = 0.0
+            for p in range(indptr[i], indptr[i + 1]):
+                k = indices[p]
+                if cell[k] >= 0:                   # a repeated label counts once
+                    ny += 1.0
+                    pos[cell[k]] += 1.0
+                    cell[k] = -1
+            # predicted at j iff the value is above grid[j]: suffix counts
+            npred = 0.0
+            tp = 0.0
+            for j in range(J - 1, -1, -1):
+                npred = npred + tot[j + 1]
+                tp = tp + pos[j + 1]
+                cTP[j] = tp
+                cNP[j] = npred
+            costs_of_counts(cost, cTP, cNP, ny, <float64_t> K, J, C)
+            mn = 0.0
+            for j in range(J):
+                S[j] += C[j]
+                cum[j] = (thr_cost[j] + S[j]) - C[j]
+                if j == 0 or cum[j] < mn:
+                    mn = cum[j]
+            best = -1
+            bd = J + 1
+            for j in range(J):
+                if cum[j] <= mn:
+                    dj = j - zero if j >= zero else zero - j
+                    if dj < bd:
+                        bd = dj
+                        best = j
+            th = grid[best] / sk
+            for k in range(K):
+                D[t, k] = D[t, k] - th
+        for j in range(J):
+            thr_cost[j] = thr_cost[j] + S[j]
+
+
 def ridge_room(const float64_t[:, ::1] P, const float64_t[::1] w):
     """Whether the rank-one RLS step ``P - w w^T`` leaves each diagonal entry
     of ``P`` more than ``PRECISION_FLOOR`` of itself: the single-row ridge
@@ -208,7 +384,7 @@ def ridge_scores(RowStream stream, const float64_t[:, ::1] W, bint intercept,
 
 
 def br_ridge_learn(RowStream stream, float64_t[:, ::1] W, float64_t[:, ::1] Ainv,
-                   bint intercept, weights=None, out=None):
+                   bint intercept, weights=None, out=None, int64_t block=0):
     """O-BR's exact online ridge over every row of ``stream`` in one call:
     for each row its scores ``s = x^T W`` (as ``ridge_scores``; into
     ``out`` when given), targets ``+-1`` from the label set, and the RLS
@@ -223,7 +399,39 @@ def br_ridge_learn(RowStream stream, float64_t[:, ::1] W, float64_t[:, ::1] Ainv
     call before anything of it changes. Returns ``(rows learned, error,
     position)``: ``(n, OK, -1)``, or the error code and the row's position
     in the stream. The number of steps taken is the rows learned minus the
-    weight-0 ones (the caller counts them)."""
+    weight-0 ones (the caller counts them). ``block``: rows whose updates
+    wait for one rank-``block`` update (1: a rank-one update a row, as
+    ``rls_gain_sparse``; 0: ``min(128, max(8, h // 16))`` rows where
+    ``h = n_features + intercept >= RIDGE_BLOCK_MIN``, else 1; see
+    RIDGE_BLOCK_MIN)."""
+    return _ridge_block(stream, W, Ainv, intercept, weights, out, False, NULL, block)
+
+
+def ridge_learn(RowStream stream, float64_t[:, ::1] W, float64_t[:, ::1] Ainv, bint intercept,
+                const float64_t[:, ::1] targets, weights=None, out=None, int64_t block=0):
+    """``br_ridge_learn`` with real-valued targets: row ``i`` of ``stream``
+    steps towards ``targets[i]`` (one row per stream position, W's width),
+    not towards +-1 from a label set, so the stream need carry no labels.
+    O-RAND's and O-CS's codes do not depend on the predictions, so a chunk's
+    targets are known before it is learned. The targets must be finite
+    (checked before the loop)."""
+    cdef int64_t n = stream.rows.n_rows, K = W.shape[1], i, k
+    if targets.shape[0] < n or targets.shape[1] != K:
+        raise ValueError(f"targets must be {n} x {K} (rows x W's columns), got "
+                         f"{targets.shape[0]} x {targets.shape[1]}")
+    for i in range(n):
+        for k in range(K):
+            if not isfinite(targets[i, k]):
+                raise ValueError(f"targets must be finite: row {i} holds {targets[i, k]}")
+    return _ridge_block(stream, W, Ainv, intercept, weights, out, True,
+                        &targets[0, 0] if n and K else NULL, block)
+
+
+cdef _ridge_block(RowStream stream, float64_t[:, ::1] W, float64_t[:, ::1] Ainv,
+                  bint intercept, weights, out, bint real_targets, const float64_t* T,
+                  int64_t block):
+    # real_targets: T (n x K) holds each row's targets, else +-1 from its
+    # label set
     _check_ridge_shapes(stream, W, intercept, out)
     cdef CSRRows* rows = &stream.rows
     cdef int64_t n = rows.n_rows, K = W.shape[1], d = rows.n_features, pos
@@ -236,7 +444,7 @@ def br_ridge_learn(RowStream stream, float64_t[:, ::1] W, float64_t[:, ::1] Ainv
     cdef float64_t* op = NULL
     if Ainv.shape[0] != h or Ainv.shape[1] != h:
         raise ValueError(f"Ainv must be {h} x {h}, got {Ainv.shape[0]} x {Ainv.shape[1]}")
-    if rows.y_indptr == NULL or rows.n_labels != K:
+    if not real_targets and (rows.y_indptr == NULL or rows.n_labels != K):
         raise ValueError(f"the stream must carry label sets over {K} labels (W's columns)")
     if weights is not None:
         wv = weights
@@ -256,7 +464,14 @@ def br_ridge_learn(RowStream stream, float64_t[:, ::1] W, float64_t[:, ::1] Ainv
         get_row(rows, pos, &r)
         if r.x_nnz > most:
             most = r.x_nnz
-    scratch = np.empty(2 * K + 3 * h + 2 * (most + 1))
+    # rows whose rank-one updates wait for one rank-q update (see RIDGE_BLOCK)
+    if not 0 <= block <= 65536:
+        raise ValueError(f"block must be in [0, 65536], got {block}")
+    if block == 0:
+        block = min(C_RIDGE_BLOCK_MAX, max(8, h // 16)) if h >= C_RIDGE_BLOCK_MIN else 1
+    cdef int q = 0, nb = <int> min(block, n)
+    scratch = np.empty(2 * K + 3 * h + 2 * (most + 1)
+                       + ((2 * h + K + 1) * nb + h if nb > 1 else 0))
     cdef float64_t* s = <float64_t*> cnp.PyArray_DATA(scratch)
     cdef float64_t* res = s + K
     cdef float64_t* Px = res + K
@@ -264,14 +479,29 @@ def br_ridge_learn(RowStream stream, float64_t[:, ::1] W, float64_t[:, ::1] Ainv
     cdef float64_t* g = w + h
     cdef float64_t* xv = g + h
     cdef int64_t* xi = <int64_t*> (xv + most + 1)
+    cdef float64_t* U = <float64_t*> (xi + most + 1)     # nb x h: the waiting w's
+    cdef float64_t* G = U + nb * h                       # nb x h: their gains
+    cdef float64_t* Rs = G + nb * h                      # nb x K: their residuals
+    cdef float64_t* dg = Rs + nb * K                     # h: Ainv's current diagonal
+    cdef float64_t* ux = dg + h                          # nb
     cdef float64_t* A = &Ainv[0, 0] if h else NULL
     cdef float64_t* Wp = &W[0, 0] if h and K else NULL
     cdef float64_t minus_one = -1.0, c, root, gamma, x, sq
-    cdef int64_t p, i, k, m, err = OK
+    cdef int64_t p, i, j, k, m, err = OK
     with nogil:
+        if nb > 1:
+            for i in range(h):
+                dg[i] = A[i * h + i]
         for pos in range(n):
             get_row(rows, pos, &r)
             _ridge_scores_row(&r, Wp, d, K, intercept, s)
+            # x^T W of the rows that wait: W - sum_j g_j res_j^T
+            for j in range(q):
+                x = G[j * h + d] if intercept else 0.0
+                for p in range(r.x_nnz):
+                    x += row_value(&r, p) * G[j * h + r.x_indices[p]]
+                for k in range(K):
+                    s[k] -= x * Rs[j * K + k]
             if op != NULL:
                 memcpy(op + pos * K, s, K * sizeof(float64_t))
             c = wp[pos] if wp != NULL else 1.0
@@ -284,10 +514,14 @@ def br_ridge_learn(RowStream stream, float64_t[:, ::1] W, float64_t[:, ::1] Ainv
                 err = NONFINITE_SCORES
                 break
             # the row with the intercept as its last feature, and the residual
-            for k in range(K):
-                res[k] = s[k] + 1.0
-            for p in range(r.y_nnz):
-                res[r.y_indices[p]] = s[r.y_indices[p]] - 1.0
+            if real_targets:
+                for k in range(K):
+                    res[k] = s[k] - T[pos * K + k]
+            else:
+                for k in range(K):
+                    res[k] = s[k] + 1.0
+                for p in range(r.y_nnz):
+                    res[r.y_indices[p]] = s[r.y_indices[p]] - 1.0
             m = r.x_nnz
             for p in range(m):
                 xi[p] = r.x_indices[p]
@@ -302,10 +536,18 @@ def br_ridge_learn(RowStream stream, float64_t[:, ::1] W, float64_t[:, ::1] Ainv
                     xv[p] = xv[p] * root
                 for k in range(K):
                     res[k] = res[k] * root
-            # Ainv x (Ainv symmetric: its rows are its columns)
+            # Ainv x (Ainv symmetric: its rows are its columns), less the
+            # waiting updates' sum_j w_j (w_j^T x)
             memset(Px, 0, h * sizeof(float64_t))
             for p in range(m):
                 axpy(xv[p], A + xi[p] * h, Px, h)
+            for j in range(q):
+                x = 0.0
+                for p in range(m):
+                    x += xv[p] * U[j * h + xi[p]]
+                ux[j] = -x
+            for j in range(q):
+                axpy(ux[j], U + j * h, Px, h)
             gamma = 0.0
             for p in range(m):
                 gamma += xv[p] * Px[xi[p]]
@@ -315,7 +557,8 @@ def br_ridge_learn(RowStream stream, float64_t[:, ::1] W, float64_t[:, ::1] Ainv
             sq = sqrt(1.0 + gamma)
             for i in range(h):
                 w[i] = Px[i] / sq
-                if not (A[i * h + i] - w[i] * w[i] > C_PRECISION_FLOOR * A[i * h + i]):
+                x = dg[i] if nb > 1 else A[i * h + i]
+                if not (x - w[i] * w[i] > C_PRECISION_FLOOR * x):
                     err = RIDGE_PRECISION
                     break
             if err:
@@ -323,15 +566,56 @@ def br_ridge_learn(RowStream stream, float64_t[:, ::1] W, float64_t[:, ::1] Ainv
             x = 1.0 + gamma
             for i in range(h):
                 g[i] = Px[i] / x
+            if nb > 1:
+                memcpy(U + q * h, w, h * sizeof(float64_t))
+                memcpy(G + q * h, g, h * sizeof(float64_t))
+                memcpy(Rs + q * K, res, K * sizeof(float64_t))
+                for i in range(h):
+                    dg[i] = dg[i] - w[i] * w[i]
+                q += 1
+                if q == nb:
+                    _ridge_flush(A, Wp, U, G, Rs, q, h, Ki, dg)
+                    q = 0
             # (Fortran sees the C-ordered arrays transposed: Ainv is
             # symmetric, W^T is K x h with leading dimension K)
-            if h:           # (BLAS refuses a leading dimension of 0)
+            elif h:           # (BLAS refuses a leading dimension of 0)
                 dger(&h, &h, &minus_one, w, &one, w, &one, A, &h)
                 if Ki:
                     dger(&Ki, &h, &minus_one, res, &one, g, &one, Wp, &Ki)
+        if q:           # the rows learned before the end or an error
+            _ridge_flush(A, Wp, U, G, Rs, q, h, Ki, dg)
     if err:
         return pos, err, r.index
     return n, OK, -1
+
+
+cdef void _ridge_flush(float64_t* A, float64_t* Wp, const float64_t* U, const float64_t* G,
+                       const float64_t* Rs, int q, int h, int K,
+                       float64_t* dg) noexcept nogil:
+    """Ainv -= U^T U and W -= G^T Rs for the q waiting rows (U, G: q x h,
+    Rs: q x K, row-major), Ainv kept exactly symmetric (one triangle by
+    dsyrk, copied onto the other) and dg set to its diagonal."""
+    cdef double minus_one = -1.0, plus_one = 1.0
+    cdef char uplo = b'U', nt = b'N', tr = b'T'
+    cdef int64_t i, j, i0, j0, i1, j1
+    if h == 0:
+        return
+    # Fortran sees U as h x q (columns w_j) and A's transpose (= A): its
+    # upper triangle is C's lower one
+    dsyrk(&uplo, &nt, &h, &q, &minus_one, <float64_t*> U, &h, &plus_one, A, &h)
+    for i0 in range(0, h, 32):          # C's upper triangle from its lower, by tiles
+        i1 = min(i0 + 32, h)
+        for j0 in range(i0, h, 32):
+            j1 = min(j0 + 32, h)
+            for i in range(i0, i1):
+                for j in range(max(j0, i + 1), j1):
+                    A[i * h + j] = A[j * h + i]
+    for i in range(h):
+        dg[i] = A[i * h + i]
+    if K:
+        # W^T (K x h to Fortran) -= Rs^T (K x q) G (q x h)
+        dgemm(&nt, &tr, &K, &h, &q, &minus_one, <float64_t*> Rs, &K, <float64_t*> G, &h,
+              &plus_one, Wp, &K)
 
 
 # ----------------------------------------------------------------------------- online PCA
@@ -344,8 +628,8 @@ def secular_eigh_py(d, z, double rho):
         raise ValueError("d and z must have the same length")
     lam = np.zeros(n)
     V = np.zeros((n, n))
-    work = np.zeros(8 * n + 1)
-    iw = np.zeros(5 * n + 1, dtype=np.int64)
+    work = np.zeros(secular_work_size(n))
+    iw = np.zeros(secular_iwork_size(n), dtype=np.int64)
     if n:
         secular_eigh(<float64_t*> cnp.PyArray_DATA(dd), <float64_t*> cnp.PyArray_DATA(zz), rho, n,
                      <float64_t*> cnp.PyArray_DATA(lam), <float64_t*> cnp.PyArray_DATA(V),
@@ -353,12 +637,37 @@ def secular_eigh_py(d, z, double rho):
     return lam, V
 
 
+# ----------------------------------------------------------------------------- a callable cost
+cdef int _cost_callback(PyObject* fn, PyObject* failure, const char* y, const char* yhat,
+                        int64_t K, float64_t* delta) noexcept with gil:
+    """Eq. 14's weights from a Python cost: ``fn(y, yhat)`` on fresh boolean
+    copies (the cost may keep or change them), the result checked (K finite
+    non-negative numbers) before it reaches the loop. Returns OK,
+    COST_VALUE, or COST_RAISED with the exception kept in ``failure[0]``."""
+    cdef int64_t k
+    cdef const float64_t[::1] got
+    try:
+        a = np.frombuffer((<char*> y)[:K], dtype=np.int8).astype(bool)
+        b = np.frombuffer((<char*> yhat)[:K], dtype=np.int8).astype(bool)
+        got = np.ascontiguousarray((<object> fn)(a, b), dtype=np.float64).reshape(-1)
+        if got.shape[0] != K:
+            return COST_VALUE
+        for k in range(K):
+            if not (isfinite(got[k]) and got[k] >= 0.0):
+                return COST_VALUE
+            delta[k] = got[k]
+    except BaseException as exc:
+        (<list> failure)[0] = exc
+        return COST_RAISED
+    return OK
+
+
 # ----------------------------------------------------------------------------- the block
 def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint full_rank,
               double pca_step, double u, bint intercept,
               cnp.ndarray W, Optimizer opt, cnp.ndarray Ainv, cnp.ndarray F,
               cnp.ndarray Q, cnp.ndarray sigma, cnp.ndarray P, cnp.ndarray counters,
-              double eta_sgd=1.0, double fold_tol=FOLD_TOL, out=None):
+              double eta_sgd=1.0, double fold_tol=FOLD_TOL, out=None, cost_fn=None):
     """Learn every row of ``stream`` (labelled) in order; the state arrays are
     updated in place. ``counters`` (int64): [rows of Q, dropped row, t,
     folds]. ``W``: (d + intercept) x width, width K for PBC else M; ``opt``
@@ -366,6 +675,13 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     ridge inverse (ridge, else None); ``F`` (M x M) the lazy basis change of
     PBT under a gradient solver (else left as it is). ``out`` (n x K) gets
     each row's decision values before it is learned.
+
+    ``cost_fn`` (a callable, or None: the named ``cost``) gives eq. 14's
+    weights of a row, ``cost_fn(y, yhat)`` of two boolean vectors returning
+    K non-negative numbers: the loop calls it back, holding the GIL for that
+    call only, where the named costs take ``label_weights``; everything else
+    stays compiled. An exception it raises stops the call before anything
+    of that row changes, and is raised again once the state is written out.
 
     Returns ``(n_done, error, row_index)``: error 0 when every row was
     learned, else the Error of row ``n_done`` (not learned)."""
@@ -411,6 +727,13 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     if gradient:
         if opt is None or opt.K != width or opt.n_features != d:
             raise ValueError("a gradient solver needs its optimiser bound to W")
+        # The loop reads and folds W through its own pointer with row stride
+        # `width` while the optimiser steps on its binding: both must be one
+        # dense float64 buffer, or a fold and a step would write different rows.
+        if opt.W != <char*> cnp.PyArray_DATA(W) or opt.ld != width or opt.w_f32 \
+                or (opt.b != 0.0) != intercept:
+            raise ValueError(f"the optimiser must be bound to W itself (float64, row stride "
+                             f"{width}, intercept {bool(intercept)}), got row stride {opt.ld}")
     else:
         if Ainv is None or tuple((<object> Ainv).shape) != (h, h) \
                 or Ainv.dtype != np.float64 or not Ainv.flags.c_contiguous:
@@ -432,8 +755,7 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     # scratch: one owner (this frame)
     scratch_arr = np.zeros(
         8 * K + 4 * width + 4 * M * M + 2 * M + 2 * Mp * K + 2 * Mp * Mp + 6 * Mp + 2 * (M + 1)
-        + (Mp + K + 9 * Mp + Mp * Mp + 2 * Mp + 4 * Mp + Mp * Mp + 2 * Mp + K + Mp + 5 * Mp)
-        + 2 * h + 16)
+        + msg_scratch_size(M, K) + 2 * h + C_FOLD_ROWS * M + 16)
     cdef float64_t* sc = <float64_t*> cnp.PyArray_DATA(scratch_arr)
     cdef float64_t* ytil = sc                      # K
     cdef float64_t* v = ytil + K                   # K
@@ -457,10 +779,16 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     cdef int64_t* kq2 = kq + Mp                    # Mp: P_{t+1}'s
     cdef float64_t* ssave = <float64_t*> (kq2 + Mp)   # M + 1
     cdef float64_t* gx = ssave + 2 * (M + 1)       # h: Ainv x
-    cdef float64_t* msg = gx + 2 * h               # msg_step's scratch
-    cdef float64_t* msgV = msg + Mp + K + 9 * Mp   # its eigenvectors (see msg_step)
-    cdef int64_t* msgo = <int64_t*> (msg + Mp + K + 9 * Mp + Mp * Mp + 2 * Mp + 4 * Mp
-                                     + Mp * Mp + 2 * Mp + K)
+    cdef float64_t* ftmp = gx + 2 * h              # C_FOLD_ROWS x M: a fold's block
+    cdef float64_t* msg = ftmp + C_FOLD_ROWS * M   # msg_step's scratch
+    cdef float64_t* msgV = msg_V(msg)              # its eigenvectors and their order
+    cdef int64_t* msgo = msg_order(msg, M)
+    if cost_fn is not None and not callable(cost_fn):
+        raise TypeError(f"cost_fn must be callable or None, got {type(cost_fn).__name__}")
+    cdef bint has_fn = cost_fn is not None
+    cdef list failure = [None]         # the exception cost_fn raised, if any
+    cdef PyObject* fnp = <PyObject*> cost_fn
+    cdef PyObject* failp = <PyObject*> failure
     flags = np.zeros(2 * K + 2, dtype=np.int8)
     cdef char* yrel = <char*> cnp.PyArray_DATA(flags)
     cdef char* yhat = yrel + K + 1
@@ -508,7 +836,7 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
             if not full_rank:
                 nkept = kept_rows(nq, drop, M, kq)
                 if basis == PBC:
-                    dots(B, reff, nq, K, bb)          # bb = B r, z = R[kq] bb
+                    omlc_pca_dots(B, nq, K, reff, bb)  # bb = B r, z = R[kq] bb
                     for m in range(nkept):
                         x = 0.0
                         for j in range(nq):
@@ -523,8 +851,7 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                         x += R[kq[m] * Mp + j] * z[m]
                     uu[j] = x
                 memset(ytil, 0, K * sizeof(float64_t))
-                for j in range(nq):                   # ytil = B^T uu
-                    axpy(uu[j], B + j * K, ytil, K)
+                omlc_pca_combo(B, nq, K, uu, ytil)    # ytil = B^T uu
             elif basis == PBC:
                 for m in range(L):
                     x = 0.0
@@ -580,9 +907,16 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                 yhat[k] = ytil[k] > 0
             for p in range(r.y_nnz):
                 yrel[r.y_indices[p]] = 1
-            label_weights(cost, yrel, yhat, K, delta)
-            for k in range(K):
-                v[k] = sqrt(delta[k]) * (1.0 if yrel[k] else -1.0)
+            if has_fn:
+                err = _cost_callback(fnp, failp, yrel, yhat, K, delta)
+                if err:
+                    break
+            else:
+                label_weights(cost, yrel, yhat, K, delta)
+            for k in range(K):                     # (two passes: the first vectorises)
+                v[k] = -sqrt(delta[k])
+            for p in range(r.y_nnz):
+                v[r.y_indices[p]] = sqrt(delta[r.y_indices[p]])
             t += 1
             # ---- online PCA and the draw
             saved = False
@@ -592,13 +926,8 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                     # below refuse the row; |coefficient| <= |r| + |v| (F
                     # near-orthogonal), so the basis is saved for undoing
                     # only when that bound comes close.
-                    bound = 0.0
-                    for j in range(width):
-                        bound += reff[j] * reff[j]
-                    x = 0.0
-                    for k in range(K):
-                        x += v[k] * v[k]
-                    bound = 2.0 * (sqrt(bound) + sqrt(x))
+                    bound = 2.0 * (sqrt(omlc_pca_dot(reff, reff, width))
+                                   + sqrt(omlc_pca_dot(v, v, K)))
                     x = 1.0 if intercept else 0.0     # max |x_j| of the row
                     for p in range(r.x_nnz):
                         if fabs(row_value(&r, p)) > x:
@@ -659,26 +988,27 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                             x += Rm[i * M + j] * reff[i]
                         pred[j] = x
                     if lazy:
-                        # F <- F Rm (row axpys: each sum in the same order)
+                        # F <- F Rm, then Fn = F^T F, as row combos (each
+                        # sum over m in order)
+                        memset(Fn, 0, M * M * sizeof(float64_t))
+                        for i in range(M):
+                            omlc_pca_combo(Rm, M, M, Fp + i * M, Fn + i * M)
+                        memcpy(Fp, Fn, M * M * sizeof(float64_t))
                         memset(Fn, 0, M * M * sizeof(float64_t))
                         for i in range(M):
                             for m in range(M):
-                                axpy(Fp[i * M + m], Rm + m * M, Fn + i * M, M)
-                        memcpy(Fp, Fn, M * M * sizeof(float64_t))
-                        memset(Fn, 0, M * M * sizeof(float64_t))
-                        for m in range(M):             # Fn = F^T F
-                            for i in range(M):
-                                axpy(Fp[m * M + i], Fp + m * M, Fn + i * M, M)
+                                cF[m] = Fp[m * M + i]
+                            omlc_pca_combo(Fp, M, M, cF, Fn + i * M)
                         fnorm = 0.0                    # ||F^T F - I||_F^2
                         for i in range(M):
                             Fn[i * M + i] -= 1.0
                         for i in range(M * M):
                             fnorm += Fn[i] * Fn[i]
                         if fnorm > fold_tol * fold_tol:
-                            fold(Wp, Fp, h, M, Fn)
+                            fold(Wp, Fp, h, M, ftmp)
                             cnt[3] += 1
                     else:                              # ridge: W <- W Rm now
-                        fold_into(Wp, Rm, h, M, Fn)
+                        fold_into(Wp, Rm, h, M, ftmp)
                 else:
                     for m in range(L):
                         pred[m] = reff[m]
@@ -735,6 +1065,8 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
             memset(Pp, 0, M * K * sizeof(float64_t))
             for m in range(nkept):
                 memcpy(Pp + m * K, Qp + kq[m] * K, K * sizeof(float64_t))
+    if err == COST_RAISED:
+        raise failure[0]
     if err:
         return nrow, err, r.index
     return n, OK, -1
@@ -742,13 +1074,18 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
 
 cdef void fold_into(float64_t* W, const float64_t* R, int64_t h, int64_t M,
                     float64_t* tmp) noexcept nogil:
-    """W <- W R (W: h x M, R: M x M), row by row (as row axpys)."""
-    cdef int64_t i, m
-    for i in range(h):
-        memset(tmp, 0, M * sizeof(float64_t))
-        for m in range(M):
-            axpy(W[i * M + m], R + m * M, tmp, M)
-        memcpy(W + i * M, tmp, M * sizeof(float64_t))
+    """W <- W R (W: h x M, R: M x M) by BLAS, C_FOLD_ROWS rows at a time
+    (``tmp``: C_FOLD_ROWS x M): h M^2 work that row-by-row axpys of length M
+    did at a fraction of the machine's speed."""
+    cdef int m = <int> M, r
+    cdef int64_t i0
+    cdef char nt = b'N'
+    cdef double one = 1.0, zero = 0.0
+    for i0 in range(0, h, C_FOLD_ROWS):
+        r = <int> (h - i0 if h - i0 < C_FOLD_ROWS else C_FOLD_ROWS)
+        # (Fortran sees the row-major blocks transposed: (W R)^T = R^T W^T)
+        dgemm(&nt, &nt, &m, &r, &m, &one, <double*> R, &m, W + i0 * M, &m, &zero, tmp, &m)
+        memcpy(W + i0 * M, tmp, r * M * sizeof(float64_t))
 
 
 cdef void fold(float64_t* W, float64_t* F, int64_t h, int64_t M, float64_t* tmp) noexcept nogil:

@@ -24,6 +24,7 @@ only sizes that would make a pointer leave its array are re-checked.
 cimport numpy as cnp
 from libc.math cimport isfinite
 from libc.stdint cimport int32_t, int64_t
+from libc.string cimport memset
 
 from omlc._core.losses cimport Loss, Target
 from omlc._core.optimizers cimport OVERFLOW, Optimizer, prefetch_next_row
@@ -214,6 +215,111 @@ def learn(Optimizer opt, Loss loss, RowStream stream, int64_t M, out=None, targe
     if bad:
         _raise_nonfinite(k, r.index, bad)
     return n_updated
+
+
+cdef class RowStep:
+    """``learn(opt, loss, <one-row stream>, M)`` for rows that come one at a
+    time (the River bridge's ``learn_one``), without a RowStream, an indptr
+    or a fresh workspace per row.
+
+    The same checks as a one-row RowStream (types and lengths of the arrays,
+    feature ids in ``[0, n_features)``, label ids sorted, unique and in
+    ``[0, L)``) and the same step, bit for bit: the scratch this object keeps
+    is zeroed before every row, as a fresh one is. Not thread-safe: a caller
+    that shares one holds the model's lock around ``learn``.
+    """
+    cdef readonly Optimizer opt
+    cdef readonly Loss loss
+    cdef readonly int64_t M
+    cdef object _ws_keep
+    cdef Workspace ws
+    cdef char* _ws_data
+    cdef size_t _ws_bytes
+
+    def __init__(self, Optimizer opt, Loss loss, int64_t M):
+        if M < 1:
+            raise ValueError(f"M must be >= 1, got {M}")
+        if opt.K < loss.n_extra:
+            raise ValueError("W has fewer columns than the loss needs")
+        self.opt = opt
+        self.loss = loss
+        self.M = M
+        self._ws_keep = workspace_alloc(opt.K, &self.ws)
+        self._ws_data = <char*> cnp.PyArray_DATA(<cnp.ndarray> self._ws_keep)
+        self._ws_bytes = <size_t> cnp.PyArray_NBYTES(<cnp.ndarray> self._ws_keep)
+
+    def learn(self, x_indices, x_data, y_indices):
+        """Learn one row: int32 feature ids, float64 or float32 values (same
+        length), int32 relevant label ids. Returns 1 if the weights changed."""
+        cdef Optimizer opt = self.opt
+        cdef Loss loss = self.loss
+        cdef int n_extra = loss.n_extra
+        cdef int64_t K = opt.K, L = K - n_extra, p, updated = 0
+        cdef int bad = 0
+        cdef int dt = _plain1d(x_data)
+        cdef Workspace* ws = &self.ws
+        cdef Target y
+        cdef Row r
+        if _plain1d(x_indices) != cnp.NPY_INT32 or _plain1d(y_indices) != cnp.NPY_INT32 \
+                or (dt != cnp.NPY_DOUBLE and dt != cnp.NPY_FLOAT):
+            raise TypeError("x_indices and y_indices must be 1-D contiguous int32 arrays, x_data "
+                            "a 1-D contiguous float64 or float32 array")
+        r.x_nnz = cnp.PyArray_DIM(<cnp.ndarray> x_indices, 0)
+        if cnp.PyArray_DIM(<cnp.ndarray> x_data, 0) != r.x_nnz:
+            raise ValueError("X: data and indices have different lengths")
+        r.x_indices = <const int32_t*> cnp.PyArray_DATA(<cnp.ndarray> x_indices)
+        r.x_data = <const char*> cnp.PyArray_DATA(<cnp.ndarray> x_data)
+        r.x_f32 = dt == cnp.NPY_FLOAT
+        r.y_nnz = cnp.PyArray_DIM(<cnp.ndarray> y_indices, 0)
+        r.y_indices = <const int32_t*> cnp.PyArray_DATA(<cnp.ndarray> y_indices)
+        r.index = 0
+        for p in range(r.x_nnz):
+            if r.x_indices[p] < 0 or r.x_indices[p] >= opt.n_features:
+                raise ValueError(f"X: a column index is outside [0, {opt.n_features})")
+        for p in range(r.y_nnz):
+            if r.y_indices[p] < 0 or r.y_indices[p] >= L or (p and r.y_indices[p] <= r.y_indices[p - 1]):
+                raise ValueError(f"Y: label ids must be sorted, unique and in [0, {L})")
+        # What workspace_alloc hands learn(): every buffer zeroed.
+        memset(self._ws_data, 0, self._ws_bytes)
+        y.rel = ws.rel
+        y.L = L
+        y.value = NULL
+        y.idx = r.y_indices
+        y.P = r.y_nnz
+        # learn()'s loop body for one row without outputs, targets or weights.
+        with nogil:
+            opt.prepare_row(&r)
+            if opt.separate_output and opt.settles:
+                opt.score_output(&r, ws.s, ws.d, ws)
+            else:
+                opt.score(&r, ws.s, ws)
+            if not finite_values(ws.s, K):
+                bad = 1
+            else:
+                mark_labels(ws.rel, &r, 1)
+                updated = opt.fit_row(&r, ws.s, loss, &y, self.M, ws)
+                mark_labels(ws.rel, &r, 0)
+                if updated == OVERFLOW:
+                    bad = 3
+                elif not finite_values(ws.s, K):
+                    bad = 2
+            loss.weight = 1.0
+        if bad:
+            _raise_nonfinite(0, 0, bad)
+        return updated
+
+
+cdef int _plain1d(object a) noexcept:
+    """The NumPy type number of a plain 1-D C-contiguous aligned native
+    ndarray, else -1."""
+    cdef cnp.ndarray A
+    if type(a) is not cnp.ndarray:
+        return -1
+    A = <cnp.ndarray> a
+    if not (cnp.PyArray_NDIM(A) == 1 and cnp.PyArray_IS_C_CONTIGUOUS(A)
+            and cnp.PyArray_ISNOTSWAPPED(A) and cnp.PyArray_ISALIGNED(A)):
+        return -1
+    return cnp.PyArray_TYPE(A)
 
 
 def decide(Optimizer opt, RowStream stream, out, int n_extra=0):

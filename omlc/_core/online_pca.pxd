@@ -15,6 +15,241 @@ cdef enum:
     # the bracket at worst; they converge in a handful).
     SECULAR_ITERS = 100
 
+# The K-length passes over the basis and the secular equation's sums, in C so
+# that each carries an AVX2 build beside the baseline one (GCC / Clang
+# function multi-versioning, as omlc/_core/simd.pxd explains; elsewhere the
+# baseline build only). Every sum runs in four lanes (index mod 4) combined
+# as (l0 + l1) + (l2 + l3), and no build contracts a multiply-add, so both
+# builds round alike; tests/reference_label_space.py sums the secular terms
+# in the same order. The secular arrays come padded to a multiple of 4
+# (rz = 0, a pole far away, col = 0), so each loop is whole vectors.
+cdef extern from *:
+    """
+    #include <math.h>
+    #include <stdint.h>
+    #if defined(__GNUC__) || defined(__clang__)
+    #  define OMLC_PCA_UNUSED __attribute__((unused))
+    #  define OMLC_PCA_RESTRICT __restrict__
+    #else
+    #  define OMLC_PCA_UNUSED
+    #  define OMLC_PCA_RESTRICT
+    #endif
+    #if defined(__x86_64__) && defined(__GLIBC__) && !defined(OMLC_NO_CLONES) \\
+        && defined(__has_attribute)
+    #  if __has_attribute(target_clones)
+    #    define OMLC_PCA_CLONES __attribute__((target_clones("avx2", "default"))) OMLC_PCA_UNUSED
+    #  endif
+    #endif
+    #ifndef OMLC_PCA_CLONES
+    #  define OMLC_PCA_CLONES OMLC_PCA_UNUSED
+    #endif
+    /* A pole beyond every root: a padding entry's term is 0 / (PAD - y). */
+    #define OMLC_PCA_PAD 1e300
+
+    /* The secular loops in vectors of four lanes: GCC / Clang vector types
+       (the loop vectoriser makes a strided mess of them otherwise); a plain
+       lane loop elsewhere, with the same operations in the same order. */
+    #if defined(__GNUC__) || defined(__clang__)
+    #  define OMLC_PCA_VEC 1
+    typedef double omlc_v4d __attribute__((vector_size(32), aligned(8), may_alias));
+    typedef long long omlc_v4i __attribute__((vector_size(32), aligned(8), may_alias));
+    #endif
+
+    /* The secular sums of nr roots side by side (nr a multiple of 4): root r
+       at y[r] from its origin pole org[r] gets g = 1 + sum c, gd = sum c w and
+       ga = 1 + sum |c| with w = 1 / ((dsk - org) - y), c = rz w, pole ex[r]
+       left out (-1: none). Each root's terms go in four lanes (index mod 4);
+       the roots' division chains overlap instead of running one by one. */
+    OMLC_PCA_CLONES static void omlc_sec_sums_many(const double* OMLC_PCA_RESTRICT dsk,
+                                                   const double* OMLC_PCA_RESTRICT rz,
+                                                   int64_t n4, const double* OMLC_PCA_RESTRICT org,
+                                                   const double* OMLC_PCA_RESTRICT y,
+                                                   const int64_t* OMLC_PCA_RESTRICT ex, int64_t nr,
+                                                   double* OMLC_PCA_RESTRICT g,
+                                                   double* OMLC_PCA_RESTRICT gd,
+                                                   double* OMLC_PCA_RESTRICT ga) {
+        for (int64_t r0 = 0; r0 < nr; r0 += 4) {
+    #ifdef OMLC_PCA_VEC
+            const omlc_v4i absmask = {0x7fffffffffffffffLL, 0x7fffffffffffffffLL,
+                                      0x7fffffffffffffffLL, 0x7fffffffffffffffLL};
+            const omlc_v4d o = *(const omlc_v4d*)(org + r0), yy = *(const omlc_v4d*)(y + r0);
+            const omlc_v4i e = *(const omlc_v4i*)(ex + r0);
+            omlc_v4d G[4], D[4], A[4];
+            for (int l = 0; l < 4; l++) {
+                G[l] = (omlc_v4d){0.0, 0.0, 0.0, 0.0};
+                D[l] = G[l];
+                A[l] = G[l];
+            }
+            for (int64_t b = 0; b < n4; b += 4) {
+                for (int l = 0; l < 4; l++) {
+                    omlc_v4i skip = e == (long long)(b + l);
+                    omlc_v4d w = 1.0 / ((dsk[b + l] - o) - yy);
+                    w = (omlc_v4d)((omlc_v4i)w & ~skip);
+                    omlc_v4d c = rz[b + l] * w;
+                    G[l] += c;
+                    D[l] += c * w;
+                    A[l] += (omlc_v4d)((omlc_v4i)c & absmask);
+                }
+            }
+            omlc_v4d gg = 1.0 + ((G[0] + G[1]) + (G[2] + G[3]));
+            omlc_v4d dd = (D[0] + D[1]) + (D[2] + D[3]);
+            omlc_v4d aa = 1.0 + ((A[0] + A[1]) + (A[2] + A[3]));
+            *(omlc_v4d*)(g + r0) = gg;
+            *(omlc_v4d*)(gd + r0) = dd;
+            *(omlc_v4d*)(ga + r0) = aa;
+    #else
+            for (int64_t r = r0; r < r0 + 4; r++) {
+                double G[4] = {0.0, 0.0, 0.0, 0.0}, D[4] = {0.0, 0.0, 0.0, 0.0};
+                double A[4] = {0.0, 0.0, 0.0, 0.0};
+                for (int64_t b = 0; b < n4; b += 4) {
+                    for (int l = 0; l < 4; l++) {
+                        double w = ex[r] == b + l ? 0.0 : 1.0 / ((dsk[b + l] - org[r]) - y[r]);
+                        double c = rz[b + l] * w;
+                        G[l] += c;
+                        D[l] += c * w;
+                        A[l] += fabs(c);
+                    }
+                }
+                g[r] = 1.0 + ((G[0] + G[1]) + (G[2] + G[3]));
+                gd[r] = (D[0] + D[1]) + (D[2] + D[3]);
+                ga[r] = 1.0 + ((A[0] + A[1]) + (A[2] + A[3]));
+            }
+    #endif
+        }
+    }
+
+    /* prod over b != a, b < k of -((dsk[a] - dso[b]) - mu[b]) / (dsk[b] - dsk[a]). */
+    OMLC_PCA_CLONES static double omlc_sec_prod(const double* OMLC_PCA_RESTRICT dsk,
+                                                const double* OMLC_PCA_RESTRICT dso,
+                                                const double* OMLC_PCA_RESTRICT mu, int64_t a,
+                                                int64_t k, int64_t n4) {
+        const double da = dsk[a];
+    #ifdef OMLC_PCA_VEC
+        omlc_v4d p = {1.0, 1.0, 1.0, 1.0};
+        const omlc_v4d one = p;
+        omlc_v4i j = {0, 1, 2, 3};
+        for (int64_t b = 0; b < n4; b += 4, j += 4) {
+            omlc_v4i skip = (j == a) | (j >= k);
+            omlc_v4d num = -((da - *(const omlc_v4d*)(dso + b)) - *(const omlc_v4d*)(mu + b));
+            omlc_v4d den = *(const omlc_v4d*)(dsk + b) - da;
+            num = (omlc_v4d)(((omlc_v4i)num & ~skip) | ((omlc_v4i)one & skip));
+            den = (omlc_v4d)(((omlc_v4i)den & ~skip) | ((omlc_v4i)one & skip));
+            p *= num / den;
+        }
+    #else
+        double p[4] = {1.0, 1.0, 1.0, 1.0};
+        for (int64_t b = 0; b < n4; b += 4) {
+            for (int l = 0; l < 4; l++) {
+                int64_t j = b + l;
+                int skip = j == a || j >= k;
+                double num = skip ? 1.0 : -((da - dso[j]) - mu[j]);
+                double den = skip ? 1.0 : dsk[j] - da;
+                p[l] *= num / den;
+            }
+        }
+    #endif
+        return (p[0] * p[1]) * (p[2] * p[3]);
+    }
+
+    /* out[b] = col[b] / ((dsk[b] - dsoa) - mua); returns sum out[b]^2. */
+    OMLC_PCA_CLONES static double omlc_sec_col(const double* OMLC_PCA_RESTRICT col,
+                                               const double* OMLC_PCA_RESTRICT dsk, double dsoa,
+                                               double mua, int64_t n4,
+                                               double* OMLC_PCA_RESTRICT out) {
+    #ifdef OMLC_PCA_VEC
+        omlc_v4d s = {0.0, 0.0, 0.0, 0.0};
+        for (int64_t b = 0; b < n4; b += 4) {
+            omlc_v4d y = *(const omlc_v4d*)(col + b)
+                         / ((*(const omlc_v4d*)(dsk + b) - dsoa) - mua);
+            *(omlc_v4d*)(out + b) = y;
+            s += y * y;
+        }
+    #else
+        double s[4] = {0.0, 0.0, 0.0, 0.0};
+        for (int64_t b = 0; b < n4; b += 4) {
+            for (int l = 0; l < 4; l++) {
+                double y = col[b + l] / ((dsk[b + l] - dsoa) - mua);
+                out[b + l] = y;
+                s[l] += y * y;
+            }
+        }
+    #endif
+        return (s[0] + s[1]) + (s[2] + s[3]);
+    }
+
+    /* sum a[k] b[k] in four lanes, the tail after them. */
+    OMLC_PCA_CLONES static double omlc_pca_dot(const double* OMLC_PCA_RESTRICT a,
+                                               const double* OMLC_PCA_RESTRICT b, int64_t K) {
+        double s[4] = {0.0, 0.0, 0.0, 0.0};
+        int64_t k = 0;
+        for (; k + 4 <= K; k += 4)
+            for (int l = 0; l < 4; l++) s[l] += a[k + l] * b[k + l];
+        double t = (s[0] + s[1]) + (s[2] + s[3]);
+        for (; k < K; k++) t += a[k] * b[k];
+        return t;
+    }
+
+    /* out[i] = omlc_pca_dot(A[i], x) for n rows of length K. */
+    OMLC_PCA_CLONES static void omlc_pca_dots(const double* OMLC_PCA_RESTRICT A, int64_t n,
+                                              int64_t K, const double* OMLC_PCA_RESTRICT x,
+                                              double* OMLC_PCA_RESTRICT out) {
+        for (int64_t i = 0; i < n; i++) {
+            const double* OMLC_PCA_RESTRICT a = A + i * K;
+            double s[4] = {0.0, 0.0, 0.0, 0.0};
+            int64_t k = 0;
+            for (; k + 4 <= K; k += 4)
+                for (int l = 0; l < 4; l++) s[l] += a[k + l] * x[k + l];
+            double t = (s[0] + s[1]) + (s[2] + s[3]);
+            for (; k < K; k++) t += a[k] * x[k];
+            out[i] = t;
+        }
+    }
+
+    /* out += sum_i c[i] A[i] (row i added after row i - 1, as n axpys). */
+    OMLC_PCA_CLONES static void omlc_pca_combo(const double* OMLC_PCA_RESTRICT A, int64_t n,
+                                               int64_t K, const double* OMLC_PCA_RESTRICT c,
+                                               double* OMLC_PCA_RESTRICT out) {
+        for (int64_t i = 0; i < n; i++) {
+            const double ci = c[i];
+            const double* OMLC_PCA_RESTRICT a = A + i * K;
+            for (int64_t k = 0; k < K; k++) out[k] += ci * a[k];
+        }
+    }
+
+    /* A[i] += c[i] x for n rows of length K. */
+    OMLC_PCA_CLONES static void omlc_pca_rank1(double* OMLC_PCA_RESTRICT A, int64_t n, int64_t K,
+                                               const double* OMLC_PCA_RESTRICT c,
+                                               const double* OMLC_PCA_RESTRICT x) {
+        for (int64_t i = 0; i < n; i++) {
+            const double ci = c[i];
+            double* OMLC_PCA_RESTRICT a = A + i * K;
+            for (int64_t k = 0; k < K; k++) a[k] += ci * x[k];
+        }
+    }
+
+    /* out = x / s */
+    OMLC_PCA_CLONES static void omlc_pca_div(const double* OMLC_PCA_RESTRICT x, double s,
+                                             int64_t K, double* OMLC_PCA_RESTRICT out) {
+        for (int64_t k = 0; k < K; k++) out[k] = x[k] / s;
+    }
+    """
+    const double OMLC_PCA_PAD
+    void omlc_sec_sums_many(const double* dsk, const double* rz, int64_t n4, const double* org,
+                            const double* y, const int64_t* ex, int64_t nr, double* g,
+                            double* gd, double* ga) noexcept nogil
+    double omlc_sec_prod(const double* dsk, const double* dso, const double* mu, int64_t a,
+                         int64_t k, int64_t n4) noexcept nogil
+    double omlc_sec_col(const double* col, const double* dsk, double dsoa, double mua,
+                        int64_t n4, double* out) noexcept nogil
+    double omlc_pca_dot(const double* a, const double* b, int64_t K) noexcept nogil
+    void omlc_pca_dots(const double* A, int64_t n, int64_t K, const double* x,
+                       double* out) noexcept nogil
+    void omlc_pca_combo(const double* A, int64_t n, int64_t K, const double* c,
+                        double* out) noexcept nogil
+    void omlc_pca_rank1(double* A, int64_t n, int64_t K, const double* c,
+                        const double* x) noexcept nogil
+    void omlc_pca_div(const double* x, double s, int64_t K, double* out) noexcept nogil
+
 
 cdef inline float64_t dot(const float64_t* a, const float64_t* b, int64_t n) noexcept nogil:
     cdef int64_t i
@@ -31,20 +266,6 @@ cdef inline void axpy(float64_t x, const float64_t* a, float64_t* b, int64_t n) 
         b[i] += x * a[i]
 
 
-cdef inline void dots(const float64_t* A, const float64_t* x, int64_t n, int64_t K,
-                      float64_t* out) noexcept nogil:
-    """out[i] = dot(A[i], x) for n rows of length K, the n sums side by side
-    (independent chains, each in dot's order: the same bits)."""
-    cdef int64_t i, k
-    cdef float64_t xk
-    for i in range(n):
-        out[i] = 0.0
-    for k in range(K):
-        xk = x[k]
-        for i in range(n):
-            out[i] += A[i * K + k] * xk
-
-
 cdef inline float64_t clip01(float64_t x) noexcept nogil:
     return 0.0 if x < 0.0 else (1.0 if x > 1.0 else x)
 
@@ -53,11 +274,22 @@ cdef inline float64_t sigma_drop(float64_t s) noexcept nogil:
     return 1.0 - s if s < 1.0 else 0.0
 
 
+cdef inline int64_t secular_work_size(int64_t n) noexcept nogil:
+    """The doubles of secular_eigh's ``work`` for an n x n problem."""
+    return 20 * n + 80
+
+
+cdef inline int64_t secular_iwork_size(int64_t n) noexcept nogil:
+    """The int64s of secular_eigh's ``iw``."""
+    return 8 * n + 24
+
+
 cdef inline void secular_eigh(const float64_t* d, const float64_t* z, float64_t rho, int64_t n,
                               float64_t* lam, float64_t* V, float64_t* work,
                               int64_t* iw) noexcept nogil:
     """The eigenpairs of ``diag(d) + rho z z^T`` (rho >= 0) in O(n^2): lam[j]
-    and V's column j (row-major n x n). ``work``: 8 n doubles, ``iw``: 5 n.
+    and V's column j (row-major n x n). ``work``: secular_work_size(n)
+    doubles, ``iw``: secular_iwork_size(n) int64s.
 
     The MSG step's matrix is diagonal plus rank one, so its eigenvalues are
     the roots of the secular equation ``1 + rho' sum_i z_i^2 / (d_i - l) = 0``
@@ -69,24 +301,38 @@ cdef inline void secular_eigh(const float64_t* d, const float64_t* z, float64_t 
     on ``mu g(mu)`` (no pole at that origin: a few steps), so ``d_i - l_j``
     is accurate, and the eigenvectors come from the z that these roots make
     exact (Gu & Eisenstat 1994), which keeps them orthogonal to rounding
-    even for close roots."""
+    even for close roots. The k remaining poles sit compacted (dsk, rzk,
+    their roots' origins dso and offsets mu), padded to whole vectors of 4
+    for the C loops above, where the divisions go."""
+    cdef int64_t n4 = (n + 3) // 4 * 4
     cdef float64_t* ds = work
     cdef float64_t* zs = ds + n
-    cdef float64_t* mu = zs + n
-    cdef float64_t* gc = mu + n
+    cdef float64_t* gc = zs + n
     cdef float64_t* gs = gc + n
-    cdef float64_t* col = gs + n
-    cdef float64_t* rz = col + n
-    cdef float64_t* dl = rz + n
+    cdef float64_t* dsk = gs + n                    # n4 each from here
+    cdef float64_t* rzk = dsk + n4
+    cdef float64_t* dso = rzk + n4
+    cdef float64_t* mu = dso + n4
+    cdef float64_t* dl = mu + n4
+    cdef float64_t* col = dl + n4
+    cdef float64_t* yb = col + n4
+    cdef float64_t* orgv = yb + n4                  # per root: its origin pole,
+    cdef float64_t* yv = orgv + n4                  # its point,
+    cdef float64_t* gv = yv + n4                    # the sums there,
+    cdef float64_t* gdv = gv + n4
+    cdef float64_t* gav = gdv + n4
+    cdef float64_t* lov = gav + n4                  # and its bracket
+    cdef float64_t* hiv = lov + n4
     cdef int64_t* perm = iw
     cdef int64_t* idx = perm + n
-    cdef int64_t* org = idx + n
-    cdef int64_t* gp = org + n
+    cdef int64_t* gp = idx + n
     cdef int64_t* gq = gp + n
-    cdef int64_t i, j, a, b, o, ob, k, ng, last, _it, cx
-    cdef float64_t zn2, rhop, tol, dmax, tau, c, s, lo, hi, m, g, gd, ga, w, y, nrm
-    for i in range(n * n):
-        V[i] = 0.0
+    cdef int64_t* exv = gq + n                      # n4 each: the left-out pole,
+    cdef int64_t* oi = exv + n4                     # the origin's index,
+    cdef int64_t* act = oi + n4                     # still iterating
+    cdef int64_t i, j, a, b, k, k4, ng, last, _it, cx, nact, nr
+    cdef float64_t zn2, rhop, tol, dmax, tau, c, s, m, g, gd, ga, w, y, nrm
+    memset(V, 0, n * n * sizeof(float64_t))
     zn2 = 0.0
     for i in range(n):
         zn2 += z[i] * z[i]
@@ -137,93 +383,114 @@ cdef inline void secular_eigh(const float64_t* d, const float64_t* z, float64_t 
         idx[k] = i
         k += 1
         last = i
-    # ---- the roots, as offsets mu[a] from the pole org[a]
-    for b in range(k):
-        rz[b] = rhop * zs[idx[b]] * zs[idx[b]]
-    for a in range(k):
-        i = idx[a]
-        if a < k - 1:
-            m = 0.5 * (ds[idx[a + 1]] - ds[i])
-            g = 1.0
-            for b in range(k):
-                g += rz[b] / ((ds[idx[b]] - ds[i]) - m)
-            if g >= 0.0:
-                org[a] = i
-                lo = 0.0
-                hi = m
-            else:
-                org[a] = idx[a + 1]
-                lo = -m
-                hi = 0.0
+    k4 = (k + 3) // 4 * 4
+    for a in range(k4):
+        if a < k:
+            dsk[a] = ds[idx[a]]
+            rzk[a] = rhop * zs[idx[a]] * zs[idx[a]]
         else:
-            org[a] = i
-            lo = 0.0
-            hi = rhop
-        o = org[a]
-        # start: the origin's own pole with the others frozen at mu = 0
-        # (within O(rho) of the root once the MSG step is small)
-        g = 1.0
-        ob = 0
-        for b in range(k):
-            dl[b] = ds[idx[b]] - ds[o]
-            if idx[b] == o:
-                ob = b
+            dsk[a] = OMLC_PCA_PAD
+            rzk[a] = 0.0
+        dso[a] = 0.0
+        mu[a] = 0.0
+        col[a] = 0.0
+    # ---- the roots, as offsets mu[a] from the pole dso[a], all k side by
+    # side (each root's steps are its own: the twin finds them one by one)
+    for a in range(k4):
+        orgv[a] = dsk[a] if a < k else 0.0
+        yv[a] = 0.5 * (dsk[a + 1] - dsk[a]) if a < k - 1 else 0.0
+        exv[a] = -1
+    # the origin: the pole nearer the root (g's sign at the midpoint)
+    omlc_sec_sums_many(dsk, rzk, k4, orgv, yv, exv, k4, gv, gdv, gav)
+    for a in range(k):
+        if a < k - 1:
+            m = yv[a]
+            if gv[a] >= 0.0:
+                oi[a] = a
+                lov[a] = 0.0
+                hiv[a] = m
             else:
-                g += rz[b] / dl[b]
-        y = rz[ob] / g
-        if not (y > lo and y < hi):
-            y = 0.5 * (lo + hi)
-        for _it in range(SECULAR_ITERS):
-            g = 1.0
-            gd = 0.0
-            ga = 1.0
-            for b in range(k):
-                w = 1.0 / (dl[b] - y)
-                c = rz[b] * w
-                g += c
-                gd += c * w
-                ga += fabs(c)
+                oi[a] = a + 1
+                lov[a] = -m
+                hiv[a] = 0.0
+        else:
+            oi[a] = a
+            lov[a] = 0.0
+            hiv[a] = rhop
+        orgv[a] = dsk[oi[a]]
+        yv[a] = 0.0
+        exv[a] = oi[a]
+    # start: the origin's own pole with the others frozen at mu = 0
+    # (within O(rho) of the root once the MSG step is small)
+    omlc_sec_sums_many(dsk, rzk, k4, orgv, yv, exv, k4, gv, gdv, gav)
+    for a in range(k):
+        y = rzk[oi[a]] / gv[a]
+        if not (y > lov[a] and y < hiv[a]):
+            y = 0.5 * (lov[a] + hiv[a])
+        yv[a] = y
+        exv[a] = -1
+        act[a] = 1
+    nact = k
+    nr = k4
+    for _it in range(SECULAR_ITERS):
+        if nact == 0:
+            break
+        omlc_sec_sums_many(dsk, rzk, k4, orgv, yv, exv, nr, gv, gdv, gav)
+        last = -1
+        for a in range(k):
+            if not act[a]:
+                continue
+            y = yv[a]
+            g = gv[a]
+            gd = gdv[a]
+            ga = gav[a]
+            act[a] = 0
+            nact -= 1
             if fabs(g) <= DBL_EPSILON * ga:        # a root to rounding
-                break
+                continue
             if g < 0.0:
-                lo = y
+                lov[a] = y
             else:
-                hi = y
+                hiv[a] = y
             m = y - y * g / (g + y * gd)
-            if not (m > lo and m < hi):
-                m = 0.5 * (lo + hi)
-                if not (m > lo and m < hi):
-                    break
+            if not (m > lov[a] and m < hiv[a]):
+                m = 0.5 * (lov[a] + hiv[a])
+                if not (m > lov[a] and m < hiv[a]):
+                    continue
+            yv[a] = m
             if fabs(m - y) <= 2.0 * DBL_EPSILON * fabs(m):
-                y = m
-                break
-            y = m
-        mu[a] = y
-        lam[i] = ds[o] + y
+                continue
+            act[a] = 1
+            nact += 1
+            last = a
+        nr = (last + 4) // 4 * 4                   # the blocks still iterating
+    for a in range(k):
+        mu[a] = yv[a]
+        dso[a] = dsk[oi[a]]
+        lam[idx[a]] = dso[a] + mu[a]
     # ---- the z that the roots make exact, then the eigenvectors
     for a in range(k):
-        i = idx[a]
-        w = -((ds[i] - ds[org[a]]) - mu[a]) / rhop
-        for b in range(k):
-            if b != a:
-                j = idx[b]
-                w *= -((ds[i] - ds[org[b]]) - mu[b]) / (ds[j] - ds[i])
-        col[a] = sqrt(fabs(w)) if zs[i] >= 0.0 else -sqrt(fabs(w))
+        w = -((dsk[a] - dso[a]) - mu[a]) / rhop
+        w *= omlc_sec_prod(dsk, dso, mu, a, k, k4)
+        col[a] = sqrt(fabs(w)) if zs[idx[a]] >= 0.0 else -sqrt(fabs(w))
+    # Without a Givens rotation (the usual case) each entry goes straight to
+    # its unsorted row; otherwise the rotations act on the sorted rows first.
     for a in range(k):
+        nrm = sqrt(omlc_sec_col(col, dsk, dso[a], mu[a], k4, yb))
+        omlc_pca_div(yb, nrm, k4, dl)
         cx = idx[a]
-        nrm = 0.0
-        for b in range(k):
-            j = idx[b]
-            y = col[b] / ((ds[j] - ds[org[a]]) - mu[a])
-            V[j * n + cx] = y
-            nrm += y * y
-        nrm = sqrt(nrm)
-        for b in range(k):
-            V[idx[b] * n + cx] /= nrm
+        if ng == 0:
+            for b in range(k):
+                V[perm[idx[b]] * n + cx] = dl[b]
+        else:
+            for b in range(k):
+                V[idx[b] * n + cx] = dl[b]
     for i in range(n):
         if zs[i] == 0.0:
             lam[i] = ds[i]
-            V[i * n + i] = 1.0
+            V[(perm[i] if ng == 0 else i) * n + i] = 1.0
+    if ng == 0:
+        return
     # ---- back to the unrotated, unsorted coordinates
     for a in range(ng - 1, -1, -1):
         i = gp[a]
@@ -312,81 +579,82 @@ cdef inline int64_t msg_step(float64_t* B, float64_t* R, int64_t nq, float64_t* 
     last row, which is discarded (O(M K)). Leaves in ``scratch`` V (nt x nt,
     nt written to ``nt_out``) and the order of its columns (row i of the new
     Q is column order[i]); ``anew`` gets the new Q v."""
-    cdef int64_t i, j, k, l, nt, nk, Mp = M + 2
+    cdef int64_t i, j, l, nt, nk, Mp = M + 2
     cdef float64_t rho, vnorm, x, tot, beta
-    cdef float64_t* a = scratch                    # M + 2
+    cdef float64_t* V = scratch                    # (M + 2)^2: first (msg_V)
+    cdef int64_t* order = <int64_t*> (V + Mp * Mp) # M + 2: second (msg_order)
+    cdef int64_t* iw = order + Mp                  # secular_eigh's
+    cdef float64_t* a = <float64_t*> (iw + secular_iwork_size(Mp))   # M + 2
     cdef float64_t* rres = a + Mp                  # K
     cdef float64_t* dg = rres + K                  # M + 2: the diagonal
-    cdef float64_t* work = dg + Mp                 # 8 (M + 2): secular_eigh's
-    cdef float64_t* V = work + 8 * Mp              # (M + 2)^2
-    cdef float64_t* lam = V + Mp * Mp              # M + 2
+    cdef float64_t* lam = dg + Mp                  # M + 2
     cdef float64_t* lamk = lam + Mp                # M + 2
     cdef float64_t* bps = lamk + Mp                # 4 (M + 2)
-    cdef float64_t* T = bps + 4 * Mp               # (M + 2)^2, stride M + 2
-    cdef float64_t* hv = T + Mp * Mp               # M + 2
+    cdef float64_t* Tt = bps + 4 * Mp              # (M + 2)^2 (nt x nt)
+    cdef float64_t* Vo = Tt + Mp * Mp              # (M + 2)^2 (nt x nt)
+    cdef float64_t* hv = Vo + Mp * Mp              # M + 2
     cdef float64_t* bb = hv + Mp                   # M + 2
     cdef float64_t* cK = bb + Mp                   # K
-    cdef int64_t* order = <int64_t*> (cK + K)      # M + 2
-    cdef int64_t* iw = order + Mp                  # 5 (M + 2)
-    vnorm = sqrt(dot(v, v, K))
+    cdef float64_t* work = cK + K                  # secular_eigh's
+    vnorm = sqrt(omlc_pca_dot(v, v, K))
     memcpy(rres, v, K * sizeof(float64_t))
-    dots(B, v, nq, K, bb)                          # bb = B v, r = v - B^T B v
+    omlc_pca_dots(B, nq, K, v, bb)                 # bb = B v, r = v - B^T B v
     for i in range(nq):
-        axpy(-bb[i], B + i * K, rres, K)
+        hv[i] = -bb[i]
+    omlc_pca_combo(B, nq, K, hv, rres)
     for i in range(nq):                            # a = Q v = R B v
         a[i] = dot(R + i * Mp, bb, nq)
-    rho = sqrt(dot(rres, rres, K))
+    rho = sqrt(omlc_pca_dot(rres, rres, K))
     nt = nq
     if rho > 1e-12 * (vnorm if vnorm > 1.0 else 1.0):
         a[nq] = rho
-        for k in range(K):
-            B[nq * K + k] = rres[k] / rho          # the new direction: B's row nq
+        omlc_pca_div(rres, rho, K, B + nq * K)     # the new direction: B's row nq
         nt = nq + 1
     for i in range(nt):                            # diag(sigma, 0) + eta a a^T
         dg[i] = sigma[i] if i < nq else 0.0
     secular_eigh(dg, a, eta, nt, lam, V, work, iw)
     sort_desc(lam, nt, order)
     nk = nt if nt < M + 1 else M + 1
-    for i in range(nt):                            # T = V^T blockdiag(R, 1), rows sorted
-        for l in range(nt):
-            T[i * Mp + l] = 0.0
-        tot = 0.0
-        for j in range(nt):
-            x = V[j * nt + order[i]]
-            tot += x * a[j]
-            if x == 0.0:                           # deflated: most of V is I
-                continue
-            if j < nq:
-                axpy(x, R + j * Mp, T + i * Mp, nq)
-            else:
-                T[i * Mp + nq] += x
-        anew[i] = tot
+    # T = V[:, order]^T blockdiag(R, 1), kept transposed (Tt[l, i] = T[i, l])
+    # so that every pass is a whole row of length nt: Vo = V[:, order],
+    # Tt[l] = sum_j R[j, l] Vo[j] (l < nq) and Tt[nq] = Vo[nq]; the new Q v
+    # is Vo^T a. Each sum runs over j in order, as T's row axpys did.
+    for j in range(nt):
+        for i in range(nt):
+            Vo[j * nt + i] = V[j * nt + order[i]]
+    memset(anew, 0, nt * sizeof(float64_t))
+    omlc_pca_combo(Vo, nt, nt, a, anew)
+    memset(Tt, 0, nt * nt * sizeof(float64_t))
+    for l in range(nq):
+        for j in range(nq):
+            bb[j] = R[j * Mp + l]
+        omlc_pca_combo(Vo, nq, nt, bb, Tt + l * nt)
+    if nt > nq:
+        memcpy(Tt + nq * nt, Vo + nq * nt, nt * sizeof(float64_t))
     if nk < nt:
         # the cap: H = I - beta hv hv^T maps the dropped row w of T to -+e_last
         for l in range(nt):
-            hv[l] = T[(nt - 1) * Mp + l]
+            hv[l] = Tt[l * nt + nt - 1]
         hv[nt - 1] += 1.0 if hv[nt - 1] >= 0.0 else -1.0
         beta = 0.0
         for l in range(nt):
             beta += hv[l] * hv[l]
         beta = 2.0 / beta
+        memset(dg, 0, nt * sizeof(float64_t))      # dg[i] = T[i] . hv
+        omlc_pca_combo(Tt, nt, nt, hv, dg)
         for i in range(nk):                        # R <- (T H)[:nk, :nk]
-            x = 0.0
-            for l in range(nt):
-                x += T[i * Mp + l] * hv[l]
-            x *= beta
+            x = dg[i] * beta
             for l in range(nk):
-                R[i * Mp + l] = T[i * Mp + l] - x * hv[l]
-        for k in range(K):                         # B <- (H B)[:nk]
-            cK[k] = 0.0
-        for j in range(nt):
-            axpy(hv[j], B + j * K, cK, K)
+                R[i * Mp + l] = Tt[l * nt + i] - x * hv[l]
+        memset(cK, 0, K * sizeof(float64_t))       # B <- (H B)[:nk]
+        omlc_pca_combo(B, nt, K, hv, cK)
         for j in range(nk):
-            axpy(-beta * hv[j], cK, B + j * K, K)
+            bb[j] = -beta * hv[j]
+        omlc_pca_rank1(B, nk, K, bb, cK)
     else:
         for i in range(nk):
             for l in range(nt):
-                R[i * Mp + l] = T[i * Mp + l]
+                R[i * Mp + l] = Tt[l * nt + i]
     for i in range(nk):
         lamk[i] = lam[order[i]]
     nt_out[0] = nt
@@ -400,6 +668,23 @@ cdef inline int64_t msg_step(float64_t* B, float64_t* R, int64_t nq, float64_t* 
     else:
         project_trace(lamk, nk, M, sigma, bps)
     return nk
+
+
+cdef inline int64_t msg_scratch_size(int64_t M, int64_t K) noexcept nogil:
+    """The doubles of msg_step's ``scratch``."""
+    cdef int64_t Mp = M + 2
+    return (3 * Mp * Mp + Mp + secular_iwork_size(Mp) + 2 * K + 10 * Mp + secular_work_size(Mp)
+            + 8)
+
+
+cdef inline float64_t* msg_V(float64_t* scratch) noexcept nogil:
+    """The eigenvectors the last msg_step left in its scratch."""
+    return scratch
+
+
+cdef inline int64_t* msg_order(float64_t* scratch, int64_t M) noexcept nogil:
+    """The order of their columns (row i of the new Q is column order[i])."""
+    return <int64_t*> (scratch + (M + 2) * (M + 2))
 
 
 cdef inline void materialise(const float64_t* B, const float64_t* R, int64_t nq, int64_t M,

@@ -107,6 +107,9 @@ def load_full(name):
 #: explicitly so that omlc's own defaults (chosen for one-pass use, see
 #: omlc.learners.label_space) do not move the reproduction.
 PAPER = {"lam": 1.0}
+#: DPP / CS-DPP decode by the paper's round() (eq. 1, threshold 0), not
+#: omlc's adaptive threshold for the F1 / accuracy / rank costs.
+PAPER_DPP = {**PAPER, "threshold": 0.0}
 
 
 def make(method, frac, seed, n_labels=None):
@@ -116,7 +119,7 @@ def make(method, frac, seed, n_labels=None):
         return OnlineBR(solver="sgd", eta=1.0, **PAPER)
     if kind == "GD-DPP":
         return CSDPP(cost="hamming", code_dim=10, basis=rest, solver="sgd", eta=1.0,
-                     random_state=seed, **PAPER)
+                     random_state=seed, **PAPER_DPP)
     if kind == "RR-O-BR":
         return OnlineBR(solver="ridge", **PAPER)
     if kind == "RR-DPP":
@@ -124,7 +127,7 @@ def make(method, frac, seed, n_labels=None):
         if step and n_labels is None:
             raise ValueError(f"{method}: the step multiplier K needs n_labels")
         return CSDPP(cost="hamming", code_dim=10, basis=basis, solver="ridge",
-                     pca_step=float(n_labels) if step else 1.0, random_state=seed, **PAPER)
+                     pca_step=float(n_labels) if step else 1.0, random_state=seed, **PAPER_DPP)
     if kind == "O-BR":
         return OnlineBR(**PAPER)
     if kind == "O-CS":
@@ -133,7 +136,7 @@ def make(method, frac, seed, n_labels=None):
         return OnlineRandomProjection(code_dim=frac, random_state=seed, **PAPER)
     basis, _, cost = rest.partition("/")
     return CSDPP(cost=cost or "hamming", code_dim=frac, basis=basis, random_state=seed,
-                 **PAPER)
+                 **PAPER_DPP)
 
 
 def stream_costs(model, X, Y, clean=None):

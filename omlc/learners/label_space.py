@@ -58,8 +58,10 @@ width M the per-coordinate cost is small.
 
 DPP and CS-DPP with a named cost run their whole per-row loop compiled
 (``omlc._core.label_space``, one call per block: decoding, eq. 14, the MSG
-step with the draw, the PBC/PBT/none correction, the regression step); a
-callable cost runs the same loop in Python. Under SGD/AdaGrad, PBT keeps its
+step with the draw, the PBC/PBT/none correction, the regression step); with
+a callable cost the same loop calls the cost back (holding the GIL for those
+calls only: ``label_weights_callable``, K + 1 calls a row), so a callable
+equal to a named cost gives that cost's results. Under SGD/AdaGrad, PBT keeps its
 basis change ``W <- W P_t P_{t+1}^T`` as a lazy M x M factor F (effective
 weights ``W F``, the step taken in W's coordinates, F folded into W when it
 drifts from orthogonal, e.g. when the dropped row changes), so a row costs
@@ -70,7 +72,10 @@ PCA's basis is kept as ``Q = R B`` (the rotation on a small factor) and its
 eigenproblem solved as a secular equation, so its step is O(M K + M^3),
 not O(M^2 K); Q is written out at the end of each block. O-BR,
 O-RAND and O-CS under AdaGrad learn a chunk of rows per call of the linear
-core (their targets do not depend on the predictions).
+core, and on the exact ridge a chunk per call of ``ridge_learn`` (their
+targets do not depend on the predictions, so a chunk's are computed before
+it and its decoding after it: O-CS's orthogonal matching pursuit runs over
+the chunk's rows at once, :func:`omp_rows`).
 
 Gap decisions
 -------------
@@ -113,17 +118,63 @@ pass, ``asv_benchmarks/scripts/label_space_defaults.py``):
   -> .0188) but costs the dense sets (mediamill 2,000 rows .0333 -> .0343,
   medical .0174 -> .0178, emotions F1 cost .446 -> .471), so the default stays
   at the paper's value: raise ``lam`` for a short stream of sparse features.
-- the decoding threshold 0: a threshold above 0 (up to 0.5 on the +-1 scale)
-  never brings corel5k's or delicious' Hamming loss below predicting no label
-  that 0 misses (it only predicts fewer labels), and it raises the F1 cost.
+- DPP's decoding threshold 0 (Hamming; CS-DPP's other costs: see
+  "Decoding threshold" below): a fixed threshold above 0 (up to 0.5 on the
+  +-1 scale) never brings corel5k's or delicious' Hamming loss below
+  predicting no label that 0 misses (it only predicts fewer labels), and it
+  raises the F1 cost; the adaptive rule on the Hamming cost is no better
+  (emotions .2249 -> .2291, scene .1197 -> .1205, corel5k .00961 -> .00942,
+  level with predicting no label, not below it). Even the best of 41
+  thresholds per label, picked in hindsight, only reaches .009384 on corel5k
+  (no label .009417): its decoded values hold almost nothing to cut at.
 - raw features (the paper does not say how it scaled them): against rows
   scaled to ``||x|| = 1`` (Theorem 3's assumption) ``lam = 1`` is a weak prior
   on bag-of-words rows, and CS-DPP's F1 / accuracy cost then loses to DPP's at
   M >= 25% of K on enron and medical (datasets/results/csdpp.md) and ties it on
-  bibtex at the defaults (F1 cost .843 vs .842; rows scaled: .797 vs .861);
+  bibtex decoded at 0 (F1 cost .843 vs .842; rows scaled: .797 vs .861; the
+  default adaptive threshold: .834);
   scaled rows reverse that but take emotions (dense, values up to 237) from
   .344 to .459 Hamming at M = 1. Scale sparse rows to unit norm before learning or raise
   ``lam`` where that matters.
+- the reference point o = 0 (Sect. 3.1 allows any fixed o; PLST's is the
+  label mean). A running mean, the basis learned on ``C_t y_t - o`` and the
+  mean's residual ``(I - P^T P) o`` added at decoding, left DPP's Hamming
+  loss where it was (yeast .2075 -> .2083, rcv1subset1 .0275 -> .0282,
+  corel5k .00961 -> .00961) and moved CS-DPP-PBT's F1 cost both ways
+  (bibtex .843 -> .827, corel5k .828 -> .814, enron .560 -> .551; medical
+  .446 -> .456, rcv1subset1 .662 -> .818; a prototype on the Python loop,
+  decoded at 0), so o stays 0.
+
+Decoding threshold
+------------------
+Gap filled here (eq. 1 and Theorem 5 decode by ``round``, i.e. at 0): for
+the F1, accuracy and rank costs CS-DPP decodes at an adaptive threshold
+(``threshold="auto"``). Theorem 5 bounds the cost through the code of
+``C_t y``, whose label scales ``sqrt(delta_k)`` (eq. 14) depend on the row
+and on the prediction, so 0 is not where the cost of the decoded set is
+lowest: on bibtex (one pass, the defaults) CS-DPP-PBT predicted ~24 labels
+a row where 2.4 are relevant (Hamming loss .159) and its F1 cost (.843) did
+not beat DPP's (.842). The rule is follow-the-leader over a grid of
+thresholds (:data:`THRESHOLD_GRID`, 81 values on a ±1 label's scale): each
+candidate's total cost (the learner's own, from each learned row's
+prequential decoded values; ``thr_cost_``, O(K + 81) a row) and each row
+cut at the candidate of least total over the rows before it (ties: nearest
+0). Only the reported set moves: eq. 14's weights keep the code's own
+decoding at 0, so the learning is the paper's. Measured (one pass,
+seed-1000 order, ``label_space_defaults.py SET csdpp:pbt
+csdpp:pbt@threshold=0.0``), CS-DPP F1 cost PBT / PBC, 0 -> adaptive:
+bibtex .843 -> .834 / .825 -> .824 (DPP .842 / .840), cal500 .602 -> .542,
+mediamill .479 -> .469, yeast .377 -> .363, emotions .395 -> .389,
+rcv1subset1-3 .773/.677/.692 -> .741/.665/.681 (PBC .763/.705/.707 ->
+.691/.659/.661); a little worse on scene (.371 -> .376), medical (.446 ->
+.448), enron (.560 -> .562) and corel5k (.828 -> .828), still far below
+DPP there. The accuracy and rank costs gain likewise on most sets (rank:
+cal500 .306 -> .270, mediamill .173 -> .137, rcv1subset1 .256 -> .208;
+accuracy: cal500 .744 -> .700, bibtex .897 -> .883), at the price of the
+other costs: the rule serves the learner's cost. DPP (Hamming) keeps 0:
+its decoded value estimates the ±1 label, whose Hamming-optimal cut is 0,
+and the rule was no better there (above). ``threshold=0.0`` is the paper's
+decoding (the reproduction, ``omlc reproduce csdpp``, pins it).
 
 Non-finite state: the exact ridge keeps ``(lam I + sum x x^T)^-1``; a step
 that would leave that inverse to rounding (features ~1e6 and above against
@@ -133,6 +184,7 @@ before that row (the rows before it learned). Scale the features or raise
 ``lam``. The gradient solvers raise the linear core's ``NonFiniteError``,
 re-worded with the row's position.
 """
+import functools
 import math
 import warnings
 
@@ -144,14 +196,14 @@ from omlc._core.optimizers import SGD, AdaGrad, RowAdaGrad, ScaledSGD
 from omlc._core.rowstream import RowStream, all_finite
 from omlc._validation import check_fits, check_random_state, csr_arrays
 from omlc.learners._label_costs import (COSTS, cost_from_counts, example_costs, label_weights,
-                                        label_weights_bruteforce)
+                                        label_weights_bruteforce, label_weights_callable)
 from omlc.learners._online_pca import CappedMSG
 from omlc.learners._regressor import _Regressor
 from omlc.learners.base import BaseLearner, positive_float
 
 __all__ = ["DPP", "CSDPP", "OnlineBR", "OnlineCS", "OnlineRandomProjection", "COSTS",
            "cost_from_counts", "label_weights", "label_weights_bruteforce", "example_costs",
-           "CappedMSG", "RIDGE_MAX_FEATURES", "AUTO_CODE_FLOOR"]
+           "CappedMSG", "RIDGE_MAX_FEATURES", "AUTO_CODE_FLOOR", "THRESHOLD_GRID"]
 
 RIDGE_MAX_FEATURES = 2048
 #: AdaGrad's default step on +-1 targets (O-BR, O-RAND, O-CS); DPP and
@@ -173,7 +225,11 @@ _ERRORS = {
     int(_lsk.Error.RIDGE_PRECISION): "the ridge regression's inverse (lam I + sum x x^T)^-1 lost its "
     "precision" + _TAIL + " The rows before it were learned; that row was not.",
     int(_lsk.Error.GRADIENT_OVERFLOW): "a squared gradient overflows the optimiser's accumulators" + _TAIL
-    + " The model's weights may be inconsistent: refit it."}
+    + " The model's weights may be inconsistent: refit it.",
+    int(_lsk.Error.COST_VALUE): "the cost's label weights (eq. 14) are not finite and non-negative"
+    " at row {pos} of the block (row {index} of the data): the cost callable must return a "
+    "finite number for every pair of label vectors. The rows before it were learned; that row "
+    "was not."}
 
 
 def _finite_scores(D):
@@ -238,6 +294,48 @@ def _check_dpp_size(name, M, K):
 #: label structure and loses to predicting no label, so the floor keeps 8
 #: (all of K = 6: no reduction, the learner is then online ridge BR).
 AUTO_CODE_FLOOR = 8
+
+
+#: ``threshold="adaptive"``'s candidate thresholds, on the scale of a +-1
+#: label (the decoded value times sqrt(K)): 0 and +-0.02 ... +-20 spaced by
+#: a factor of about 1.19, so one grid holds DPP's decoded values (order 1)
+#: and CS-DPP's cost-weighted ones (order sqrt(delta K), up to ~10) alike.
+THRESHOLD_GRID = np.concatenate([-np.geomspace(0.02, 20.0, 40)[::-1], [0.0],
+                                 np.geomspace(0.02, 20.0, 40)])
+_GRID_ZERO = 40
+#: Rows per call of the compiled loop when the adaptive rule needs the
+#: scores of a block learned without them (``fit``): bounds the buffer.
+_RULE_CHUNK = 4096
+
+
+def _grid_costs(cost, D, Yc):
+    """Row t, column j: the cost ``cost`` of predicting ``D[t] > THRESHOLD_GRID[j]
+    / sqrt(K)`` for the truth ``Yc[t]`` (bool). O(K + J) a row: each label
+    falls in one grid interval; the confusion counts at every threshold are
+    suffix sums of the per-interval counts."""
+    n, K = D.shape
+    J = THRESHOLD_GRID.shape[0]
+    # b = number of grid values below the scaled score: predicted at j iff j < b
+    b = np.searchsorted(THRESHOLD_GRID, D * math.sqrt(K), side="left")
+    cell = (np.arange(n)[:, None] * (J + 1) + b).ravel()
+    tot = np.bincount(cell, minlength=n * (J + 1)).reshape(n, J + 1)
+    pos = np.bincount(cell, weights=Yc.ravel(), minlength=n * (J + 1)).reshape(n, J + 1)
+    npred = np.cumsum(tot[:, ::-1], axis=1)[:, -2::-1]
+    tp = np.cumsum(pos[:, ::-1], axis=1)[:, -2::-1]
+    ny = Yc.sum(axis=1, dtype=np.float64)[:, None]
+    fp = npred - tp
+    fn = ny - tp
+    return cost_from_counts(cost, tp, fn, fp, K - tp - fn - fp)
+
+
+def _follow_the_leader(before, C):
+    """Each row's grid index: the one of least cumulative cost over the rows
+    before it (``before`` the total over earlier blocks, ``C`` the block's
+    per-row costs); ties go to the index nearest the threshold 0."""
+    cum = before + np.cumsum(C, axis=0) - C
+    best = cum <= cum.min(axis=1, keepdims=True)
+    dist = np.abs(np.arange(C.shape[1]) - _GRID_ZERO)
+    return np.argmin(np.where(best, dist, C.shape[1]), axis=1)
 
 
 def _resolve_dim(code_dim, K):
@@ -380,8 +478,43 @@ class _OnlineLSR(BaseLearner):
             if out is not None:
                 out[a:b] = D
 
+    def _learn_ridge(self, X, Y, order, out):
+        """The exact ridge, a chunk per compiled call (``ridge_learn``: the
+        scores, the RLS step and its checks), the chunk's targets computed
+        before it and its decoding after it in NumPy: the baselines' targets
+        do not depend on their predictions. Weights as the per-row loop:
+        the weighted least-squares step, a row of weight 0 only scored."""
+        reg = self.reg_
+        n = X.shape[0]
+        yp, yi = Y.indptr, Y.indices
+        xp, xi, xv = csr_arrays(X)
+        weights = self._pending_weights
+        for a in range(0, n, self.CHUNK):
+            b = min(n, a + self.CHUNK)
+            rows = np.arange(a, b, dtype=np.int64) if order is None else \
+                np.asarray(order[a:b], np.int64)
+            wc = None if weights is None else np.ascontiguousarray(weights[a:b], np.float64)
+            Yc = _dense_labels(yp, yi, rows, self.n_labels_)
+            T = np.ascontiguousarray(self._targets(Yc), np.float64)
+            R = np.empty((b - a, reg.width)) if out is not None else None
+            done, err, index = _lsk.ridge_learn(RowStream(xp, xi, xv, X.shape[1], order=rows),
+                                                reg.W, reg.Ainv, reg.intercept, T, wc, R)
+            learned = np.ones(done, bool) if wc is None else wc[:done] > 0
+            reg.t += int(np.count_nonzero(learned))
+            # the rows before an error were learned: their decoding (and
+            # O-CS's label count) as if the chunk had ended there
+            D = self._decode_chunk(None if R is None else R[:done], Yc[:done][learned],
+                                   None if wc is None else wc[:done])
+            if out is not None:
+                out[a:a + done] = D
+            if err:
+                raise NonFiniteError(_ERRORS[err].format(pos=a + done, index=index, lam=self.lam),
+                                     a + done)
+
     def _learn(self, X, Y, order, out):
         solver = getattr(self.reg_, "solver", None)
+        if hasattr(self, "_targets") and solver == "ridge" and self.reg_.compiled_ridge():
+            return self._learn_ridge(X, Y, order, out)
         if hasattr(self, "_targets") and (solver in ("adagrad", "row_adagrad") or (
                 solver == "sgd" and self._pending_weights is None)):
             return self._learn_chunked(X, Y, order, out)
@@ -423,14 +556,17 @@ class CSDPP(_OnlineLSR):
 
     Online PCA of the cost-weighted label vectors ``C_t y_t`` (capped MSG plus
     the sampling step), online ridge regression onto the code space, decoding
-    ``round(P^T r(x))``. See the module notes for the update order and the
-    gap decisions.
+    ``round(P^T r(x))`` (for the F1, accuracy and rank costs at an adaptive
+    threshold, ``threshold="auto"``). See the module notes for the update
+    order and the gap decisions.
 
     Parameters
     ----------
     cost : {"hamming", "rank", "f1", "accuracy"} or callable, default="f1"
         The cost the label weights of eq. (14) come from; a callable
-        ``c(y, yhat)`` takes two boolean vectors (O(K^2) per row).
+        ``c(y, yhat)`` takes two boolean vectors and returns a number; it is
+        called K + 1 times a row (O(K^2)) from the compiled loop, and an
+        exception it raises stops the block before that row.
     code_dim : int, float or "auto", default="auto"
         M: an int, a fraction of K (``max(1, round(f K))``), or ``"auto"``:
         ``min(K, max(8, round(0.1 K)))`` (see :data:`AUTO_CODE_FLOOR`).
@@ -451,6 +587,18 @@ class CSDPP(_OnlineLSR):
         (1 = the paper's Sect. 5 setting); ``pca_step=K`` is the step on
         unscaled ±1 labels. From the start ``U = 0`` the paper's step already
         captures the label directions within a few rows.
+    threshold : "auto", "adaptive" or float, default="auto"
+        Where the decoded values are cut (a label is predicted iff its value
+        exceeds the threshold; see "Decoding threshold" in the module notes).
+        A float is on a ±1 label's scale (the decoded value times sqrt(K));
+        0 is the paper's ``round``. ``"adaptive"``: each row is decoded at
+        the threshold of :data:`THRESHOLD_GRID` that gave the least total
+        cost (the learner's ``cost``) over the rows learned before it
+        (follow the leader; the totals are ``thr_cost_``, the threshold in
+        use ``threshold_``). ``"auto"``: adaptive for the F1, accuracy and
+        rank costs, 0 for the Hamming cost (DPP) and for a callable cost.
+        Only the reported label set moves: eq. (14)'s weights use the code's
+        own decoding at 0, so what is learned does not depend on it.
     random_state : int, Generator or None, default=0
         Seeds the initial basis and the sampling of P.
 
@@ -467,7 +615,7 @@ class CSDPP(_OnlineLSR):
     """
 
     def __init__(self, cost="f1", code_dim="auto", basis="pbt", lam=1.0, solver="auto", eta=None,
-                 fit_intercept=True, pca_step=1.0, random_state=0):
+                 fit_intercept=True, pca_step=1.0, threshold="auto", random_state=0):
         self.cost = cost
         self.code_dim = code_dim
         self.basis = basis
@@ -476,6 +624,7 @@ class CSDPP(_OnlineLSR):
         self.eta = eta
         self.fit_intercept = fit_intercept
         self.pca_step = pca_step
+        self.threshold = threshold
         self.random_state = random_state
 
     def _cost(self):
@@ -503,6 +652,17 @@ class CSDPP(_OnlineLSR):
             raise ValueError(f"cost must be one of {COSTS} or a callable, got {c!r}")
         _check_dim(self.code_dim)
         positive_float("pca_step", self.pca_step)
+        th = self.threshold
+        if isinstance(th, str):
+            if th not in ("auto", "adaptive"):
+                raise ValueError(f"threshold must be 'auto', 'adaptive' or a finite number, "
+                                 f"got {th!r}")
+            if th == "adaptive" and callable(c):
+                raise ValueError("threshold='adaptive' needs a named cost (one of "
+                                 f"{COSTS}); a callable cost decodes at a fixed threshold")
+        elif isinstance(th, bool) or not isinstance(th, (int, float, np.integer, np.floating)) \
+                or not math.isfinite(th):
+            raise ValueError(f"threshold must be 'auto', 'adaptive' or a finite number, got {th!r}")
         if self.basis not in BASES:
             raise ValueError(f"basis must be one of {BASES}, got {self.basis!r}")
         self._check_common()
@@ -529,6 +689,8 @@ class CSDPP(_OnlineLSR):
             self._resample()
         width = K if self.basis == "pbc" else Mw
         self.reg_ = self._make_regressor(n_features, width)
+        # threshold="adaptive": each candidate's cost over the rows learned
+        self.thr_cost_ = np.zeros(THRESHOLD_GRID.shape[0])
 
     @property
     def Q_(self):
@@ -568,10 +730,68 @@ class CSDPP(_OnlineLSR):
             return (R @ P.T) @ P
         return R @ P
 
+    def _adaptive(self):
+        th = self.threshold
+        return th == "adaptive" or (th == "auto" and self._cost() not in ("hamming",)
+                                     and not callable(self._cost()))
+
+    @property
+    def threshold_(self):
+        """The decoding threshold now in use, on the decoded values' scale (a
+        label is predicted iff its decoded value exceeds it): 0 for the
+        paper's ``round``, the fixed ``threshold / sqrt(K)``, or the adaptive
+        rule's current choice."""
+        self._check_fitted()
+        return self._theta()
+
+    def _theta(self):
+        if self._adaptive():
+            j = _follow_the_leader(self.thr_cost_, np.zeros((1, THRESHOLD_GRID.shape[0])))[0]
+            return float(THRESHOLD_GRID[j]) / math.sqrt(self.n_labels_)
+        th = self.threshold
+        return 0.0 if isinstance(th, str) else float(th) / math.sqrt(self.n_labels_)
+
     def _learn(self, X, Y, order, out):
-        if callable(self._cost()):
-            self._fold()
-            return super()._learn(X, Y, order, out)
+        if not self._adaptive():
+            self._learn_block(X, Y, order, out)
+            theta = self._theta()
+            if out is not None and theta != 0.0:
+                out -= theta
+            return
+        # The rule needs every learned row's decoded values and labels.
+        n, K = X.shape[0], self.n_labels_
+        rows = np.arange(n, dtype=np.int64) if order is None else np.asarray(order, np.int64)
+        step = n if out is not None else _RULE_CHUNK
+        for a in range(0, n, step):
+            b = min(n, a + step)
+            D = out[a:b] if out is not None else np.empty((b - a, K))
+            try:
+                self._learn_block(X, Y, order if b - a == n else rows[a:b], D, offset=a)
+            except NonFiniteError as exc:
+                done = int(exc.row) - a
+                self._follow(D[:done], Y, rows[a:a + done])
+                raise
+            self._follow(D, Y, rows[a:b])
+
+    def _follow(self, D, Y, rows):
+        """threshold="adaptive" (see the class notes): each row's decoded values
+        less the threshold of least cost over the rows before it, then the
+        costs of the rows' own scores added to every candidate's total."""
+        if not len(rows):
+            return
+        # compiled (the NumPy twin, _grid_costs + _follow_the_leader, cost 3x
+        # FALT's whole step on rcv1-shaped rows); the same bits
+        ip, ix = Y.indptr, Y.indices
+        if ip.dtype != ix.dtype or ip.dtype not in (np.int32, np.int64):
+            ip, ix = ip.astype(np.int64), ix.astype(np.int64)
+        _lsk.threshold_follow(D, ip, ix, np.ascontiguousarray(rows, np.int64), self.thr_cost_,
+                              THRESHOLD_GRID, _GRID_ZERO, COST_IDS[self._cost()])
+
+    def _learn_block(self, X, Y, order, out, offset=0):
+        cost = self._cost()
+        # a callable cost: the compiled loop calls it back for eq. 14's
+        # weights (K + 1 calls a row, label_weights_callable), all else compiled
+        cost_fn = functools.partial(label_weights_callable, cost) if callable(cost) else None
         reg = self.reg_
         Mw = self.F_.shape[0]
         opt = None
@@ -582,13 +802,15 @@ class CSDPP(_OnlineLSR):
         elif reg.solver == "row_adagrad":
             opt = RowAdaGrad(reg.W, reg.G, reg.d, 1.0 if reg.intercept else 0.0, reg.eta, 1e-8)
         done, err, index = _lsk.dpp_learn(
-            self._stream(X, Y, order), COST_IDS[self._cost()], BASIS_IDS[self.basis],
-            SOLVER_IDS[reg.solver], Mw, self.full_rank_, float(self.pca_step), self.u_,
-            reg.intercept, reg.W, opt, reg.Ainv if reg.solver == "ridge" else None, self.F_,
-            self.Qb_, self.sb_, self.proj_, self.cnt_, out=out)
+            self._stream(X, Y, order), COST_IDS["hamming" if cost_fn else cost],
+            BASIS_IDS[self.basis], SOLVER_IDS[reg.solver], Mw, self.full_rank_,
+            float(self.pca_step), self.u_, reg.intercept, reg.W, opt,
+            reg.Ainv if reg.solver == "ridge" else None, self.F_, self.Qb_, self.sb_, self.proj_,
+            self.cnt_, out=out, cost_fn=cost_fn)
         reg.t = self.t_
         if err:
-            raise NonFiniteError(_ERRORS[err].format(pos=done, index=index, lam=self.lam), done)
+            raise NonFiniteError(_ERRORS[err].format(pos=done + offset, index=index, lam=self.lam),
+                                 done + offset)
 
     def _fold(self):
         """W <- W F, F <- I (the Python loop applies PBT's basis change directly)."""
@@ -608,8 +830,11 @@ class CSDPP(_OnlineLSR):
             raise
 
     def _row_step(self, idx, vals, y, out):
-        """The per-row loop in Python, for a callable cost (the compiled loop
-        in omlc._core.label_space does the named ones)."""
+        """The per-row loop in Python (numpy's eigh, QR): what a callable cost
+        ran before the compiled loop called it back; kept as the loop the
+        compiled one is checked against (tests/test_label_space_kernel.py).
+        With ``basis="none"`` or PBT under a gradient solver it differs from
+        the compiled loop by design (eigenvector signs; the lazy factor F)."""
         K = self.n_labels_
         P = self.P_
         r = self.reg_.scores_row(idx, vals)
@@ -650,7 +875,16 @@ class CSDPP(_OnlineLSR):
         R = self.reg_.scores(X)
         if self.basis == "pbt" and not self.full_rank_:
             R = R @ self.F_
-        return _finite_scores(self._decode(R, self.P_))
+        D = _finite_scores(self._decode(R, self.P_))
+        theta = self._theta()
+        return D - theta if theta != 0.0 else D
+
+    def __setstate__(self, state):
+        # Pickles from before the decoding threshold: the paper's round().
+        state.setdefault("threshold", 0.0)
+        if "n_labels_" in state:
+            state.setdefault("thr_cost_", np.zeros(THRESHOLD_GRID.shape[0]))
+        super().__setstate__(state)
 
 
 class DPP(CSDPP):
@@ -671,7 +905,7 @@ class DPP(CSDPP):
     """
 
     def __init__(self, code_dim="auto", basis="pbt", lam=1.0, solver="auto", eta=None,
-                 fit_intercept=True, pca_step=1.0, random_state=0):
+                 fit_intercept=True, pca_step=1.0, threshold="auto", random_state=0):
         self.code_dim = code_dim
         self.basis = basis
         self.lam = lam
@@ -679,6 +913,7 @@ class DPP(CSDPP):
         self.eta = eta
         self.fit_intercept = fit_intercept
         self.pca_step = pca_step
+        self.threshold = threshold
         self.random_state = random_state
 
     def _cost(self):
@@ -843,6 +1078,51 @@ def omp(A, z, s):
     return x
 
 
+def omp_rows(A, Z, s):
+    """:func:`omp` of every row of ``Z`` (n x M) at once: row ``i`` of the
+    result is ``omp(A, Z[i], s)`` to rounding. Each greedy step picks every
+    still-active row's column in one product, and the least-squares refits
+    of the rows' supports are one batched QR (the supports are linearly
+    independent: a column in their span has no correlation with the
+    residual and is never picked). A Python loop over rows paid ~2 ``lstsq``
+    calls a row, most of O-CS's decoding time on the small Mulan sets."""
+    M, K = A.shape
+    Z = np.asarray(Z, np.float64)
+    n = Z.shape[0]
+    out = np.zeros((n, K))
+    steps = min(s, M, K) if s >= 1 else 0
+    if n == 0 or steps == 0:
+        return out
+    norms = np.linalg.norm(A, axis=0)
+    norms[norms == 0] = 1.0
+    At = np.ascontiguousarray(A.T)                   # K x M: column j is At[j]
+    active = np.arange(n)                            # rows whose pursuit goes on
+    support = np.zeros((n, steps), np.intp)
+    coef = np.zeros((n, 0))
+    res = Z.copy()
+    for k in range(steps):
+        c = np.abs(res[active] @ A) / norms
+        if k:
+            np.put_along_axis(c, support[active, :k], -1.0, axis=1)
+        j = np.argmax(c, axis=1)
+        go = c[np.arange(len(active)), j] > 1e-12
+        if k:
+            # a row that stops keeps the coefficients of its last refit
+            out[active[~go, None], support[active[~go], :k]] = coef[~go]
+        active, j = active[go], j[go]
+        if not len(active):
+            return out
+        support[active, k] = j
+        S = At[support[active, :k + 1]].transpose(0, 2, 1)    # rows x M x (k+1)
+        Q, Rq = np.linalg.qr(S)
+        z = Z[active]
+        coef = np.linalg.solve(Rq, np.matmul(Q.transpose(0, 2, 1), z[:, :, None]))[:, :, 0]
+        res = np.zeros_like(Z)
+        res[active] = z - np.matmul(S, coef[:, :, None])[:, :, 0]
+    out[active[:, None], support[active]] = coef
+    return out
+
+
 class OnlineCS(OnlineRandomProjection):
     """Online compressed sensing, O-CS of Chu, Huang & Lin (2019, "Dynamic
     principal projection for cost-sensitive online multi-label
@@ -896,16 +1176,24 @@ class OnlineCS(OnlineRandomProjection):
         # row only predicted)
         n = len(Yc) if w is None else len(w)
         learned = np.ones(n, bool) if w is None else w > 0
-        out = None if R is None else np.empty((R.shape[0], self.n_labels_))
-        j = 0
-        for i in range(n):
-            if out is not None:
-                out[i] = self._decode(R[i][None, :])[0]
-            if learned[i]:
-                self.n_relevant_ += int(Yc[j].sum())
-                self.n_coded_ += 1
-                j += 1
-        return out
+        card = np.zeros(n, np.int64)
+        card[learned] = Yc.sum(axis=1)
+        # the rows coded and the labels counted before each row
+        coded = self.n_coded_ + (np.cumsum(learned, dtype=np.int64) - learned)
+        seen = self.n_relevant_ + (np.cumsum(card) - card)
+        self.n_relevant_ += int(card.sum())
+        self.n_coded_ += int(np.count_nonzero(learned))
+        if R is None:
+            return None
+        if self.sparsity is not None:
+            return omp_rows(self.encoder_, R, int(self.sparsity)) - 0.5
+        # ceil(seen / coded) in integers, at least 1 (1 before any row)
+        s = np.where(coded > 0, np.maximum(1, -(-seen // np.maximum(coded, 1))), 1)
+        out = np.empty((n, self.n_labels_))
+        for v in np.unique(s):
+            rows = np.flatnonzero(s == v)
+            out[rows] = omp_rows(self.encoder_, R[rows], int(v))
+        return out - 0.5
 
     def _sparsity(self):
         if self.sparsity is not None:
@@ -913,8 +1201,4 @@ class OnlineCS(OnlineRandomProjection):
         return max(1, math.ceil(self.n_relevant_ / self.n_coded_)) if self.n_coded_ else 1
 
     def _decode(self, R):
-        s = self._sparsity()
-        out = np.empty((R.shape[0], self.n_labels_))
-        for i, r in enumerate(R):
-            out[i] = omp(self.encoder_, r, s)
-        return out - 0.5
+        return omp_rows(self.encoder_, R, self._sparsity()) - 0.5

@@ -45,7 +45,12 @@ papers it builds on):
   histogram of the z of the rows' prequential scores, one row in 4; the
   label count weighted as the rows are). It needs no score scale, so it
   holds for every solver and step, and a row with a clear head predicts
-  fewer labels than a flat one. Other rules: the k best labels with k the
+  fewer labels than a flat one. A prequential row (``predict_then_learn``,
+  ``omlc.evaluate.prequential``) is decided with the rule as it stands after
+  exactly the rows before it, as if the rows came one at a time: its label
+  set does not depend on how the stream is cut into blocks (the rule's
+  state is replayed row by row inside a block; issue 22). Sample weights
+  above 1e200 count as 1e200 in the rule's sums. Other rules: the k best labels with k the
   mean label count, rounded (``"cardinality"``: Yang's rank cut, RCut); a
   learned threshold -- an extra score column trained like the ALT paper's
   threshold (``"learned"``, the default before issue 22) --; a fixed score
@@ -134,45 +139,108 @@ _ZBINS, _ZMAX = 400, 10.0
 # Scores buffered per learning call for the histogram (rows x labels, doubles).
 _ZBUF = 1 << 20
 _ZSTRIDE = 4
-# Sample weights above this would overflow the rules' sums (label_count_,
-# zhist_); as only their ratios are used, the sums are rescaled instead.
+# Rows whose thresholds are found together (see _replay).
+_RUN = 512
+# Up to this many (row, bin) pairs, the rows' threshold bins are found by
+# testing every bin (fewer NumPy calls than a bisection, which pays for more).
+_CELLS = 1 << 15
+# Sample weights above this count as this much in the rules' sums
+# (label_count_, zhist_), which then stay finite for any stream (the step
+# itself takes the weight as given). A cap row by row, not a rescaling of
+# the sums: a block and its rows one at a time agree, and the sums keep one
+# unit (rescaling them at each huge row, as before, let a stream of such
+# rows fed one at a time forget all but the last).
 _WMAX = 1e200
 
 
-def _rescaled(stats, w):
-    """Weights ``w`` and the sums ``stats`` (in place) divided by the block's
-    largest weight when it exceeds _WMAX: the ratios the rules read stay as
-    they are and the sums finite."""
-    top = float(np.max(w)) if w is not None and np.size(w) else 0.0
-    if top > _WMAX:
-        stats /= top
-        return np.asarray(w, dtype=np.float64) / top
+def _capped(w):
+    if w is not None and np.size(w) and float(np.max(w)) > _WMAX:
+        return np.minimum(np.asarray(w, dtype=np.float64), _WMAX)
     return w
 
 
-def _standardise(S):
+def _standardise(S, out=None):
     """Per row (s - mean) / sd over the labels; a row of equal scores is 0
     (and flagged in the second result). Few passes over S: it runs on every
-    decision and on the learned rows' scores."""
-    Z = S - S.mean(axis=1, keepdims=True)
+    decision and on the learned rows' scores. ``out``: where to write Z (may
+    be S)."""
+    Z = np.subtract(S, S.mean(axis=1, keepdims=True), out=out)
     sd = np.sqrt(np.einsum("ij,ij->i", Z, Z) / max(1, S.shape[1]))
     ok = sd > 0
     Z /= np.where(ok, sd, 1.0)[:, None]
     return Z, ok
 
 
+def _lower_bound(lo, hi, le):
+    """Per row the first j in [lo, hi) for which ``le(rows, j)`` holds (hi
+    if none), ``le`` monotone in j: a bisection of all the rows at once, ~9
+    vectorised probes instead of a search per row."""
+    lo, hi = lo.copy(), hi.copy()
+    r = np.flatnonzero(lo < hi)
+    while r.size:
+        mid = (lo[r] + hi[r]) >> 1
+        ok = le(r, mid)
+        hi[r[ok]] = mid[ok]
+        lo[r[~ok]] = mid[~ok] + 1
+        r = r[lo[r] < hi[r]]
+    return lo
+
+
+def _tails(H):
+    """Tail sums of histograms (rows of H), bin j at column _ZBINS - 1 - j:
+    the sum from the top bin down, in that order (every path that computes
+    the rule's threshold adds in this order, so they agree bit for bit)."""
+    return np.cumsum(H[:, ::-1], axis=1)
+
+
+def _theta_of(j):
+    return -_ZMAX + j * (2 * _ZMAX / _ZBINS)
+
+
+def _thetas(H, Hw, v, card):
+    """``threshold="calibrated"``'s threshold on z for rows that see histogram
+    versions ``v`` (rows of H, weights Hw) and mean label counts ``card``: the
+    lowest bin edge at which the rows learned would predict, on average, no
+    more labels than they have (NaN where the version has no weight yet)."""
+    has = np.flatnonzero(Hw[v] > 0)
+    theta = np.full(card.shape, np.nan)
+    if has.size:
+        T = _tails(H)
+        vh, ch = v[has], card[has]
+        # The mean count of labels at or above bin j is T[j] / weight; it
+        # does not increase with j.
+        if has.size * _ZBINS <= _CELLS:
+            j = _ZBINS - np.count_nonzero(T[vh] / Hw[vh][:, None] <= ch[:, None], axis=1)
+        else:
+            j = _lower_bound(np.zeros(has.size, dtype=np.int64),
+                             np.full(has.size, _ZBINS, dtype=np.int64),
+                             lambda r, j: T[vh[r], _ZBINS - 1 - j] / Hw[vh[r]] <= ch[r])
+        theta[has] = _theta_of(j)
+    return theta
+
+
+def _card(total, rows):
+    """Mean label counts (1 where no row has been counted)."""
+    return np.where(rows > 0, total / np.where(rows > 0, rows, 1.0), 1.0)
+
+
+def _ks(total, rows):
+    """``threshold="cardinality"``'s k for label totals and row counts: the
+    mean, rounded half up, at least 1 (1 before any row)."""
+    k = np.minimum(np.floor(_card(total, rows) + 0.5), 2.0**62)
+    return np.where(rows > 0, np.maximum(1.0, k), 1.0).astype(np.int64)
+
+
 def _calibrated_theta(est):
-    """``threshold="calibrated"``'s threshold on z: the lowest bin edge at
-    which the rows learned predict, on average, no more labels than they have
-    (None before any row with unequal scores)."""
+    """The calibrated rule's threshold on z after the rows learned (None
+    before any row with unequal scores)."""
     hist = getattr(est, "zhist_", None)
     if hist is None or hist[_ZBINS] <= 0:
         return None
     total, rows = getattr(est, "label_count_", (0.0, 0.0))
-    card = total / rows if rows > 0 else 1.0
-    above = np.cumsum(hist[_ZBINS - 1::-1])[::-1] / hist[_ZBINS]    # mean count in bins j..
-    j = int(np.searchsorted(-above, -card, side="left"))  # first j with above[j] <= card
-    return -_ZMAX + j * (2 * _ZMAX / _ZBINS)
+    theta = _thetas(hist[None, :_ZBINS], hist[_ZBINS:_ZBINS + 1], np.zeros(1, dtype=np.int64),
+                    _card(np.array([float(total)]), np.array([float(rows)])))
+    return float(theta[0])
 
 
 def _check_rule(est):
@@ -189,36 +257,74 @@ def _cardinality_k(est):
     """``threshold="cardinality"``'s k: the mean label count of the rows learned so far
     (sample weights weigh it), rounded half up, at least 1."""
     total, rows = getattr(est, "label_count_", (0.0, 0.0))
-    return max(1, int(math.floor(total / rows + 0.5))) if rows > 0 else 1
+    return int(_ks(np.array([float(total)]), np.array([float(rows)]))[0])
+
+
+def _top_k_rows(D, k):
+    """Decision values whose sign keeps each row's ``k[i]`` best labels."""
+    L = D.shape[1]
+    if L == 0 or D.shape[0] == 0:
+        return D
+    ks = np.unique(k)
+    out = np.empty_like(D) if ks.size > 1 else None
+    for kk in ks:
+        r = slice(None) if out is None else k == kk
+        kk = min(int(kk), L)
+        Dr = D[r]
+        if kk >= L:
+            Dr = Dr - Dr.min(axis=1, keepdims=True) + 1.0
+        else:
+            # Above the (k+1)-th best score: the k best labels (ties share a fate).
+            Dr = Dr - -np.partition(-Dr, kk, axis=1)[:, kk:kk + 1]
+        if out is None:
+            return Dr
+        out[r] = Dr
+    return out
 
 
 def _apply_rule(est, D, k=None, theta=None):
-    """Turn label scores (minus the learned threshold, if any) into decision
-    values whose sign is the prediction (``k``, ``theta``: the cardinality and
-    calibrated rules' k and threshold, if fixed by the caller)."""
-    if est.top_k is None and est.threshold == "calibrated":
-        theta = _calibrated_theta(est) if theta is None else theta
-        if theta is not None and D.shape[1]:
-            Z = _standardise(D)[0]
-            Z -= theta
-            return Z
-    if est.top_k is not None or est.threshold in ("cardinality", "calibrated"):
-        L = D.shape[1]
-        if L == 0:
-            return D
-        if est.top_k is not None:
-            k = int(est.top_k)
-        elif k is None:
-            k = _cardinality_k(est)
-        k = min(k, L)
-        if k >= L:
-            return D - D.min(axis=1, keepdims=True) + 1.0
-        # Above the (k+1)-th best score: the k best labels (ties share a fate).
-        kth = -np.partition(-D, k, axis=1)[:, k:k + 1]
-        return D - kth
-    if est.threshold != "learned":
-        return D - float(est.threshold)
-    return D
+    """Turn label scores D (minus the learned threshold, if any) into decision
+    values whose sign is the prediction. ``k`` and ``theta``: per row, the
+    cardinality and calibrated rules' k and threshold (NaN: none yet, the
+    row takes k); None: the rule's state now, for every row."""
+    n = D.shape[0]
+    calibrated = est.top_k is None and est.threshold == "calibrated"
+    if est.top_k is None and est.threshold not in ("cardinality", "calibrated"):
+        if est.threshold != "learned":
+            return D - float(est.threshold)
+        return D
+    if est.top_k is not None:
+        return _top_k_rows(D, np.full(n, int(est.top_k), dtype=np.int64))
+    if k is None:
+        k = np.full(n, _cardinality_k(est), dtype=np.int64)
+    if not calibrated or D.shape[1] == 0:
+        return _top_k_rows(D, k)
+    if theta is None:
+        t = _calibrated_theta(est)
+        theta = np.full(n, np.nan if t is None else t)
+    cal = ~np.isnan(theta)
+    Z = _standardise(D)[0]
+    Z -= np.where(cal, theta, 0.0)[:, None]
+    if not cal.all():
+        # Rows before the histogram has any weight take the rank cut.
+        cut = ~cal
+        Z[cut] = _top_k_rows(D[cut], k[cut])
+    return Z
+
+
+def _shift_error(exc, a):
+    """A NonFiniteError of a piece that starts at row ``a`` of the caller's
+    block: its row, rows learned and message in the block's positions."""
+    if not a:
+        return
+    row = getattr(exc, "row", None)
+    if isinstance(row, (int, np.integer)):
+        exc.row = int(row) + a
+        if exc.args and isinstance(exc.args[0], str):
+            exc.args = (exc.args[0].replace(f"row {int(row)} of the block",
+                                            f"row {exc.row} of the block", 1),) + exc.args[1:]
+    if getattr(exc, "n_learned", None) is not None:
+        exc.n_learned = int(exc.n_learned) + a
 
 
 class _RankingLearner(LinearLearner):
@@ -238,55 +344,206 @@ class _RankingLearner(LinearLearner):
         rng = check_random_state(self.random_state).spawn(1)[0]
         return rng.normal(scale=float(self.init_scale), size=(rows, K))
 
-    def _count_labels(self, Y, order):
-        """Add the block's (weighted) label count and rows to ``label_count_``
-        (threshold="cardinality"'s k; kept whatever the rule, so that the rule can be
-        switched on a fitted model)."""
+    @staticmethod
+    def _label_counts(Y, order):
         per_row = np.diff(Y.indptr).astype(np.float64)
-        if order is not None:
-            per_row = per_row[np.asarray(order)]
-        w = getattr(self, "_pending_weights", None)
+        return per_row if order is None else per_row[np.asarray(order)]
+
+    def _count_labels(self, Y, order):
+        """Add the block's (weighted) label counts and rows to ``label_count_``
+        (the rules' mean label count; kept whatever the rule, so that the rule
+        can be switched on a fitted model)."""
+        self._advance_counts(self._label_counts(Y, order), self._pending_weights)
+
+    def _advance_counts(self, per_row, w):
+        """Add rows' label counts (weights w or None) to ``label_count_`` one
+        row after the other; returns the label totals and row counts before
+        each row and after the last (n + 1 of each). A running sum in row
+        order, so a block and its rows one at a time give the same bits."""
         if "label_count_" not in self.__dict__:
             self.label_count_ = np.zeros(2)
-        w = _rescaled(self.label_count_, w)
-        if w is None:
-            add = (float(per_row.sum()), float(per_row.size))
-        else:
-            add = (float(per_row @ w), float(w.sum()))
-        self.label_count_ += add
+        lc = self.label_count_
+        n = per_row.size
+        w = _capped(w)
+        total, rows = np.empty(n + 1), np.empty(n + 1)
+        total[0], rows[0] = lc
+        total[1:] = per_row if w is None else per_row * w
+        rows[1:] = 1.0 if w is None else w
+        np.cumsum(total, out=total)
+        np.cumsum(rows, out=rows)
+        lc[:] = total[-1], rows[-1]
+        return total, rows
 
-    def _add_z(self, S, w):
-        """Add the rows' standardised scores S (weights w or None) to the
-        calibrated rule's histogram ``zhist_``: _ZBINS bins, then the rows'
-        weight, then the count of rows of non-zero weight seen. One of those
-        rows in _ZSTRIDE is a sample enough for a quantile, at a quarter of
-        the cost (the histogram's passes over L scores a row cost ~10% of an
-        SGD step on text rows, this ~3%); the sample is by the rows' place in
-        the stream, so one block and its rows one at a time agree."""
+    def _add_z(self, S, w, card=None, Z=None):
+        """Add the rows' label scores S (weights w or None) to the calibrated
+        rule's histogram ``zhist_``: _ZBINS bins of the rows' standardised
+        scores, then the rows' weight, then the count of rows of non-zero
+        weight seen. One of those rows in _ZSTRIDE is a sample enough for a
+        quantile, at a quarter of the cost (the histogram's passes over L
+        scores a row cost ~10% of an SGD step on text rows, this ~3%); the
+        sample is by the rows' place in the stream, so one block and its rows
+        one at a time agree.
+
+        With ``card`` (each row's mean label count of the rows before it),
+        returns each row's threshold on z from the histogram of the rows
+        before it (NaN before any weight): the histogram has a version per
+        sampled row, each a running sum in row order (the same bits as rows
+        one at a time). ``Z``: the rows' standardised scores and flags
+        (``_standardise(S)``), if the caller has them."""
         if "zhist_" not in self.__dict__:
             self.zhist_ = np.zeros(_ZBINS + 2)
         h = self.zhist_
-        nz = np.ones(S.shape[0], dtype=bool) if w is None else np.asarray(w) != 0
-        place = h[_ZBINS + 1] + np.cumsum(nz) - 1
-        h[_ZBINS + 1] += float(nz.sum())
-        pick = nz & (np.fmod(place, _ZSTRIDE) == 0)
-        if S.shape[1] == 0 or not pick.any():
-            return
-        Z, ok = _standardise(S[pick])
-        wp = np.ones(Z.shape[0]) if w is None else np.asarray(w, dtype=np.float64)[pick]
-        wp = _rescaled(h[:_ZBINS + 1], wp)
-        Z, wp = Z[ok], wp[ok]
-        b = np.clip(((Z + _ZMAX) * (_ZBINS / (2 * _ZMAX))).astype(np.int64), 0, _ZBINS - 1)
-        h[:_ZBINS] += np.bincount(b.ravel(), weights=np.repeat(wp, Z.shape[1]),
+        n, L = S.shape
+        w = _capped(w)
+        nz = None if w is None else np.asarray(w) != 0
+        seen = int(h[_ZBINS + 1])
+        if nz is None:
+            pick = np.arange((-seen) % _ZSTRIDE, n, _ZSTRIDE)
+            h[_ZBINS + 1] += n
+        else:
+            place = seen + np.cumsum(nz) - 1
+            pick = np.flatnonzero(nz & (place % _ZSTRIDE == 0))
+            h[_ZBINS + 1] += int(nz.sum())
+        if L and pick.size:
+            Z, ok = _standardise(S[pick]) if Z is None else (Z[0][pick], Z[1][pick])
+        else:
+            ok = np.zeros(0, dtype=bool)
+        if not ok.any():
+            if card is None:
+                return None
+            return _thetas(h[None, :_ZBINS], h[_ZBINS:_ZBINS + 1], np.zeros(n, dtype=np.int64),
+                           card)
+        if not ok.all():
+            Z, pick = Z[ok], pick[ok]
+        wp = None if w is None else np.asarray(w, dtype=np.float64)[pick]
+        m = pick.size
+        B = np.clip(((Z + _ZMAX) * (_ZBINS / (2 * _ZMAX))).astype(np.int64), 0, _ZBINS - 1)
+        Hw = np.empty(m + 1)
+        Hw[0] = h[_ZBINS]
+        Hw[1:] = 1.0 if wp is None else wp
+        np.cumsum(Hw, out=Hw)
+        v = np.searchsorted(pick, np.arange(n))
+        if self._counts_exact(h, wp, Hw[-1] * L):
+            return self._add_counts(B, wp, Hw, v, card)
+        # Fractional weights: each version summed in row order, as rows one
+        # at a time would (dense: versions x bins).
+        wp = np.ones(m) if wp is None else wp
+        H = np.empty((m + 1, _ZBINS))
+        H[0] = h[:_ZBINS]
+        B += (np.arange(m) * _ZBINS)[:, None]
+        H[1:] = np.bincount(B.ravel(), weights=np.repeat(wp, L),
+                            minlength=m * _ZBINS).reshape(m, _ZBINS)
+        np.cumsum(H, axis=0, out=H)
+        h[:_ZBINS] = H[-1]
+        h[_ZBINS] = Hw[-1]
+        return None if card is None else _thetas(H, Hw, v, card)
+
+    @staticmethod
+    def _counts_exact(h, wp, top):
+        """Whether the histogram holds integers and the block adds integers,
+        all below 2**53: then every sum is exact, in any order."""
+        return (top < 2.0**53 and (wp is None or np.array_equal(wp, np.floor(wp)))
+                and np.array_equal(h[:_ZBINS + 1], np.floor(h[:_ZBINS + 1])))
+
+    def _add_counts(self, B, wp, Hw, v, card):
+        """_add_z where every sum is an exact integer (no weights, or
+        integer ones): the same thresholds as summing each version's
+        histogram, without the versions x bins matrix. A row's tail sums
+        (labels at or above a bin) lie between those of the histogram before
+        the block and after it, so its threshold bin does too; only the bins
+        between the two bounds are tallied per version."""
+        h = self.zhist_
+        m, L = B.shape
+        T0 = _tails(h[None, :_ZBINS])[0]
+        h[:_ZBINS] += np.bincount(B.ravel(), weights=None if wp is None else np.repeat(wp, L),
                                   minlength=_ZBINS)
-        h[_ZBINS] += float(wp.sum())
+        h[_ZBINS] = Hw[-1]
+        if card is None:
+            return None
+        T1 = _tails(h[None, :_ZBINS])[0]
+        n = v.size
+        theta = np.full(n, np.nan)
+        has = np.flatnonzero(Hw[v] > 0)
+        if not has.size:
+            return theta
+        if has.size < n:
+            v, card = v[has], card[has]
+        wv = Hw[v]
+        # Every row's threshold bin lies in [a, c]: below a the tail sums of
+        # the histogram before the block already exceed every row's count,
+        # from c on those after it are within every row's count (margins of
+        # 1e-9 cover the rounding of count x weight; the exact test is below).
+        cw = card * wv
+        a = _ZBINS - int(np.searchsorted(T0, cw.max() * (1 + 1e-9), side="right"))
+        c = min(_ZBINS - int(np.searchsorted(T1, cw.min() * (1 - 1e-9), side="right")),
+                _ZBINS - 1)
+        a = min(a, c)
+        W = c - a + 1
+        # Tail sums over the bins c, c-1, ..., a (entries above c tallied at
+        # c) of versions 0..m, from the block's entries at or above a: exact
+        # integers. Bins in rows, versions in columns: the sums over few bins
+        # run along long rows.
+        u, col = np.nonzero(B >= a)
+        D = np.zeros((W, m + 1))
+        D[:, 1:] = np.bincount((c - np.minimum(B[u, col], c)) * m + u,
+                               weights=None if wp is None else wp[u],
+                               minlength=W * m).reshape(W, m)
+        np.cumsum(D, axis=0, out=D)
+        np.cumsum(D, axis=1, out=D)
+        D += T0[_ZBINS - 1 - c:_ZBINS - a][:, None]
+        if v.size * W <= _CELLS:
+            # Bins below a fail every row's test, bins above c pass it.
+            j = c + 1 - (D[:, v] / wv <= card).sum(axis=0)
+        else:
+            j = _lower_bound(np.full(v.size, a, dtype=np.int64),
+                             np.full(v.size, c + 1, dtype=np.int64),
+                             lambda r, j: D[c - j, v[r]] / wv[r] <= card[r])
+        theta[has] = _theta_of(j)
+        return theta
+
+    def _replay(self, per_row, w, S, out):
+        """Advance the rule's statistics over rows (label counts, weights w,
+        and with S their prequential scores for the histogram), and with
+        ``out`` write each row's decision values from out's scores, taken
+        with the rule as it was after the rows before it: the label sets do
+        not depend on how the stream is cut into blocks."""
+        total, rows = self._advance_counts(per_row, w)
+        total, rows = total[:-1], rows[:-1]
+        if S is None or out is None:
+            if S is not None:
+                self._add_z(S, w)
+            if out is not None:
+                out[:] = _apply_rule(self, out, _ks(total, rows))
+            return
+        # The calibrated rule (S is out): standardised once, for the
+        # histogram and the decisions; thresholds found in runs of _RUN rows
+        # (each run's lie between the histogram before it and after it: a
+        # narrower range of bins than a whole long block's, as the rule
+        # settles).
+        card = _card(total, rows)
+        n = card.size
+        theta = np.empty(n)
+        Z, ok = _standardise(out)
+        for a in range(0, n, _RUN):
+            b = min(n, a + _RUN)
+            theta[a:b] = self._add_z(out[a:b], None if w is None else w[a:b], card[a:b],
+                                     (Z[a:b], ok[a:b]))
+        cal = ~np.isnan(theta)
+        if not cal.all():
+            # Rows before the histogram has any weight take the rank cut.
+            cut = ~cal
+            Z[cut] = _top_k_rows(out[cut], _ks(total[cut], rows[cut]))
+            theta[cut] = 0.0
+        np.subtract(Z, theta[:, None], out=out)
 
     def _learn_scored(self, X, Y, order, out):
-        """Learn the rows in pieces of at most _ZBUF scores, each piece's
-        prequential scores (before each row's step) kept for the histogram."""
+        """Learn the rows in pieces of at most _ZBUF scores (and of at most
+        _ZBUF / _ZBINS histogram versions), each piece's prequential scores
+        (before each row's step) kept for the histogram."""
         visit = np.arange(X.shape[0]) if order is None else np.asarray(order, dtype=np.int64)
+        per_row = self._label_counts(Y, order)
         w = self._pending_weights
-        step = max(1, _ZBUF // max(1, self.n_labels_))
+        step = max(1, min(_ZBUF // max(1, self.n_labels_), _ZBUF * _ZSTRIDE // _ZBINS))
         for a in range(0, visit.size, step):
             b = min(visit.size, a + step)
             buf = out[a:b] if out is not None else np.empty((b - a, self.n_labels_))
@@ -295,25 +552,16 @@ class _RankingLearner(LinearLearner):
                 learn(self._optimizer(), self._loss(), self._stream(X, Y, visit[a:b]),
                       self._steps(), buf, weights=wa)
             except NonFiniteError as exc:
-                # Positions in the caller's block, not the piece's.
-                if isinstance(getattr(exc, "row", None), (int, np.integer)):
-                    exc.row = int(exc.row) + a
-                if getattr(exc, "n_learned", None) is not None:
-                    exc.n_learned = int(exc.n_learned) + a
+                _shift_error(exc, a)
                 raise
-            self._add_z(buf, wa)
+            self._replay(per_row[a:b], wa, buf, buf if out is not None else None)
 
     def _learn(self, X, Y, order, out):
-        # A prequential row is decided with the rule of the rows before its block.
-        k = _cardinality_k(self) if out is not None else None
-        theta = _calibrated_theta(self) if out is not None else None
         if self.threshold == "calibrated" and self.top_k is None:
             self._learn_scored(X, Y, order, out)
-        else:
-            super()._learn(X, Y, order, out)
-        self._count_labels(Y, order)
-        if out is not None:
-            out[:] = _apply_rule(self, out, k, theta)
+            return
+        super()._learn(X, Y, order, out)
+        self._replay(self._label_counts(Y, order), self._pending_weights, None, out)
 
     def _decision(self, X):
         return _apply_rule(self, super()._decision(X))
