@@ -427,6 +427,10 @@ class _OnlineLSR(BaseLearner):
 
     #: Rows per call of the linear core in the chunked AdaGrad path.
     CHUNK = 2048
+    #: The exact ridge's rows whose updates of A^-1 wait for one rank-q
+    #: update (0: the compiled core's choice, RIDGE_BLOCK_MIN; 1: a rank-one
+    #: update a row). Results differ at rounding level only.
+    _ridge_block = 0
 
     def _learn_chunked(self, X, Y, order, out):
         """The baselines' targets do not depend on their predictions, so a
@@ -498,7 +502,8 @@ class _OnlineLSR(BaseLearner):
             T = np.ascontiguousarray(self._targets(Yc), np.float64)
             R = np.empty((b - a, reg.width)) if out is not None else None
             done, err, index = _lsk.ridge_learn(RowStream(xp, xi, xv, X.shape[1], order=rows),
-                                                reg.W, reg.Ainv, reg.intercept, T, wc, R)
+                                                reg.W, reg.Ainv, reg.intercept, T, wc, R,
+                                                self._ridge_block)
             learned = np.ones(done, bool) if wc is None else wc[:done] > 0
             reg.t += int(np.count_nonzero(learned))
             # the rows before an error were learned: their decoding (and
@@ -806,7 +811,7 @@ class CSDPP(_OnlineLSR):
             BASIS_IDS[self.basis], SOLVER_IDS[reg.solver], Mw, self.full_rank_,
             float(self.pca_step), self.u_, reg.intercept, reg.W, opt,
             reg.Ainv if reg.solver == "ridge" else None, self.F_, self.Qb_, self.sb_, self.proj_,
-            self.cnt_, out=out, cost_fn=cost_fn)
+            self.cnt_, out=out, cost_fn=cost_fn, ridge_block=self._ridge_block)
         reg.t = self.t_
         if err:
             raise NonFiniteError(_ERRORS[err].format(pos=done + offset, index=index, lam=self.lam),
@@ -978,7 +983,7 @@ class OnlineBR(_OnlineLSR):
         # O(d^2) step.
         weights = self._pending_weights
         done, err, index = _lsk.br_ridge_learn(self._stream(X, Y, order), reg.W, reg.Ainv,
-                                               reg.intercept, weights, out)
+                                               reg.intercept, weights, out, self._ridge_block)
         reg.t += done if weights is None else int(np.count_nonzero(weights[:done]))
         if err:
             raise NonFiniteError(_ERRORS[err].format(pos=done, index=index, lam=self.lam), done)
