@@ -453,7 +453,7 @@ def _dpp_learn():
             for fn in (None, lambda y, yhat: np.full(y.shape[0], 0.25)):
                 LS.dpp_learn(_stream(a, d, L), 0, LS.Basis.PBT, solver, M, False, 0.5, 0.3,
                              True, a["W"], opt, a["Ainv"], a["F"], a["Q"], a["sigma"], a["P"],
-                             a["counters"], out=a["out"], cost_fn=fn)
+                             a["counters"], out=a["out"], cost_fn=fn, ridge_block=2)
     rules = _xy_rules(d, L)
     rules["counters"] = "vals ok:val2_huge,val3_huge"   # t and folds are counts
     return a, call, rules
@@ -479,6 +479,27 @@ def _ridge_room():
         from omlc._core.label_space import ridge_room
         ridge_room(a["P"], a["w"])
     return a, call, {}
+
+
+@spec("label_space.threshold_follow")
+def _threshold_follow():
+    from omlc.learners.label_space import THRESHOLD_GRID
+    a = {"D": np.array([[0.1, -0.2, 0.3], [0.0, 0.5, -0.1], [0.2, 0.2, 0.2]]),
+         "indptr": np.array([0, 1, 1, 3], np.int64), "indices": np.array([2, 0, 1], np.int64),
+         "rows": np.array([0, 2, 1], np.int64), "thr_cost": np.zeros(THRESHOLD_GRID.shape[0]),
+         "grid": THRESHOLD_GRID.copy()}
+
+    def call(a):
+        from omlc._core.label_space import threshold_follow
+        threshold_follow(a["D"], a["indptr"], a["indices"], a["rows"], a["thr_cost"], a["grid"],
+                         40, 2)
+    # Longer label arrays than the rows read are fine (a block reads some
+    # rows), as are rows in any order, repeated, and repeated labels (a flag
+    # each); more columns of D are more labels.
+    return a, call, {"D": "ok:long_col",
+                     "indptr": "ptr ok:long,ptr_short_of_data",
+                     "indices": "idx:3 ok:long,idx_dup,idx_unsorted",
+                     "rows": "idx:3 ok:idx_dup,idx_unsorted"}
 
 
 @spec("label_space.secular_eigh_py")

@@ -311,3 +311,16 @@ def br_ridge_learn(X, Y, W, Ainv, intercept, weights=None, targets=None):
         W -= np.outer(Px / (1.0 + gamma), res)
         steps += 1
     return out, W, Ainv, steps
+
+
+def threshold_follow(D, Yc, thr_cost, cost):
+    """Twin of ``threshold_follow`` (CS-DPP's adaptive decoding threshold) on
+    a block: D (n x K decoded values) lowered row by row, thr_cost updated;
+    NumPy's n x J grid of costs and follow the leader over its rows."""
+    from omlc.learners import label_space as ls
+    D = np.array(D, dtype=np.float64)
+    K = D.shape[1]
+    C = ls._grid_costs(cost, D, np.asarray(Yc, bool))
+    j = ls._follow_the_leader(thr_cost, C)
+    D -= (ls.THRESHOLD_GRID[j] / math.sqrt(K))[:, None]
+    return D, thr_cost + C.sum(axis=0)

@@ -69,6 +69,48 @@ def test_kernel_equals_reference(basis, solver):
         assert m.t_ == st["t"] and m.drop_ == st["drop"]
 
 
+@pytest.mark.parametrize("basis", ["pbc", "pbt", "none"])
+def test_waiting_ridge_updates_equal_the_reference(basis, monkeypatch):
+    """The exact ridge with rows waiting for a rank-3 update of A^-1 (and
+    the last, partial, wait at the end of the block) against the twin's
+    rank-one steps, to 1e-12."""
+    monkeypatch.setattr(ls._OnlineLSR, "_ridge_block", 3)
+    for cost, code_dim in (("hamming", 3), ("f1", 3), ("rank", 7)):
+        m, D, R, st = run_both(cost, basis, "ridge", code_dim)
+        np.testing.assert_allclose(D, R, atol=1e-12)
+        np.testing.assert_allclose(m.reg_.W, st["W"], atol=1e-12)
+        np.testing.assert_allclose(m.reg_.Ainv, st["Ainv"], atol=1e-12)
+        assert np.array_equal(m.reg_.Ainv, m.reg_.Ainv.T)
+
+
+@pytest.mark.parametrize("make", [lambda: omlc.DPP(code_dim=4), lambda: omlc.CSDPP(basis="pbc"),
+                                  lambda: omlc.CSDPP(cost=_f1, basis="none", code_dim=3)])
+def test_dpp_waiting_ridge_updates_at_width(make, monkeypatch):
+    """d = 300 (rows wait for a rank-18 update of A^-1 by default): the
+    rank-one steps to rounding, and a feature of 1e9 inside a block stops
+    it at that row with the rows before it learned."""
+    from omlc._core.linear import NonFiniteError
+    rng = np.random.default_rng(8)
+    X = sp.random(160, 300, density=0.05, format="csr", random_state=8)
+    Y = sp.csr_matrix((rng.random((160, 9)) < 0.3).astype(np.int32))
+    a = make()
+    D = a.predict_then_learn(X, Y)
+    with monkeypatch.context() as mp:
+        mp.setattr(ls._OnlineLSR, "_ridge_block", 1)
+        b = make()
+        E = b.predict_then_learn(X, Y)
+    np.testing.assert_allclose(D, E, rtol=1e-10, atol=1e-11)
+    np.testing.assert_allclose(a.reg_.Ainv, b.reg_.Ainv, rtol=1e-10, atol=1e-13)
+    Xb = X.toarray()
+    Xb[100, 0] = 1e9
+    c = make()
+    with pytest.raises(NonFiniteError, match=r"row 100 of the block"):
+        c.predict_then_learn(sp.csr_matrix(Xb), Y)
+    first = make().fit(X[:100], Y[:100])
+    np.testing.assert_allclose(c.decision_function(X), first.decision_function(X),
+                               rtol=1e-12, atol=1e-12)
+
+
 def test_lazy_factor_folds_and_decisions_use_it():
     """PBT under AdaGrad keeps the basis change in F; decision_function
     applies it, and a fold (W <- W F) leaves the effective weights alone."""
@@ -441,3 +483,58 @@ def test_onlinebr_single_rows_score_as_the_block():
     m2 = omlc.OnlineBR().fit(X[:20], Y[:20])
     pre = m2.predict_then_learn(X[20:21], Y[20:21])
     assert np.array_equal(pre, D[:1])
+
+
+@pytest.mark.parametrize("cost", ls.COSTS)
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+def test_threshold_follow_equals_the_numpy_rule(cost, index_dtype):
+    """The compiled adaptive threshold and its NumPy twin, block after block:
+    the same lowered values and totals to the bit, with values on the grid's
+    points (searchsorted's side), all-zero rows (ties: nearest 0), empty and
+    full label sets, repeated and shuffled rows."""
+    rng = np.random.default_rng(11)
+    K = 13
+    n = 120
+    Yd = rng.random((n, K)) < 0.3
+    Yd[2], Yd[3] = False, True
+    Y = sp.csr_matrix(Yd.astype(np.int32))
+    Y.indptr = Y.indptr.astype(index_dtype)
+    Y.indices = Y.indices.astype(index_dtype)
+    thr = np.zeros(ls.THRESHOLD_GRID.shape[0])
+    thr_ref = thr.copy()
+    for block in range(4):
+        rows = rng.integers(0, n, size=37)
+        rows[:2] = [2, 3]
+        D = rng.normal(size=(37, K)) * rng.choice([0.01, 0.3, 3.0], size=(37, 1)) / np.sqrt(K)
+        D[2] = 0.0
+        D[3, :3] = ls.THRESHOLD_GRID[[0, 40, 80]] / np.sqrt(K)
+        R, thr_ref = ref.threshold_follow(D, Yd[rows], thr_ref, cost)
+        lsk.threshold_follow(D, Y.indptr, Y.indices, rows.astype(np.int64), thr,
+                             ls.THRESHOLD_GRID, 40, ls.COST_IDS[cost])
+        np.testing.assert_array_equal(D, R)
+        np.testing.assert_array_equal(thr, thr_ref)
+    assert thr.max() > 0
+
+
+def test_threshold_follow_checks_its_arguments():
+    D = np.zeros((2, 3))
+    ip = np.array([0, 1, 2], np.int64)
+    ix = np.array([0, 2], np.int64)
+    g = ls.THRESHOLD_GRID
+    thr = np.zeros(g.shape[0])
+    with pytest.raises(ValueError, match="row index 5 out of range"):
+        lsk.threshold_follow(D, ip, ix, np.array([0, 5]), thr, g, 40, 2)
+    with pytest.raises(ValueError, match="one row index per row"):
+        lsk.threshold_follow(D, ip, ix, np.array([0]), thr, g, 40, 2)
+    with pytest.raises(ValueError, match="grid's length"):
+        lsk.threshold_follow(D, ip, ix, np.array([0, 1]), thr[:-1], g, 40, 2)
+    with pytest.raises(ValueError, match="increasing"):
+        lsk.threshold_follow(D, ip, ix, np.array([0, 1]), thr, g[::-1].copy(), 40, 2)
+    with pytest.raises(ValueError, match="unknown cost"):
+        lsk.threshold_follow(D, ip, ix, np.array([0, 1]), thr, g, 40, 9)
+    with pytest.raises(ValueError, match="past indices"):
+        lsk.threshold_follow(D, ip, ix[:1], np.array([0, 1]), thr, g, 40, 2)
+    with pytest.raises(ValueError, match="label index 3 of row 1"):
+        lsk.threshold_follow(D, ip, np.array([0, 3]), np.array([0, 1]), thr, g, 40, 2)
+    with pytest.raises(ValueError, match="start at 0"):
+        lsk.threshold_follow(D, ip + 1, ix, np.array([0, 1]), thr, g, 40, 2)

@@ -30,7 +30,7 @@ import numpy as np
 cimport numpy as cnp
 from libc.math cimport fabs, sqrt, isfinite
 from libc.string cimport memcpy, memset
-from libc.stdint cimport int64_t
+from libc.stdint cimport int32_t, int64_t
 from cpython.object cimport PyObject
 
 from omlc._core.losses cimport Loss, SquaredLoss, Target
@@ -170,6 +170,158 @@ def label_weights_py(int cost, y, yhat):
     return out
 
 
+cdef void costs_of_counts(int cost, const float64_t* tp, const float64_t* npred, float64_t ny,
+                          float64_t K, int64_t J, float64_t* out) noexcept nogil:
+    """out[j] = cost_of(cost, tp, fn, fp, tn) with fn = ny - tp, fp = npred - tp,
+    tn = K - tp - fn - fp at every j, each cost in its own loop with the
+    divisions unconditional (den 0 divides by 1, as cost_from_counts does),
+    so that they vectorise. The same values as cost_of."""
+    cdef int64_t j
+    cdef float64_t fn, fp, tn, den, num
+    if cost == HAMMING:
+        for j in range(J):
+            fn = ny - tp[j]
+            fp = npred[j] - tp[j]
+            tn = K - tp[j] - fn - fp
+            den = tp[j] + fn + fp + tn
+            num = (fn + fp) / (den if den > 0 else 1.0)
+            out[j] = num if den > 0 else 0.0
+    elif cost == F1:
+        for j in range(J):
+            fn = ny - tp[j]
+            fp = npred[j] - tp[j]
+            den = 2 * tp[j] + fn + fp
+            num = (fn + fp) / (den if den > 0 else 1.0)
+            out[j] = num if den > 0 else 0.0
+    elif cost == ACCURACY:
+        for j in range(J):
+            fn = ny - tp[j]
+            fp = npred[j] - tp[j]
+            den = tp[j] + fn + fp
+            num = (fn + fp) / (den if den > 0 else 1.0)
+            out[j] = num if den > 0 else 0.0
+    else:
+        for j in range(J):
+            fn = ny - tp[j]
+            fp = npred[j] - tp[j]
+            tn = K - tp[j] - fn - fp
+            den = (tp[j] + fn) * (fp + tn)
+            num = (fn * fp + 0.5 * (tp[j] * fp + fn * tn)) / (den if den > 0 else 1.0)
+            out[j] = num if den > 0 else 0.0
+
+
+ctypedef fused label_index_t:
+    int32_t
+    int64_t
+
+
+def threshold_follow(float64_t[:, ::1] D, const label_index_t[::1] indptr,
+                     const label_index_t[::1] indices, const int64_t[::1] rows,
+                     float64_t[::1] thr_cost, const float64_t[::1] grid, int64_t zero, int cost):
+    """CS-DPP's adaptive decoding threshold (omlc.learners.label_space, "Decoding
+    threshold") over a block in O(K log J + J) a row: row t of ``D`` (decoded
+    values; label set ``rows[t]`` of the CSR ``indptr``/``indices``) is
+    lowered by ``grid[j] / sqrt(K)`` for the j of least cumulative cost over
+    the rows before it (``thr_cost`` holds the earlier blocks' totals; ties
+    go to the j nearest ``zero``), then every candidate's cost of the row's
+    own values joins the totals (``thr_cost`` updated in place at the end).
+    The NumPy version (``_grid_costs`` / ``_follow_the_leader``) built n x J
+    arrays: ~20 us a row on rcv1-shaped data, 3x FALT's whole step. Same
+    operations in the same order, so the same bits."""
+    cdef int64_t n = D.shape[0], K = D.shape[1], J = grid.shape[0], nl = indptr.shape[0] - 1
+    cdef int64_t t, i, k, j, p, lo, hi, mid, best, bd, dj
+    cdef float64_t sk, x, tp, npred, ny, mn, th
+    if rows.shape[0] != n or thr_cost.shape[0] != J or not (0 <= zero < J) or J < 1:
+        raise ValueError(f"need one row index per row of D ({n}, got {rows.shape[0]}) and "
+                         f"thr_cost of the grid's length {J} (got {thr_cost.shape[0]})")
+    if cost < HAMMING or cost > ACCURACY:
+        raise ValueError(f"unknown cost id {cost}")
+    for j in range(1, J):
+        if not (grid[j - 1] < grid[j]):
+            raise ValueError("grid must be increasing")
+    if nl < 0 or indptr[0] != 0:
+        raise ValueError("indptr must start at 0")
+    for t in range(n):                  # the label sets read: in bounds, labels < K
+        i = rows[t]
+        if not (0 <= i < nl):
+            raise ValueError(f"row index {i} out of range for {nl} label sets")
+        if not (indptr[i] <= indptr[i + 1] <= indices.shape[0]):
+            raise ValueError(f"indptr of label set {i} decreases or points past indices")
+        for p in range(indptr[i], indptr[i + 1]):
+            if not (0 <= indices[p] < K):
+                raise ValueError(f"label index {indices[p]} of row {i} out of range for "
+                                 f"{K} labels")
+    if n == 0:
+        return
+    work = np.zeros(10 * (J + 1) + K)
+    cdef float64_t* tot = <float64_t*> cnp.PyArray_DATA(work)   # 4 (J + 1)
+    cdef float64_t* pos = tot + 4 * (J + 1)
+    cdef float64_t* C = pos + J + 1
+    cdef float64_t* S = C + J + 1                  # the block's running totals
+    cdef float64_t* cum = S + J + 1
+    cdef float64_t* cTP = cum + J + 1              # tp and the predicted count at j
+    cdef float64_t* cNP = cTP + J + 1
+    cdef int64_t* cell = <int64_t*> (cNP + J + 1)  # K: each label's grid cell
+    sk = sqrt(<float64_t> K)
+    with nogil:
+        for t in range(n):
+            i = rows[t]
+            memset(tot, 0, 4 * (J + 1) * sizeof(float64_t))
+            for k in range(K):
+                # the grid values below x (NumPy's searchsorted, side="left"),
+                # branch-free: a fixed number of halvings
+                x = D[t, k] * sk
+                lo = 0
+                hi = J
+                while hi > 1:
+                    mid = hi >> 1
+                    lo = lo + mid if grid[lo + mid] < x else lo
+                    hi -= mid
+                cell[k] = lo + (grid[lo] < x)
+            # the counts per cell in four histograms (most labels share a
+            # cell: one would make every count wait for the one before)
+            for k in range(K):
+                tot[(k & 3) * (J + 1) + cell[k]] += 1.0
+            for j in range(J + 1):
+                tot[j] = (tot[j] + tot[J + 1 + j]) + (tot[2 * (J + 1) + j] + tot[3 * (J + 1) + j])
+            memset(pos, 0, (J + 1) * sizeof(float64_t))
+            ny = 0.0
+            for p in range(indptr[i], indptr[i + 1]):
+                k = indices[p]
+                if cell[k] >= 0:                   # a repeated label counts once
+                    ny += 1.0
+                    pos[cell[k]] += 1.0
+                    cell[k] = -1
+            # predicted at j iff the value is above grid[j]: suffix counts
+            npred = 0.0
+            tp = 0.0
+            for j in range(J - 1, -1, -1):
+                npred = npred + tot[j + 1]
+                tp = tp + pos[j + 1]
+                cTP[j] = tp
+                cNP[j] = npred
+            costs_of_counts(cost, cTP, cNP, ny, <float64_t> K, J, C)
+            mn = 0.0
+            for j in range(J):
+                S[j] += C[j]
+                cum[j] = (thr_cost[j] + S[j]) - C[j]
+                if j == 0 or cum[j] < mn:
+                    mn = cum[j]
+            best = -1
+            bd = J + 1
+            for j in range(J):
+                if cum[j] <= mn:
+                    dj = j - zero if j >= zero else zero - j
+                    if dj < bd:
+                        bd = dj
+                        best = j
+            th = grid[best] / sk
+            for k in range(K):
+                D[t, k] = D[t, k] - th
+        for j in range(J):
+            thr_cost[j] = thr_cost[j] + S[j]
+
+
 def ridge_room(const float64_t[:, ::1] P, const float64_t[::1] w):
     """Whether the rank-one RLS step ``P - w w^T`` leaves each diagonal entry
     of ``P`` more than ``PRECISION_FLOOR`` of itself: the single-row ridge
@@ -275,6 +427,15 @@ def ridge_learn(RowStream stream, float64_t[:, ::1] W, float64_t[:, ::1] Ainv, b
                         &targets[0, 0] if n and K else NULL, block)
 
 
+cdef int64_t _ridge_rows(int64_t block, int64_t h) except -1:
+    """The rows that wait for one update of Ainv (see RIDGE_BLOCK_MIN)."""
+    if not 0 <= block <= 65536:
+        raise ValueError(f"block must be in [0, 65536], got {block}")
+    if block == 0:
+        return min(C_RIDGE_BLOCK_MAX, max(8, h // 16)) if h >= C_RIDGE_BLOCK_MIN else 1
+    return block
+
+
 cdef _ridge_block(RowStream stream, float64_t[:, ::1] W, float64_t[:, ::1] Ainv,
                   bint intercept, weights, out, bint real_targets, const float64_t* T,
                   int64_t block):
@@ -313,11 +474,7 @@ cdef _ridge_block(RowStream stream, float64_t[:, ::1] W, float64_t[:, ::1] Ainv,
         if r.x_nnz > most:
             most = r.x_nnz
     # rows whose rank-one updates wait for one rank-q update (see RIDGE_BLOCK)
-    if not 0 <= block <= 65536:
-        raise ValueError(f"block must be in [0, 65536], got {block}")
-    if block == 0:
-        block = min(C_RIDGE_BLOCK_MAX, max(8, h // 16)) if h >= C_RIDGE_BLOCK_MIN else 1
-    cdef int q = 0, nb = <int> min(block, n)
+    cdef int q = 0, nb = <int> min(_ridge_rows(block, h), n)
     scratch = np.empty(2 * K + 3 * h + 2 * (most + 1)
                        + ((2 * h + K + 1) * nb + h if nb > 1 else 0))
     cdef float64_t* s = <float64_t*> cnp.PyArray_DATA(scratch)
@@ -441,12 +598,27 @@ cdef void _ridge_flush(float64_t* A, float64_t* Wp, const float64_t* U, const fl
                        const float64_t* Rs, int q, int h, int K,
                        float64_t* dg) noexcept nogil:
     """Ainv -= U^T U and W -= G^T Rs for the q waiting rows (U, G: q x h,
-    Rs: q x K, row-major), Ainv kept exactly symmetric (one triangle by
-    dsyrk, copied onto the other) and dg set to its diagonal."""
+    Rs: q x K, row-major); see _ainv_flush."""
     cdef double minus_one = -1.0, plus_one = 1.0
-    cdef char uplo = b'U', nt = b'N', tr = b'T'
-    cdef int64_t i, j, i0, j0, i1, j1
+    cdef char nt = b'N', tr = b'T'
     if h == 0:
+        return
+    _ainv_flush(A, U, q, h, dg)
+    if K:
+        # W^T (K x h to Fortran) -= Rs^T (K x q) G (q x h)
+        dgemm(&nt, &tr, &K, &h, &q, &minus_one, <float64_t*> Rs, &K, <float64_t*> G, &h,
+              &plus_one, Wp, &K)
+
+
+cdef void _ainv_flush(float64_t* A, const float64_t* U, int q, int h,
+                      float64_t* dg) noexcept nogil:
+    """Ainv -= U^T U (U: q x h row-major, the waiting rows' w), Ainv kept
+    exactly symmetric (one triangle by dsyrk, copied onto the other) and dg
+    set to its diagonal."""
+    cdef double minus_one = -1.0, plus_one = 1.0
+    cdef char uplo = b'U', nt = b'N'
+    cdef int64_t i, j, i0, j0, i1, j1
+    if h == 0 or q == 0:
         return
     # Fortran sees U as h x q (columns w_j) and A's transpose (= A): its
     # upper triangle is C's lower one
@@ -460,10 +632,6 @@ cdef void _ridge_flush(float64_t* A, float64_t* Wp, const float64_t* U, const fl
                     A[i * h + j] = A[j * h + i]
     for i in range(h):
         dg[i] = A[i * h + i]
-    if K:
-        # W^T (K x h to Fortran) -= Rs^T (K x q) G (q x h)
-        dgemm(&nt, &tr, &K, &h, &q, &minus_one, <float64_t*> Rs, &K, <float64_t*> G, &h,
-              &plus_one, Wp, &K)
 
 
 # ----------------------------------------------------------------------------- online PCA
@@ -515,7 +683,8 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
               double pca_step, double u, bint intercept,
               cnp.ndarray W, Optimizer opt, cnp.ndarray Ainv, cnp.ndarray F,
               cnp.ndarray Q, cnp.ndarray sigma, cnp.ndarray P, cnp.ndarray counters,
-              double eta_sgd=1.0, double fold_tol=FOLD_TOL, out=None, cost_fn=None):
+              double eta_sgd=1.0, double fold_tol=FOLD_TOL, out=None, cost_fn=None,
+              int64_t ridge_block=0):
     """Learn every row of ``stream`` (labelled) in order; the state arrays are
     updated in place. ``counters`` (int64): [rows of Q, dropped row, t,
     folds]. ``W``: (d + intercept) x width, width K for PBC else M; ``opt``
@@ -530,6 +699,9 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     call only, where the named costs take ``label_weights``; everything else
     stays compiled. An exception it raises stops the call before anything
     of that row changes, and is raised again once the state is written out.
+
+    ``ridge_block``: the exact ridge's rows whose updates of Ainv wait for
+    one rank-q update (as ``br_ridge_learn``'s ``block``; 0: its default).
 
     Returns ``(n_done, error, row_index)``: error 0 when every row was
     learned, else the Error of row ``n_done`` (not learned)."""
@@ -604,6 +776,14 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     scratch_arr = np.zeros(
         8 * K + 4 * width + 4 * M * M + 2 * M + 2 * Mp * K + 2 * Mp * Mp + 6 * Mp + 2 * (M + 1)
         + msg_scratch_size(M, K) + 2 * h + C_FOLD_ROWS * M + 16)
+    # the exact ridge's waiting updates of Ainv: nb rows of w, the diagonal
+    cdef int nb = 1, q = 0
+    if not gradient:
+        nb = <int> min(_ridge_rows(ridge_block, h), max(n, 1))
+    ridge_arr = np.empty((nb + 1) * h + nb + 1 if nb > 1 else 1)
+    cdef float64_t* U = <float64_t*> cnp.PyArray_DATA(ridge_arr)
+    cdef float64_t* dg = U + nb * h
+    cdef float64_t* ux = dg + h
     cdef float64_t* sc = <float64_t*> cnp.PyArray_DATA(scratch_arr)
     cdef float64_t* ytil = sc                      # K
     cdef float64_t* v = ytil + K                   # K
@@ -656,6 +836,9 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     cdef bint saved
     cdef float64_t bound
     with nogil:
+        if nb > 1:
+            for i in range(h):
+                dg[i] = Ap[i * h + i]
         if not full_rank:
             reset_lazy(B, R, Qp, nq, M, K)
         for nrow in range(n):
@@ -732,6 +915,13 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                     idx = r.x_indices[p]
                     for i in range(h):
                         gx[i] += x * Ap[idx * h + i]
+                for j in range(q):                     # less the waiting w_j (w_j^T x)
+                    x = U[j * h + d] if intercept else 0.0
+                    for p in range(r.x_nnz):
+                        x += row_value(&r, p) * U[j * h + r.x_indices[p]]
+                    ux[j] = -x
+                for j in range(q):
+                    axpy(ux[j], U + j * h, gx, h)
                 gamma = gx[d] if intercept else 0.0
                 for p in range(r.x_nnz):
                     gamma += row_value(&r, p) * gx[r.x_indices[p]]
@@ -742,7 +932,8 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                 sq = sqrt(gam1)
                 for i in range(h):
                     x = gx[i] / sq
-                    if not (Ap[i * h + i] - x * x > C_PRECISION_FLOOR * Ap[i * h + i]):
+                    bound = dg[i] if nb > 1 else Ap[i * h + i]
+                    if not (bound - x * x > C_PRECISION_FLOOR * bound):
                         err = RIDGE_PRECISION
                         break
                 if err:
@@ -761,8 +952,10 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                     break
             else:
                 label_weights(cost, yrel, yhat, K, delta)
-            for k in range(K):
-                v[k] = sqrt(delta[k]) * (1.0 if yrel[k] else -1.0)
+            for k in range(K):                     # (two passes: the first vectorises)
+                v[k] = -sqrt(delta[k])
+            for p in range(r.y_nnz):
+                v[r.y_indices[p]] = sqrt(delta[r.y_indices[p]])
             t += 1
             # ---- online PCA and the draw
             saved = False
@@ -834,16 +1027,17 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                             x += Rm[i * M + j] * reff[i]
                         pred[j] = x
                     if lazy:
-                        # F <- F Rm (row axpys: each sum in the same order)
+                        # F <- F Rm, then Fn = F^T F, as row combos (each
+                        # sum over m in order)
+                        memset(Fn, 0, M * M * sizeof(float64_t))
+                        for i in range(M):
+                            omlc_pca_combo(Rm, M, M, Fp + i * M, Fn + i * M)
+                        memcpy(Fp, Fn, M * M * sizeof(float64_t))
                         memset(Fn, 0, M * M * sizeof(float64_t))
                         for i in range(M):
                             for m in range(M):
-                                axpy(Fp[i * M + m], Rm + m * M, Fn + i * M, M)
-                        memcpy(Fp, Fn, M * M * sizeof(float64_t))
-                        memset(Fn, 0, M * M * sizeof(float64_t))
-                        for m in range(M):             # Fn = F^T F
-                            for i in range(M):
-                                axpy(Fp[m * M + i], Fp + m * M, Fn + i * M, M)
+                                cF[m] = Fp[m * M + i]
+                            omlc_pca_combo(Fp, M, M, cF, Fn + i * M)
                         fnorm = 0.0                    # ||F^T F - I||_F^2
                         for i in range(M):
                             Fn[i * M + i] -= 1.0
@@ -886,10 +1080,19 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
             else:
                 for i in range(h):
                     gx[h + i] = gx[i] / sq
-                for i in range(h):
-                    x = gx[h + i]
-                    for j in range(h):
-                        Ap[i * h + j] -= x * gx[h + j]
+                if nb > 1:                             # w waits for a rank-q update
+                    memcpy(U + q * h, gx + h, h * sizeof(float64_t))
+                    for i in range(h):
+                        dg[i] = dg[i] - gx[h + i] * gx[h + i]
+                    q += 1
+                    if q == nb:
+                        _ainv_flush(Ap, U, q, <int> h, dg)
+                        q = 0
+                else:
+                    for i in range(h):
+                        x = gx[h + i]
+                        for j in range(h):
+                            Ap[i * h + j] -= x * gx[h + j]
                 for j in range(width):
                     tgt[j] = pred[j] - tgt[j]
                 for i in range(h):
@@ -901,6 +1104,8 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
             cnt[2] = t
         else:
             nrow = n
+        if q:           # the rows learned before the end or an error
+            _ainv_flush(Ap, U, q, <int> h, dg)
         if not full_rank:
             # the state arrays: Q = R B and P = its kept rows
             nq = cnt[0]
