@@ -146,7 +146,7 @@ cdef void label_weights(int cost, const char* y, const char* yhat, int64_t K,
     The counts run first (a serial pass), the costs after in one loop per
     cost, so that their divisions vectorise. ``work``: 4 K doubles."""
     cdef int64_t k
-    cdef float64_t S_pp = 0, S_pn = 0, S_np = 0, p_pp = 0, p_pn = 0, p_np = 0, pos = 0
+    cdef int64_t S_pp = 0, S_pn = 0, S_np = 0, p_pp = 0, p_pn = 0, p_np = 0, pos = 0
     cdef float64_t tp, fn, fp, tn, yf, nf
     cdef float64_t* tpa = work
     cdef float64_t* fna = tpa + K
@@ -156,24 +156,25 @@ cdef void label_weights(int cost, const char* y, const char* yhat, int64_t K,
         for k in range(K):
             delta[k] = 1.0 / K
         return
-    cdef bint a, b
+    # integer 0/1 and counts, not `and` on floats: no branch on the labels
+    cdef int a, b
     for k in range(K):
         a = y[k] != 0
         b = yhat[k] != 0
-        S_pp += a and b
-        S_pn += a and not b
-        S_np += (not a) and b
+        S_pp += a & b
+        S_pn += a & (1 - b)
+        S_np += (1 - a) & b
     for k in range(K):
         a = y[k] != 0
         b = yhat[k] != 0
-        p_pp += a and b
-        p_pn += a and not b
-        p_np += (not a) and b
+        p_pp += a & b
+        p_pn += a & (1 - b)
+        p_np += (1 - a) & b
         pos += a
-        tpa[k] = pos + (S_pp - p_pp)
-        fna[k] = S_pn - p_pn
-        fpa[k] = S_np - p_np
-        yfa[k] = 1.0 if a else 0.0
+        tpa[k] = <float64_t> (pos + (S_pp - p_pp))     # exact counts
+        fna[k] = <float64_t> (S_pn - p_pn)
+        fpa[k] = <float64_t> (S_np - p_np)
+        yfa[k] = a
     if cost == F1:
         for k in range(K):
             tp = tpa[k]
