@@ -453,7 +453,7 @@ def _dpp_learn():
             for fn in (None, lambda y, yhat: np.full(y.shape[0], 0.25)):
                 LS.dpp_learn(_stream(a, d, L), 0, LS.Basis.PBT, solver, M, False, 0.5, 0.3,
                              True, a["W"], opt, a["Ainv"], a["F"], a["Q"], a["sigma"], a["P"],
-                             a["counters"], out=a["out"], cost_fn=fn)
+                             a["counters"], out=a["out"], cost_fn=fn, ridge_block=2)
     rules = _xy_rules(d, L)
     rules["counters"] = "vals ok:val2_huge,val3_huge"   # t and folds are counts
     return a, call, rules

@@ -98,3 +98,26 @@ def test_label_ids_memo_gives_the_lookups_answer():
             np.testing.assert_array_equal(got, want)
         np.testing.assert_array_equal(hashing.label_ids(y, ids, memo) if got is not None else
                                       np.zeros(0), got if got is not None else np.zeros(0))
+
+
+def test_label_ids_memo_is_rebuilt_at_powers_of_two_misses():
+    """Label dicts with new key objects every row (names parsed afresh) miss
+    the memo every row: it is rebuilt at the 1st, 2nd, 4th, 8th... miss only,
+    the answers stay the lookups'; a stream that then keeps its key objects
+    hits it again."""
+    ids = {f"L{k}": k for k in range(5)}
+    memo = []
+    rng = np.random.default_rng(3)
+    rebuilt = []
+    for step in range(40):
+        y = {"".join(["L", str(k)]): bool(rng.integers(2)) for k in range(5)}   # fresh keys
+        before = memo[2] if memo else None
+        np.testing.assert_array_equal(hashing.label_ids(y, ids, memo), ref.label_ids(y, ids))
+        rebuilt.append(memo[2] is not before)
+        assert memo[4] == step + 1
+    assert [i for i, r in enumerate(rebuilt) if r] == [0, 1, 2, 4, 8, 16, 32]
+    keys = list(memo[2])                       # the remembered objects from now on
+    for _ in range(5):
+        y = {k: bool(rng.integers(2)) for k in keys}
+        np.testing.assert_array_equal(hashing.label_ids(y, ids, memo), ref.label_ids(y, ids))
+        assert memo[4] == 40                   # hits: no miss counted

@@ -416,13 +416,15 @@ def test_tiny_lam_raises_instead_of_nan(make):
 
 @pytest.mark.parametrize("make", _RIDGE_LEARNERS)
 @pytest.mark.parametrize("value,lam", [(1e8, 1.0), (1.7e9, 1.0), (30.0, 1e-12), (1e4, 1e-6)])
-def test_large_values_or_small_lam_give_an_error_or_finite_scores(make, value, lam):
+@pytest.mark.parametrize("d", [10, 300])
+def test_large_values_or_small_lam_give_an_error_or_finite_scores(make, value, lam, d):
     """Issue 21's silent NaN, on every exact-ridge learner: a column reaching
     ``value`` from row 10 on (an epoch-seconds feature), against ``lam``,
     either stops the block with NonFiniteError naming a row at or after the
-    first large one, or every decision value is finite -- never NaN."""
+    first large one, or every decision value is finite -- never NaN. At
+    d = 300 the ridge's updates of A^-1 wait for rank-q ones."""
     from omlc._core.linear import NonFiniteError
-    X, Y = problem(n=60, K=6)
+    X, Y = problem(n=60, d=d, K=6, density=0.5 if d == 10 else 0.05)
     X = X.toarray()
     X[10:, 1] = value * (1.0 + np.arange(50) / 50)
     X = sp.csr_matrix(X)

@@ -69,6 +69,48 @@ def test_kernel_equals_reference(basis, solver):
         assert m.t_ == st["t"] and m.drop_ == st["drop"]
 
 
+@pytest.mark.parametrize("basis", ["pbc", "pbt", "none"])
+def test_waiting_ridge_updates_equal_the_reference(basis, monkeypatch):
+    """The exact ridge with rows waiting for a rank-3 update of A^-1 (and
+    the last, partial, wait at the end of the block) against the twin's
+    rank-one steps, to 1e-12."""
+    monkeypatch.setattr(ls._OnlineLSR, "_ridge_block", 3)
+    for cost, code_dim in (("hamming", 3), ("f1", 3), ("rank", 7)):
+        m, D, R, st = run_both(cost, basis, "ridge", code_dim)
+        np.testing.assert_allclose(D, R, atol=1e-12)
+        np.testing.assert_allclose(m.reg_.W, st["W"], atol=1e-12)
+        np.testing.assert_allclose(m.reg_.Ainv, st["Ainv"], atol=1e-12)
+        assert np.array_equal(m.reg_.Ainv, m.reg_.Ainv.T)
+
+
+@pytest.mark.parametrize("make", [lambda: omlc.DPP(code_dim=4), lambda: omlc.CSDPP(basis="pbc"),
+                                  lambda: omlc.CSDPP(cost=_f1, basis="none", code_dim=3)])
+def test_dpp_waiting_ridge_updates_at_width(make, monkeypatch):
+    """d = 300 (rows wait for a rank-18 update of A^-1 by default): the
+    rank-one steps to rounding, and a feature of 1e9 inside a block stops
+    it at that row with the rows before it learned."""
+    from omlc._core.linear import NonFiniteError
+    rng = np.random.default_rng(8)
+    X = sp.random(160, 300, density=0.05, format="csr", random_state=8)
+    Y = sp.csr_matrix((rng.random((160, 9)) < 0.3).astype(np.int32))
+    a = make()
+    D = a.predict_then_learn(X, Y)
+    with monkeypatch.context() as mp:
+        mp.setattr(ls._OnlineLSR, "_ridge_block", 1)
+        b = make()
+        E = b.predict_then_learn(X, Y)
+    np.testing.assert_allclose(D, E, rtol=1e-10, atol=1e-11)
+    np.testing.assert_allclose(a.reg_.Ainv, b.reg_.Ainv, rtol=1e-10, atol=1e-13)
+    Xb = X.toarray()
+    Xb[100, 0] = 1e9
+    c = make()
+    with pytest.raises(NonFiniteError, match=r"row 100 of the block"):
+        c.predict_then_learn(sp.csr_matrix(Xb), Y)
+    first = make().fit(X[:100], Y[:100])
+    np.testing.assert_allclose(c.decision_function(X), first.decision_function(X),
+                               rtol=1e-12, atol=1e-12)
+
+
 def test_lazy_factor_folds_and_decisions_use_it():
     """PBT under AdaGrad keeps the basis change in F; decision_function
     applies it, and a fold (W <- W F) leaves the effective weights alone."""

@@ -1,6 +1,9 @@
 """The River bridge's dict -> row path on rcv1-shaped rows (75 named features,
 101 labels given as a {label: bool} dict): the compiled hashing of the whole
-row and the label dict, and one learn_one end to end."""
+row and the label dict, and one learn_one end to end (PA-I-BR and FALT, whose
+rows go through omlc._core.hashing.RowPath in one call). As in a River stream,
+every row's label dict is built from the same label-name objects (label_ids'
+memo then skips the lookups)."""
 import numpy as np
 
 import omlc
@@ -20,9 +23,14 @@ class DictRows:
             rel = set(rng.choice(L, 3, replace=False).tolist())
             self.rows.append((x, {f"L{k}": k in rel for k in range(L)}))
         self.ids = {f"L{k}": k for k in range(L)}
+        names = list(self.ids)
+        self.shared = [(x, {names[k]: v for k, v in enumerate(y.values())}) for x, y in self.rows]
+        self.memo = []
         self.model = RiverMultiLabel(omlc.PassiveAggressiveBR(), n_features=2 ** 16, max_labels=L)
-        for x, y in self.rows[:100]:
+        self.falt = RiverMultiLabel(omlc.FALT(eta=0.5), n_features=2 ** 16, max_labels=L)
+        for x, y in self.shared[:100]:
             self.model.learn_one(x, y)
+            self.falt.learn_one(x, y)
 
     def time_hash_1000_rows(self):
         for x, _ in self.rows:
@@ -32,6 +40,14 @@ class DictRows:
         for _, y in self.rows:
             label_ids(y, self.ids)
 
+    def time_label_ids_memo_1000_rows(self):
+        for _, y in self.shared:
+            label_ids(y, self.ids, self.memo)
+
     def time_learn_one_1000_rows_pa(self):
         for x, y in self.rows:
             self.model.learn_one(x, y)
+
+    def time_learn_one_1000_rows_falt(self):
+        for x, y in self.shared:
+            self.falt.learn_one(x, y)

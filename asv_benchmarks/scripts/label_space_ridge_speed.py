@@ -13,7 +13,9 @@ O-CS decoded by omp() row by row, as before ``omp_rows``), ``obr``;
 ``cs-callable`` (CS-DPP, PBT, with the F1 cost as a Python callable: the
 compiled loop calling the cost back, K + 1 calls a row), ``dpp``/``cs`` (the
 named costs); and each with ``-old``: the per-row Python loop (``_row``) of
-before (for a callable, eq. 14 by the brute force's 2K calls).
+before (for a callable, eq. 14 by the brute force's 2K calls), or with
+``-r1``: the compiled path with a rank-one update of A^-1 a row (as before
+the waiting rank-q updates).
 
     OPENBLAS_NUM_THREADS=1 python asv_benchmarks/scripts/label_space_ridge_speed.py \
         emotions,medical,enron 3 orand,orand-old,ocs,ocs-old
@@ -121,11 +123,29 @@ def _load(name):
     return X[order], Y[order]
 
 
+def _base(variant):
+    for suffix in ("-old", "-r1"):
+        if variant.endswith(suffix):
+            return variant[:-len(suffix)]
+    return variant
+
+
+@contextmanager
+def _rank_one():
+    ls._OnlineLSR._ridge_block = 1
+    try:
+        yield
+    finally:
+        ls._OnlineLSR._ridge_block = 0
+
+
 def run(X, Y, variant):
-    base = variant[:-4] if variant.endswith("-old") else variant
+    base = _base(variant)
     model = LEARNERS[base]()
     if variant.endswith("-old"):
         ctx = _old(base)
+    elif variant.endswith("-r1"):
+        ctx = _rank_one()
     elif base == "ocs-rowomp":
         ctx = _rowomp()
     else:
@@ -157,10 +177,11 @@ def main(argv):
         for k in names:
             best = min(times[k])
             line = f"  {k:18s} {best:8.3f} s CPU  {n / best:10.0f} rows/s"
-            if k.endswith("-old") and k[:-4] in times:
-                new = min(times[k[:-4]])
-                diff = np.abs(dec[k] - dec[k[:-4]]).max()
-                line += f"  old/new {best / new:5.2f}x  max|D_old - D_new| {diff:.2e}"
+            if _base(k) != k and _base(k) in times:
+                new = min(times[_base(k)])
+                diff = np.abs(dec[k] - dec[_base(k)]).max()
+                tag = k[len(_base(k)) + 1:]
+                line += f"  {tag}/new {best / new:5.2f}x  max|D_{tag} - D_new| {diff:.2e}"
             print(line, flush=True)
     print("load", os.getloadavg())
 

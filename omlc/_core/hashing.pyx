@@ -17,9 +17,9 @@ from cpython.dict cimport PyDict_GetItem, PyDict_Next
 from cpython.object cimport PyObject
 from cpython.tuple cimport PyTuple_GET_ITEM
 from libc.math cimport isfinite
-from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint32_t
 from libc.stdlib cimport free, malloc
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 
 cnp.import_array()
 
@@ -95,105 +95,61 @@ cdef void _insertion(int32_t* idx, double* val, Py_ssize_t n) noexcept nogil:
         val[j + 1] = kv
 
 
-cdef inline void _cswap(uint64_t* a, uint64_t* b) noexcept nogil:
-    cdef uint64_t x = a[0], y = b[0]
-    cdef bint t = y < x
-    a[0] = y if t else x
-    b[0] = x if t else y
-
-
-cdef void _sort_keys(uint64_t* keys, uint64_t* tmp, Py_ssize_t n) noexcept nogil:
-    # Distinct keys ascending, branch-free: runs of 4 by a sorting network,
-    # then bottom-up merges whose step picks with a select.
-    cdef Py_ssize_t a, lo, mid, hi, i, j, k, width = 4
-    cdef uint64_t* src = keys
-    cdef uint64_t* dst = tmp
-    cdef uint64_t* t
-    cdef uint64_t x, y
-    cdef bint b
-    a = 0
-    while a + 4 <= n:
-        _cswap(keys + a, keys + a + 1)
-        _cswap(keys + a + 2, keys + a + 3)
-        _cswap(keys + a, keys + a + 2)
-        _cswap(keys + a + 1, keys + a + 3)
-        _cswap(keys + a + 1, keys + a + 2)
-        a += 4
-    if n - a == 3:
-        _cswap(keys + a, keys + a + 1)
-        _cswap(keys + a + 1, keys + a + 2)
-        _cswap(keys + a, keys + a + 1)
-    elif n - a == 2:
-        _cswap(keys + a, keys + a + 1)
-    while width < n:
-        lo = 0
-        while lo < n:
-            mid = min(lo + width, n)
-            hi = min(lo + 2 * width, n)
-            i = lo
-            j = mid
-            k = lo
-            while i < mid and j < hi:
-                x = src[i]
-                y = src[j]
-                b = y < x
-                dst[k] = y if b else x
-                j += b
-                i += 1 - b
-                k += 1
-            while i < mid:
-                dst[k] = src[i]
-                i += 1
-                k += 1
-            while j < hi:
-                dst[k] = src[j]
-                j += 1
-                k += 1
-            lo += 2 * width
-        t = src
-        src = dst
-        dst = t
-        width *= 2
-    if src != keys:
-        memcpy(keys, src, n * sizeof(uint64_t))
-
-
 DEF _STACK = 256
 
 
-cdef void _sort(int32_t* idx, double* val, Py_ssize_t n) noexcept nogil:
+cdef void _sort(int32_t* idx, double* val, Py_ssize_t n, int shift) noexcept nogil:
     # Stable by column (colliding names stay in dict order for their sum):
-    # the key of entry p is (column << 32 | p), all distinct, sorted without
-    # branches on the data -- the insertion runs and merges before this
-    # mispredicted about every other entry (~0.9 us of a ~14 us River row).
-    cdef uint64_t ks[_STACK]
-    cdef uint64_t kt[_STACK]
-    cdef double vs[_STACK]
-    cdef uint64_t* keys = ks
-    cdef uint64_t* tmp = kt
-    cdef double* vin = vs
+    # one counting pass on the column's top 8 bits (idx >> shift < 256), then
+    # an insertion pass that only meets the few entries sharing a bucket. The
+    # comparison sorts before this (insertion runs and merges, then branch-free
+    # merges) cost ~1 us of a ~14 us River row: every step waited on the last.
+    cdef Py_ssize_t cnt[256]
+    cdef int32_t ti_s[_STACK]
+    cdef double tv_s[_STACK]
+    cdef int32_t* ti = ti_s
+    cdef double* tv = tv_s
     cdef void* heap = NULL
-    cdef Py_ssize_t p
-    cdef uint64_t key
+    cdef Py_ssize_t p, q, b, total = 0, c
+    cdef int32_t d
     if n < 2:
         return
     if n > _STACK:
-        heap = malloc(n * (2 * sizeof(uint64_t) + sizeof(double)))
+        heap = malloc(n * (sizeof(int32_t) + sizeof(double)))
         if heap == NULL:
             _insertion(idx, val, n)
             return
-        keys = <uint64_t*> heap
-        tmp = keys + n
-        vin = <double*> (tmp + n)
+        tv = <double*> heap
+        ti = <int32_t*> (tv + n)
+    memset(cnt, 0, sizeof(cnt))
     for p in range(n):
-        keys[p] = (<uint64_t> <uint32_t> idx[p]) << 32 | <uint64_t> p
-        vin[p] = val[p]
-    _sort_keys(keys, tmp, n)
+        cnt[idx[p] >> shift] += 1
+    for b in range(256):
+        # (the running total in a register: cnt[b] += cnt[b - 1] would wait
+        # on its own store every bucket)
+        c = cnt[b]
+        cnt[b] = total
+        total += c
     for p in range(n):
-        key = keys[p]
-        idx[p] = <int32_t> (key >> 32)
-        val[p] = vin[key & 0xFFFFFFFFU]
+        d = idx[p] >> shift
+        q = cnt[d]
+        cnt[d] = q + 1
+        ti[q] = idx[p]
+        tv[q] = val[p]
+    memcpy(idx, ti, n * sizeof(int32_t))
+    memcpy(val, tv, n * sizeof(double))
+    _insertion(idx, val, n)
     free(heap)
+
+
+cdef int _top_shift(int64_t n_features) noexcept nogil:
+    """The shift that leaves the top 8 bits of a column in [0, n_features)."""
+    cdef int bits = 0
+    cdef int64_t m = n_features - 1
+    while m > 0:
+        bits += 1
+        m >>= 1
+    return bits - 8 if bits > 8 else 0
 
 
 def hash_row(dict x, int64_t n_features):
@@ -242,7 +198,7 @@ cdef object _hash_row(dict x, int64_t n_features):
         k += 1
     if k != n:
         return None
-    _sort(idx, val, n)
+    _sort(idx, val, n, _top_shift(n_features))
     # Collisions summed here, in C: otherwise each colliding row costs the row
     # check a NumPy unique-and-sum (tens of µs) on the per-row River path.
     cdef Py_ssize_t i, m = 0
@@ -273,7 +229,8 @@ def label_ids(dict y, dict ids, list memo=None):
     objects in the same order, and a key that is the remembered object at its
     position skips the dict lookup (~20 ns a label; ids never change once
     given, and a memo of another ``ids`` dict or of a smaller one is not
-    used)."""
+    used). Misses are counted in the memo; it is rebuilt at the 1st, 2nd,
+    4th, 8th... miss."""
     return _label_ids(y, ids, memo)
 
 
@@ -288,9 +245,11 @@ cdef object _label_ids(dict y, dict ids, list memo):
     cdef object found
     cdef tuple keys = None, vals = None
     cdef bint same = False
-    if memo is not None and len(memo) == 4 and memo[0] is ids and memo[1] == len(ids):
+    cdef Py_ssize_t misses = 0
+    if memo is not None and len(memo) == 5 and memo[0] is ids and memo[1] == len(ids):
         keys = <tuple> memo[2]
         vals = <tuple> memo[3]
+        misses = memo[4]
         same = len(keys) == n
     while PyDict_Next(y, &pos, &key, &value):
         # Only bools take this path; anything else (0/1, NumPy bools, a
@@ -312,9 +271,15 @@ cdef object _label_ids(dict y, dict ids, list memo):
             k += 1
     if memo is not None and not (same and at == n) and n == len(ids):
         # (only a y naming every label is remembered: the common River form;
-        # a y of a few relevant labels changes keys every row)
-        keys = tuple(y)
-        memo[:] = [ids, len(ids), keys, tuple([ids[name] for name in keys])]
+        # a y of a few relevant labels changes keys every row. A stream whose
+        # label dicts have new key objects every row -- names parsed afresh
+        # each row -- would rebuild it every row, ~5 us: after the first
+        # rebuild it is rebuilt at the 1st, 2nd, 4th, 8th... miss only.)
+        if misses & (misses - 1) == 0:
+            keys = tuple(y)
+            memo[:] = [ids, len(ids), keys, tuple([ids[name] for name in keys]), misses + 1]
+        else:
+            memo[4] = misses + 1
     # Ids are small ints: an insertion sort of the few relevant ones in place.
     cdef Py_ssize_t a, b
     cdef int32_t v

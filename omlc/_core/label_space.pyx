@@ -477,6 +477,15 @@ def ridge_learn(RowStream stream, float64_t[:, ::1] W, float64_t[:, ::1] Ainv, b
                         &targets[0, 0] if n and K else NULL, block)
 
 
+cdef int64_t _ridge_rows(int64_t block, int64_t h) except -1:
+    """The rows that wait for one update of Ainv (see RIDGE_BLOCK_MIN)."""
+    if not 0 <= block <= 65536:
+        raise ValueError(f"block must be in [0, 65536], got {block}")
+    if block == 0:
+        return min(C_RIDGE_BLOCK_MAX, max(8, h // 16)) if h >= C_RIDGE_BLOCK_MIN else 1
+    return block
+
+
 cdef _ridge_block(RowStream stream, float64_t[:, ::1] W, float64_t[:, ::1] Ainv,
                   bint intercept, weights, out, bint real_targets, const float64_t* T,
                   int64_t block):
@@ -515,11 +524,7 @@ cdef _ridge_block(RowStream stream, float64_t[:, ::1] W, float64_t[:, ::1] Ainv,
         if r.x_nnz > most:
             most = r.x_nnz
     # rows whose rank-one updates wait for one rank-q update (see RIDGE_BLOCK)
-    if not 0 <= block <= 65536:
-        raise ValueError(f"block must be in [0, 65536], got {block}")
-    if block == 0:
-        block = min(C_RIDGE_BLOCK_MAX, max(8, h // 16)) if h >= C_RIDGE_BLOCK_MIN else 1
-    cdef int q = 0, nb = <int> min(block, n)
+    cdef int q = 0, nb = <int> min(_ridge_rows(block, h), n)
     scratch = np.empty(2 * K + 3 * h + 2 * (most + 1)
                        + ((2 * h + K + 1) * nb + h if nb > 1 else 0))
     cdef float64_t* s = <float64_t*> cnp.PyArray_DATA(scratch)
@@ -643,12 +648,27 @@ cdef void _ridge_flush(float64_t* A, float64_t* Wp, const float64_t* U, const fl
                        const float64_t* Rs, int q, int h, int K,
                        float64_t* dg) noexcept nogil:
     """Ainv -= U^T U and W -= G^T Rs for the q waiting rows (U, G: q x h,
-    Rs: q x K, row-major), Ainv kept exactly symmetric (one triangle by
-    dsyrk, copied onto the other) and dg set to its diagonal."""
+    Rs: q x K, row-major); see _ainv_flush."""
     cdef double minus_one = -1.0, plus_one = 1.0
-    cdef char uplo = b'U', nt = b'N', tr = b'T'
-    cdef int64_t i, j, i0, j0, i1, j1
+    cdef char nt = b'N', tr = b'T'
     if h == 0:
+        return
+    _ainv_flush(A, U, q, h, dg)
+    if K:
+        # W^T (K x h to Fortran) -= Rs^T (K x q) G (q x h)
+        dgemm(&nt, &tr, &K, &h, &q, &minus_one, <float64_t*> Rs, &K, <float64_t*> G, &h,
+              &plus_one, Wp, &K)
+
+
+cdef void _ainv_flush(float64_t* A, const float64_t* U, int q, int h,
+                      float64_t* dg) noexcept nogil:
+    """Ainv -= U^T U (U: q x h row-major, the waiting rows' w), Ainv kept
+    exactly symmetric (one triangle by dsyrk, copied onto the other) and dg
+    set to its diagonal."""
+    cdef double minus_one = -1.0, plus_one = 1.0
+    cdef char uplo = b'U', nt = b'N'
+    cdef int64_t i, j, i0, j0, i1, j1
+    if h == 0 or q == 0:
         return
     # Fortran sees U as h x q (columns w_j) and A's transpose (= A): its
     # upper triangle is C's lower one
@@ -662,10 +682,6 @@ cdef void _ridge_flush(float64_t* A, float64_t* Wp, const float64_t* U, const fl
                     A[i * h + j] = A[j * h + i]
     for i in range(h):
         dg[i] = A[i * h + i]
-    if K:
-        # W^T (K x h to Fortran) -= Rs^T (K x q) G (q x h)
-        dgemm(&nt, &tr, &K, &h, &q, &minus_one, <float64_t*> Rs, &K, <float64_t*> G, &h,
-              &plus_one, Wp, &K)
 
 
 # ----------------------------------------------------------------------------- online PCA
@@ -717,7 +733,8 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
               double pca_step, double u, bint intercept,
               cnp.ndarray W, Optimizer opt, cnp.ndarray Ainv, cnp.ndarray F,
               cnp.ndarray Q, cnp.ndarray sigma, cnp.ndarray P, cnp.ndarray counters,
-              double eta_sgd=1.0, double fold_tol=FOLD_TOL, out=None, cost_fn=None):
+              double eta_sgd=1.0, double fold_tol=FOLD_TOL, out=None, cost_fn=None,
+              int64_t ridge_block=0):
     """Learn every row of ``stream`` (labelled) in order; the state arrays are
     updated in place. ``counters`` (int64): [rows of Q, dropped row, t,
     folds]. ``W``: (d + intercept) x width, width K for PBC else M; ``opt``
@@ -732,6 +749,9 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     call only, where the named costs take ``label_weights``; everything else
     stays compiled. An exception it raises stops the call before anything
     of that row changes, and is raised again once the state is written out.
+
+    ``ridge_block``: the exact ridge's rows whose updates of Ainv wait for
+    one rank-q update (as ``br_ridge_learn``'s ``block``; 0: its default).
 
     Returns ``(n_done, error, row_index)``: error 0 when every row was
     learned, else the Error of row ``n_done`` (not learned)."""
@@ -806,6 +826,14 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     scratch_arr = np.zeros(
         8 * K + 4 * width + 4 * M * M + 2 * M + 2 * Mp * K + 2 * Mp * Mp + 6 * Mp + 2 * (M + 1)
         + msg_scratch_size(M, K) + 2 * h + C_FOLD_ROWS * M + 4 * K + 16)
+    # the exact ridge's waiting updates of Ainv: nb rows of w, the diagonal
+    cdef int nb = 1, q = 0
+    if not gradient:
+        nb = <int> min(_ridge_rows(ridge_block, h), max(n, 1))
+    ridge_arr = np.empty((nb + 1) * h + nb + 1 if nb > 1 else 1)
+    cdef float64_t* U = <float64_t*> cnp.PyArray_DATA(ridge_arr)
+    cdef float64_t* dg = U + nb * h
+    cdef float64_t* ux = dg + h
     cdef float64_t* sc = <float64_t*> cnp.PyArray_DATA(scratch_arr)
     cdef float64_t* ytil = sc                      # K
     cdef float64_t* v = ytil + K                   # K
@@ -859,6 +887,9 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     cdef bint saved
     cdef float64_t bound
     with nogil:
+        if nb > 1:
+            for i in range(h):
+                dg[i] = Ap[i * h + i]
         if not full_rank:
             reset_lazy(B, R, Qp, nq, M, K)
         for nrow in range(n):
@@ -935,6 +966,13 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                     idx = r.x_indices[p]
                     for i in range(h):
                         gx[i] += x * Ap[idx * h + i]
+                for j in range(q):                     # less the waiting w_j (w_j^T x)
+                    x = U[j * h + d] if intercept else 0.0
+                    for p in range(r.x_nnz):
+                        x += row_value(&r, p) * U[j * h + r.x_indices[p]]
+                    ux[j] = -x
+                for j in range(q):
+                    axpy(ux[j], U + j * h, gx, h)
                 gamma = gx[d] if intercept else 0.0
                 for p in range(r.x_nnz):
                     gamma += row_value(&r, p) * gx[r.x_indices[p]]
@@ -945,7 +983,8 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                 sq = sqrt(gam1)
                 for i in range(h):
                     x = gx[i] / sq
-                    if not (Ap[i * h + i] - x * x > C_PRECISION_FLOOR * Ap[i * h + i]):
+                    bound = dg[i] if nb > 1 else Ap[i * h + i]
+                    if not (bound - x * x > C_PRECISION_FLOOR * bound):
                         err = RIDGE_PRECISION
                         break
                 if err:
@@ -1092,10 +1131,19 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
             else:
                 for i in range(h):
                     gx[h + i] = gx[i] / sq
-                for i in range(h):
-                    x = gx[h + i]
-                    for j in range(h):
-                        Ap[i * h + j] -= x * gx[h + j]
+                if nb > 1:                             # w waits for a rank-q update
+                    memcpy(U + q * h, gx + h, h * sizeof(float64_t))
+                    for i in range(h):
+                        dg[i] = dg[i] - gx[h + i] * gx[h + i]
+                    q += 1
+                    if q == nb:
+                        _ainv_flush(Ap, U, q, <int> h, dg)
+                        q = 0
+                else:
+                    for i in range(h):
+                        x = gx[h + i]
+                        for j in range(h):
+                            Ap[i * h + j] -= x * gx[h + j]
                 for j in range(width):
                     tgt[j] = pred[j] - tgt[j]
                 for i in range(h):
@@ -1107,6 +1155,8 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
             cnt[2] = t
         else:
             nrow = n
+        if q:           # the rows learned before the end or an error
+            _ainv_flush(Ap, U, q, <int> h, dg)
         if not full_rank:
             # the state arrays: Q = R B and P = its kept rows
             nq = cnt[0]
