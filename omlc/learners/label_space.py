@@ -129,7 +129,9 @@ pass, ``asv_benchmarks/scripts/label_space_defaults.py``):
   (emotions .2249 -> .2291, scene .1197 -> .1205, corel5k .00961 -> .00942,
   level with predicting no label, not below it). Even the best of 41
   thresholds per label, picked in hindsight, only reaches .009384 on corel5k
-  (no label .009417): its decoded values hold almost nothing to cut at.
+  (no label .009417): its decoded values hold almost nothing to cut at
+  (curves: datasets/results/label_space_curves.png, from
+  ``asv_benchmarks/scripts/label_space_curves.py corel5k delicious``).
 - raw features (the paper does not say how it scaled them): against rows
   scaled to ``||x|| = 1`` (Theorem 3's assumption) ``lam = 1`` is a weak prior
   on bag-of-words rows, and CS-DPP's F1 / accuracy cost then loses to DPP's at
