@@ -458,7 +458,7 @@ class _RankingLearner(LinearLearner):
         between the two bounds are tallied per version."""
         h = self.zhist_
         m, L = B.shape
-        T0 = _tails(h[None, :_ZBINS])[0]
+        T0 = None if card is None else _tails(h[None, :_ZBINS])[0]
         h[:_ZBINS] += np.bincount(B.ravel(), weights=None if wp is None else np.repeat(wp, L),
                                   minlength=_ZBINS)
         h[_ZBINS] = Hw[-1]
