@@ -282,13 +282,47 @@ cdef extern from *:
                                  double hi, double lo, WT* OMLC_RESTRICT s,         \
                                  WT* OMLC_RESTRICT d) {                             \
         for (int64_t l = 0; l < K; l++) { s[l] = 0; d[l] = 0; }                    \
-        for (int64_t p = 0; p < nnz; p++) {                                         \
-            if (p + OMLC_AHEAD < nnz) {                                             \
-                int64_t jn = (int64_t)idx[p + OMLC_AHEAD];                          \
+        int64_t p = 0;                                                              \
+        /* Two nonzeros per sweep of s and d: each weight and each s_l, d_l sees   \
+           the same operations in the same order as one nonzero at a time (the \
+           pair's rows are distinct: the rows are canonical, and a repeated id \
+           would find f = 0 and take the one-at-a-time path), with half the   \
+           loads and stores of s and d, which bound the single loop. */         \
+        for (; p + 1 < nnz; p += 2) {                                               \
+            for (int64_t q = p + OMLC_AHEAD; q < p + OMLC_AHEAD + 2 && q < nnz; q++) {\
+                int64_t jn = (int64_t)idx[q];                                       \
                 omlc_prefetch_lines((const char*)(V + jn * ld), K * (int64_t)sizeof(WT));\
                 omlc_prefetch_lines((const char*)(A + jn * ld), K * (int64_t)sizeof(WT));\
                 OMLC_PREFETCH(snap + 2 * jn);                                       \
             }                                                                       \
+            int64_t j0 = idx[p], j1 = idx[p + 1];                                   \
+            double f0 = (hi - snap[2 * j0]) + (lo - snap[2 * j0 + 1]);              \
+            snap[2 * j0] = hi;                                                      \
+            snap[2 * j0 + 1] = lo;                                                  \
+            double f1 = (hi - snap[2 * j1]) + (lo - snap[2 * j1 + 1]);              \
+            snap[2 * j1] = hi;                                                      \
+            snap[2 * j1 + 1] = lo;                                                  \
+            WT* OMLC_RESTRICT a0 = A + j0 * ld;                                     \
+            WT* OMLC_RESTRICT a1 = A + j1 * ld;                                     \
+            const WT* OMLC_RESTRICT v0 = V + j0 * ld;                               \
+            const WT* OMLC_RESTRICT v1 = V + j1 * ld;                               \
+            const WT x0 = (WT)x[p], x1 = (WT)x[p + 1];                              \
+            if (f0 != 0.0 && f1 != 0.0) {                                           \
+                const WT fw0 = (WT)f0, fw1 = (WT)f1;                                \
+                for (int64_t l = 0; l < K; l++) {                                   \
+                    const WT w0 = v0[l], w1 = v1[l];                                \
+                    const WT b0 = a0[l] + fw0 * w0, b1 = a1[l] + fw1 * w1;          \
+                    a0[l] = b0;                                                     \
+                    a1[l] = b1;                                                     \
+                    s[l] = (s[l] + x0 * w0) + x1 * w1;                              \
+                    d[l] = (d[l] + x0 * b0) + x1 * b1;                              \
+                }                                                                   \
+            } else {                                                                \
+                OMLC_SETTLE_SCORE_ONE(WT, a0, v0, x0, f0);                          \
+                OMLC_SETTLE_SCORE_ONE(WT, a1, v1, x1, f1);                          \
+            }                                                                       \
+        }                                                                           \
+        for (; p < nnz; p++) {                                                      \
             int64_t j = idx[p];                                                     \
             WT* OMLC_RESTRICT a = A + j * ld;                                       \
             const WT* OMLC_RESTRICT v = V + j * ld;                                 \
@@ -296,26 +330,53 @@ cdef extern from *:
             snap[2 * j] = hi;                                                       \
             snap[2 * j + 1] = lo;                                                   \
             const WT xv = (WT)x[p];                                                 \
-            if (f != 0.0) {                                                         \
-                const WT fw = (WT)f;                                                \
+            OMLC_SETTLE_SCORE_ONE(WT, a, v, xv, f);                                 \
+        }                                                                           \
+    }
+
+    /* One nonzero of the sweep above: its running sum settled by f, the
+       scores s += xv v and d += xv a (settled). */
+    #define OMLC_SETTLE_SCORE_ONE(WT, a, v, xv, f)                                   \
+        do {                                                                        \
+            if ((f) != 0.0) {                                                       \
+                const WT fw_ = (WT)(f);                                             \
                 for (int64_t l = 0; l < K; l++) {                                   \
-                    a[l] += fw * v[l];                                              \
-                    s[l] += xv * v[l];                                              \
-                    d[l] += xv * a[l];                                              \
+                    a[l] += fw_ * v[l];                                             \
+                    s[l] += (xv) * v[l];                                            \
+                    d[l] += (xv) * a[l];                                            \
                 }                                                                   \
             } else {                                                                \
                 for (int64_t l = 0; l < K; l++) {                                   \
-                    s[l] += xv * v[l];                                              \
-                    d[l] += xv * a[l];                                              \
+                    s[l] += (xv) * v[l];                                            \
+                    d[l] += (xv) * a[l];                                            \
                 }                                                                   \
             }                                                                       \
-        }                                                                           \
-    }
+        } while (0)
 
     OMLC_DEFINE_SETTLE_SCORE(omlc_settle_score_dd, double, double)
     OMLC_DEFINE_SETTLE_SCORE(omlc_settle_score_df, double, float)
     OMLC_DEFINE_SETTLE_SCORE(omlc_settle_score_fd, float, double)
     OMLC_DEFINE_SETTLE_SCORE(omlc_settle_score_ff, float, float)
+
+    /* One nonzero of omlc_ansgd_pass: row A += fu U + fv V (settled), s +=
+       xa U + xb V and d += xv A (settled). */
+    static inline void omlc_ansgd_one(double* OMLC_RESTRICT a, const double* OMLC_RESTRICT u,
+                                      const double* OMLC_RESTRICT v, int64_t K, double fu,
+                                      double fv, double xa, double xb, double xv,
+                                      double* OMLC_RESTRICT s, double* OMLC_RESTRICT d) {
+        if (fu != 0.0 || fv != 0.0) {
+            for (int64_t l = 0; l < K; l++) {
+                a[l] += fu * u[l] + fv * v[l];
+                s[l] += xa * u[l] + xb * v[l];
+                d[l] += xv * a[l];
+            }
+        } else {
+            for (int64_t l = 0; l < K; l++) {
+                s[l] += xa * u[l] + xb * v[l];
+                d[l] += xv * a[l];
+            }
+        }
+    }
 
     /* ANSGD's prequential pass over one row, in one sweep of A, U, V: each
        feature's running sum settled (omlc_settle with its own fu, fv, from
@@ -330,36 +391,58 @@ cdef extern from *:
                                              double* OMLC_RESTRICT s,
                                              double* OMLC_RESTRICT d) {
         for (int64_t l = 0; l < K; l++) { s[l] = 0.0; d[l] = 0.0; }
-        for (int64_t p = 0; p < nnz; p++) {
-            if (p + OMLC_AHEAD < nnz) {
-                int64_t jn = (int64_t)idx[p + OMLC_AHEAD];
+        int64_t p = 0;
+        /* Two nonzeros per sweep of s and d, as omlc_settle_score_*: the same
+           operations in the same order for every weight and score. */
+        for (; p + 1 < nnz; p += 2) {
+            for (int64_t q = p + OMLC_AHEAD; q < p + OMLC_AHEAD + 2 && q < nnz; q++) {
+                int64_t jn = (int64_t)idx[q];
                 omlc_prefetch_lines((const char*)(U + jn * ld), K * (int64_t)sizeof(double));
                 omlc_prefetch_lines((const char*)(V + jn * ld), K * (int64_t)sizeof(double));
                 omlc_prefetch_lines((const char*)(A + jn * ld), K * (int64_t)sizeof(double));
                 /* The snapshots are a separate array: a miss per nonzero otherwise. */
                 OMLC_PREFETCH(snap + 4 * jn);
             }
+            int64_t j0 = idx[p], j1 = idx[p + 1];
+            double* sn = snap + 4 * j0;
+            const double fu0 = (hu - sn[0]) + (lu - sn[1]);
+            const double fv0 = (hv - sn[2]) + (lv - sn[3]);
+            sn[0] = hu; sn[1] = lu; sn[2] = hv; sn[3] = lv;
+            sn = snap + 4 * j1;
+            const double fu1 = (hu - sn[0]) + (lu - sn[1]);
+            const double fv1 = (hv - sn[2]) + (lv - sn[3]);
+            sn[0] = hu; sn[1] = lu; sn[2] = hv; sn[3] = lv;
+            double* OMLC_RESTRICT a0 = A + j0 * ld;
+            double* OMLC_RESTRICT a1 = A + j1 * ld;
+            const double* OMLC_RESTRICT u0 = U + j0 * ld;
+            const double* OMLC_RESTRICT u1 = U + j1 * ld;
+            const double* OMLC_RESTRICT v0 = V + j0 * ld;
+            const double* OMLC_RESTRICT v1 = V + j1 * ld;
+            const double xa0 = x[p] * cu, xb0 = x[p] * cv, xv0 = x[p];
+            const double xa1 = x[p + 1] * cu, xb1 = x[p + 1] * cv, xv1 = x[p + 1];
+            if ((fu0 != 0.0 || fv0 != 0.0) && (fu1 != 0.0 || fv1 != 0.0)) {
+                for (int64_t l = 0; l < K; l++) {
+                    const double p0 = u0[l], q0 = v0[l], p1 = u1[l], q1 = v1[l];
+                    const double b0 = a0[l] + (fu0 * p0 + fv0 * q0);
+                    const double b1 = a1[l] + (fu1 * p1 + fv1 * q1);
+                    a0[l] = b0;
+                    a1[l] = b1;
+                    s[l] = (s[l] + (xa0 * p0 + xb0 * q0)) + (xa1 * p1 + xb1 * q1);
+                    d[l] = (d[l] + xv0 * b0) + xv1 * b1;
+                }
+            } else {
+                omlc_ansgd_one(a0, u0, v0, K, fu0, fv0, xa0, xb0, xv0, s, d);
+                omlc_ansgd_one(a1, u1, v1, K, fu1, fv1, xa1, xb1, xv1, s, d);
+            }
+        }
+        for (; p < nnz; p++) {
             int64_t j = idx[p];
             double* sn = snap + 4 * j;
-            double* OMLC_RESTRICT a = A + j * ld;
-            const double* OMLC_RESTRICT u = U + j * ld;
-            const double* OMLC_RESTRICT v = V + j * ld;
             const double fu = (hu - sn[0]) + (lu - sn[1]);
             const double fv = (hv - sn[2]) + (lv - sn[3]);
             sn[0] = hu; sn[1] = lu; sn[2] = hv; sn[3] = lv;
-            const double xa = x[p] * cu, xb = x[p] * cv, xv = x[p];
-            if (fu != 0.0 || fv != 0.0) {
-                for (int64_t l = 0; l < K; l++) {
-                    a[l] += fu * u[l] + fv * v[l];
-                    s[l] += xa * u[l] + xb * v[l];
-                    d[l] += xv * a[l];
-                }
-            } else {
-                for (int64_t l = 0; l < K; l++) {
-                    s[l] += xa * u[l] + xb * v[l];
-                    d[l] += xv * a[l];
-                }
-            }
+            omlc_ansgd_one(A + j * ld, U + j * ld, V + j * ld, K, fu, fv, x[p] * cu,
+                           x[p] * cv, x[p], s, d);
         }
     }
 
