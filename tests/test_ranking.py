@@ -88,6 +88,48 @@ def test_mmp_is_the_averaged_uniform_update_perceptron(data):
     np.testing.assert_allclose(m.coef_, model[:-1].T, rtol=1e-9, atol=1e-11)
 
 
+@pytest.mark.parametrize("make", ["sgd", "sgd-last", "mmp"])
+def test_float32_weights_follow_the_twin(data, make, tmp_path):
+    """dtype=float32 (solver="sgd", MMP): the float64 twin's prequential
+    outputs, last iterate and average to float32 accuracy (the documented
+    tolerance: rtol 1e-4, atol 1e-5, as the optimisers' own float32 test),
+    with every state array in float32 and the averaged pair interleaved."""
+    X, Y = data
+    X, Y = X[:200], Y[:200]
+    L, lam, omega = Y.shape[1], 1e-2, 100.0
+    if make == "mmp":
+        m = omlc.MMP(**PAPER, threshold=0.0, random_state=5, dtype=np.float32)
+        coef = lambda s, rel, q: rl.pairwise(s, rel, L, "mmp")[0]
+        args = (1.0, 0.0, 0.0, 1.0, True, 1.0)
+    else:
+        m = omlc.RankSVM(**PAPER, solver="sgd", lam=lam, omega=omega, threshold=0.0,
+                         average=make == "sgd", random_state=4, dtype="float32")
+        coef = lambda s, rel, q: rl.pairwise(s, rel, L, "hinge")[0]
+        args = (1 / (lam * omega), lam, 1.0, omega, make == "sgd", 1.0)
+    out = m.predict_then_learn(X, Y)
+    W0 = start(m, X, Y).astype(np.float32).astype(np.float64)
+    W, model, out_ref = ref.scaled_sgd(W0, X, Y, coef, *args)
+    assert m.W_.dtype == np.float32
+    np.testing.assert_allclose(out, out_ref, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(m.last_iterate(), W, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(m.coef_, model[:-1].T, rtol=1e-4, atol=1e-5)
+    if m.average:
+        assert m.A_.dtype == np.float32 and m.A_.base is m.W_.base
+    back = pickle.loads(pickle.dumps(m))
+    np.testing.assert_array_equal(back.decision_function(X), m.decision_function(X))
+    omlc.save(m, tmp_path / "m.omlc")
+    loaded = omlc.load_model(tmp_path / "m.omlc")
+    assert loaded.W_.dtype == np.float32
+    np.testing.assert_array_equal(loaded.decision_function(X), m.decision_function(X))
+
+
+@pytest.mark.parametrize("solver", ["ansgd", "adagrad", "lbfgs"])
+def test_float32_weights_are_for_sgd_only(data, solver):
+    X, Y = data
+    with pytest.raises(ValueError, match="float32"):
+        omlc.RankSVM(solver=solver, dtype=np.float32).partial_fit(X[:5], Y[:5])
+
+
 def test_adagrad_solver(data):
     X, Y = data
     X, Y = X[:200], Y[:200]
@@ -405,7 +447,7 @@ def test_integer_histogram_path_matches_the_versions(n, weights, cells, monkeypa
 
 def test_cardinality_counts_weighted_rows(data):
     """The rank cut's k counts a row of weight 2 as two rows, and a
-    prequential row is decided with the k of the rows before its block."""
+    prequential row is decided with the k of the rows before it."""
     X, Y = data
     w = np.ones(X.shape[0])
     w[:40] = 2.0

@@ -40,6 +40,11 @@ CASES = {
     "ranksvm-sgd-default": ("ranksvm-sgd", {"random_state": 0}),
     "ranksvm-adagrad": ("ranksvm-adagrad", {"random_state": 0}),
     "mmp": ("mmp", {"random_state": 0}),
+    # float32 weights and running average (issue 22): skipped on commits
+    # whose learners have no dtype.
+    "ranksvm-sgd-f32": ("ranksvm-sgd", {"lam": 1e-3, "average": True, "random_state": 0,
+                                        "dtype": "float32"}),
+    "mmp-f32": ("mmp", {"random_state": 0, "dtype": "float32"}),
 }
 LEARNERS = tuple(CASES)
 
@@ -47,7 +52,11 @@ LEARNERS = tuple(CASES)
 def make_learner(name):
     from omlc.learners.registry import make_learner as build
     registry_name, params = CASES[name]
-    return build(registry_name, **params)
+    try:
+        return build(registry_name, **params)
+    except TypeError as exc:
+        # A case newer than the commit asv measures: skipped, not failed.
+        raise NotImplementedError(f"{name}: {exc}") from None
 
 
 def data_dirs():

@@ -49,6 +49,10 @@ CONFIGS = {
     "ansgd-default": ("ranksvm", {"random_state": 0}),
     "ansgd-paper-theta": ("ranksvm", {"average": True, "lipschitz": 1.0, "random_state": 0}),
     "ranksvm-adagrad": ("ranksvm-adagrad", {"random_state": 0}),
+    # float32 weights and running average (where the installed omlc has them).
+    "ranksvm-sgd-f32": ("ranksvm-sgd", {"lam": 1e-3, "average": True, "random_state": 0,
+                                        "dtype": "float32"}),
+    "mmp-f32": ("mmp", {"random_state": 0, "dtype": "float32"}),
 }
 DEFAULT = ["falt", "falt-m1", "salt-m1", "pa-br", "scoring"]
 

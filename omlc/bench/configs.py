@@ -94,6 +94,10 @@ LEARNERS = {
     "ranksvm-learned": LearnerConfig("ranksvm-sgd", "Rank-SVM defaults, learned threshold",
                                      {"threshold": "learned"}),
     "mmp-learned": LearnerConfig("mmp", "MMP, learned threshold", {"threshold": "learned"}),
+    # float32 weights and running average (issue 22: half the bytes per nonzero).
+    "ranksvm-sgd-f32": LearnerConfig("ranksvm-sgd", "Rank-SVM by SGD float32",
+                                     {"lam": 1e-3, "average": True, "dtype": "float32"}),
+    "mmp-f32": LearnerConfig("mmp", "MMP float32", {"dtype": "float32"}),
     # Label-space reduction (Chu, Huang & Lin) at the default solver: at rcv1
     # widths the regression runs in omlc._core.label_space's compiled loop
     # (per nonzero); PBC regresses onto all K labels by row-wise AdaGrad, PBT
