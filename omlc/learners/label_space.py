@@ -478,6 +478,10 @@ class _OnlineLSR(BaseLearner):
             except NonFiniteError as exc:
                 pos = a + exc.row
                 k = int(rows[exc.row])
+                # O-CS's label count takes the rows whose step was taken
+                done = exc.row if exc.n_learned is None else int(exc.n_learned)
+                self._decode_chunk(None, Yc[:done] if wc is None else Yc[:done][wc[:done] > 0],
+                                   None if wc is None else wc[:done])
                 raise NonFiniteError(
                     f"non-finite scores or weights (NaN or inf) at row {pos} of the block (row "
                     f"{k} of the data): the features are too large for this model's step; scale "

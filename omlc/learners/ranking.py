@@ -275,7 +275,8 @@ def _top_k_rows(D, k):
             Dr = Dr - Dr.min(axis=1, keepdims=True) + 1.0
         else:
             # Above the (k+1)-th best score: the k best labels (ties share a fate).
-            Dr = Dr - -np.partition(-Dr, kk, axis=1)[:, kk:kk + 1]
+            kth = -np.partition(-Dr, kk, axis=1)[:, kk:kk + 1]
+            Dr = Dr - kth
         if out is None:
             return Dr
         out[r] = Dr
