@@ -692,6 +692,19 @@ def test_adaptive_threshold_follows_the_leader_across_blocks():
     np.testing.assert_allclose(f.reg_.W, raw.reg_.W, atol=1e-12)
 
 
+def test_adaptive_threshold_takes_an_empty_block():
+    """An empty block between two others changes nothing (it once made the
+    rule's chunk step 0: range() raised)."""
+    X, Y = problem(n=80, K=6, seed=4)
+    m = omlc.CSDPP(code_dim=3).fit(X[:40], Y[:40])
+    before = m.thr_cost_.copy()
+    assert m.predict_then_learn(X[:0], Y[:0]).shape == (0, 6)
+    np.testing.assert_array_equal(m.thr_cost_, before)
+    ref = omlc.CSDPP(code_dim=3).fit(X[:40], Y[:40])
+    np.testing.assert_array_equal(m.predict_then_learn(X[40:], Y[40:]),
+                                  ref.predict_then_learn(X[40:], Y[40:]))
+
+
 def test_adaptive_threshold_lowers_the_f1_cost_and_hamming_stays_at_zero():
     """Gap filled (see the module notes): the code's decoding at 0 is not
     where CS-DPP's F1 cost is lowest; following the leader over the

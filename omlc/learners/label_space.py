@@ -779,7 +779,7 @@ class CSDPP(_OnlineLSR):
         # The rule needs every learned row's decoded values and labels.
         n, K = X.shape[0], self.n_labels_
         rows = np.arange(n, dtype=np.int64) if order is None else np.asarray(order, np.int64)
-        step = n if out is not None else _RULE_CHUNK
+        step = max(n, 1) if out is not None else _RULE_CHUNK   # n = 0: an empty block
         for a in range(0, n, step):
             b = min(n, a + step)
             D = out[a:b] if out is not None else np.empty((b - a, K))
