@@ -8,9 +8,12 @@ to :func:`zlib.crc32`), column ``crc mod n_features``, sign ``-1`` when bit 31
 is set. ``label_ids(y, ids)`` turns ``{label: bool}`` into the sorted column
 ids of the relevant labels. Both return ``None`` when a row needs the Python
 path (a non-``str`` name, a string value to one-hot, an unseen label), which
-keeps the slow cases in one place (omlc/river.py).
+keeps the slow cases in one place (omlc/river.py). ``RowPath`` runs both and a
+linear learner's one-row step (``omlc._core.linear.RowStep``) as one call:
+the bridge's ``learn_one``/``predict_one`` for those learners.
 
-Twin: tests/reference_hashing.py.
+Twin: tests/reference_hashing.py (RowPath: held to the bridge's checked path
+in tests/test_river.py).
 """
 cimport numpy as cnp
 from cpython.dict cimport PyDict_GetItem, PyDict_Next

@@ -20,6 +20,10 @@ steps.
 
 Inputs are trusted: ``omlc._validation`` checks them before they get here;
 only sizes that would make a pointer leave its array are re-checked.
+
+``RowStep`` is the same per-row body for rows that come one at a time (the
+River bridge): no RowStream or workspace built per row, the checks of a
+one-row RowStream, bit-equal results (tests/test_linear.py).
 """
 cimport numpy as cnp
 from libc.math cimport isfinite

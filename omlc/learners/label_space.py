@@ -494,6 +494,10 @@ class _OnlineLSR(BaseLearner):
             except NonFiniteError as exc:
                 pos = a + exc.row
                 k = int(rows[exc.row])
+                # O-CS's label count takes the rows whose step was taken
+                done = exc.row if exc.n_learned is None else int(exc.n_learned)
+                self._decode_chunk(None, Yc[:done] if wc is None else Yc[:done][wc[:done] > 0],
+                                   None if wc is None else wc[:done])
                 raise NonFiniteError(
                     f"non-finite scores or weights (NaN or inf) at row {pos} of the block (row "
                     f"{k} of the data): the features are too large for this model's step; scale "
@@ -791,7 +795,7 @@ class CSDPP(_OnlineLSR):
         # The rule needs every learned row's decoded values and labels.
         n, K = X.shape[0], self.n_labels_
         rows = np.arange(n, dtype=np.int64) if order is None else np.asarray(order, np.int64)
-        step = n if out is not None else _RULE_CHUNK
+        step = max(n, 1) if out is not None else _RULE_CHUNK   # n = 0: an empty block
         for a in range(0, n, step):
             b = min(n, a + step)
             D = out[a:b] if out is not None else np.empty((b - a, K))
