@@ -380,20 +380,27 @@ class RiverMultiLabel(_Base):
         state.pop("_label_memo", None)  # label_ids' memo of key objects (rebuilt on use)
         return state
 
+    def _decision_row(self, x):
+        fast = self.__dict__.get("_fast")
+        if fast is not None:
+            # (RowPath: hash_row and the learner's one-row decide in one call,
+            # bit-equal to decision_row, while the model is what it was built on)
+            s = fast.decide(x)
+            if s is not None:
+                return s
+        idx, val = self._arrays(x)
+        return self.model_.decision_row(idx, val)
+
     def decision_one(self, x):
         """``{label: score}`` (positive = predicted relevant) for every label seen."""
         if not self.model_.is_fitted:
             return {}
-        idx, val = self._arrays(x)
-        s = self.model_.decision_row(idx, val).tolist()
-        return dict(zip(self.label_names_, s))
+        return dict(zip(self.label_names_, self._decision_row(x).tolist()))
 
     def predict_one(self, x, **kwargs):
         if not self.model_.is_fitted:
             return {}
-        idx, val = self._arrays(x)
-        s = (self.model_.decision_row(idx, val) > 0).tolist()
-        return dict(zip(self.label_names_, s))
+        return dict(zip(self.label_names_, (self._decision_row(x) > 0).tolist()))
 
     # --- mini-batches (pandas) -------------------------------------------------------
     def _frame_to_csr(self, X):

@@ -34,6 +34,7 @@ NO_BUFFERS = {
     "hashing.label_ids": "two dicts (tested in test_hashing: ids out of int32 raise)",
     "hashing.RowPath": "dicts, tuples of keys and a RowStep (built by omlc/river.py; test_river)",
     "hashing.RowPath.learn": "two dicts (anything else is handed back: test_river)",
+    "hashing.RowPath.decide": "a dict (anything else is handed back: test_river)",
     "hoeffding_tree.check_weight": "a number",
     "hoeffding_tree.leaf_bytes": "two numbers",
     "sparse_hoeffding_tree.sparse_leaf_bytes": "two numbers",
@@ -324,7 +325,7 @@ _register_optimizers()
 SPECS["linear.learn"] = SPECS["linear.decide"] = _learn_spec("SGD", "sq")
 
 
-@spec("linear.RowStep", "linear.RowStep.learn")
+@spec("linear.RowStep", "linear.RowStep.learn", "linear.RowStep.decide")
 def _rowstep():
     from omlc._core import losses
     d, L = 5, 3
@@ -334,7 +335,9 @@ def _rowstep():
     def call(a):
         from omlc._core.linear import RowStep
         from omlc._core.optimizers import SGD
-        RowStep(SGD(a["W"], d, 0.0, 0.5), losses.ALTLoss(), 3).learn(a["xi"], a["xv"], a["yi"])
+        step = RowStep(SGD(a["W"], d, 0.0, 0.5), losses.ALTLoss(), 3)
+        step.learn(a["xi"], a["xv"], a["yi"])
+        step.decide(a["xi"], a["xv"])
     # (a shorter or empty label set is another valid row; W's columns are the
     # labels, a wider W a model of more labels)
     rules = {"xi": f"idx:{d} ok:idx_dup,idx_unsorted", "xv": "ok:dtype_f32",

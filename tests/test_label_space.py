@@ -562,6 +562,20 @@ def test_waiting_ridge_updates_equal_rank_one_steps(make, monkeypatch):
                                rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("solver", ["ridge", "adagrad"])
+def test_ocs_label_count_takes_the_rows_learned_before_an_error(solver):
+    """O-CS decodes at the running label cardinality: when a block stops at
+    a row (NonFiniteError), the rows before it count, that row does not."""
+    from omlc._core.linear import NonFiniteError
+    X, Y = problem(n=60, K=6)
+    Xb = X.toarray()
+    Xb[25, 0] = 1e200
+    m = omlc.OnlineCS(code_dim=3, solver=solver)
+    with pytest.raises(NonFiniteError, match="row 25 of the block"):
+        m.predict_then_learn(sp.csr_matrix(Xb), Y)
+    assert (m.n_coded_, m.n_relevant_) == (25, int(Y[:25].sum()))
+
+
 def test_sizes_that_cannot_fit_are_refused_up_front_with_the_figure(monkeypatch):
     """P = I of a full-rank code (K x K), a dense regressor (d x K, plus A^-1
     for ridge) and the code matrices are sized before they are allocated."""
@@ -676,6 +690,19 @@ def test_adaptive_threshold_follows_the_leader_across_blocks():
         ls._RULE_CHUNK = old
     np.testing.assert_allclose(f.thr_cost_, m.thr_cost_, atol=1e-9)
     np.testing.assert_allclose(f.reg_.W, raw.reg_.W, atol=1e-12)
+
+
+def test_adaptive_threshold_takes_an_empty_block():
+    """An empty block between two others changes nothing (it once made the
+    rule's chunk step 0: range() raised)."""
+    X, Y = problem(n=80, K=6, seed=4)
+    m = omlc.CSDPP(code_dim=3).fit(X[:40], Y[:40])
+    before = m.thr_cost_.copy()
+    assert m.predict_then_learn(X[:0], Y[:0]).shape == (0, 6)
+    np.testing.assert_array_equal(m.thr_cost_, before)
+    ref = omlc.CSDPP(code_dim=3).fit(X[:40], Y[:40])
+    np.testing.assert_array_equal(m.predict_then_learn(X[40:], Y[40:]),
+                                  ref.predict_then_learn(X[40:], Y[40:]))
 
 
 def test_adaptive_threshold_lowers_the_f1_cost_and_hamming_stays_at_zero():

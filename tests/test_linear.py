@@ -349,7 +349,8 @@ def _one_row_streams(X, Y):
 def test_rowstep_learns_what_a_one_row_stream_learns(case):
     """RowStep (the River bridge's one-row step: no RowStream, kept scratch)
     leaves every state array bit-equal to learn() over one-row streams, row
-    after row, empty rows and label sets included."""
+    after row, empty rows and label sets included; its decide() gives
+    decide()'s values on each row before it is learned, bit for bit."""
     import omlc
     from omlc._core.linear import RowStep
     from omlc.learners.base import clone
@@ -366,8 +367,11 @@ def test_rowstep_learns_what_a_one_row_stream_learns(case):
     step = RowStep(a._optimizer(), a._loss(), a._steps())
     L = Y.shape[1]
     for k, (xx, xv, yy) in enumerate(_one_row_streams(X[1:], Y[1:])):
-        step.learn(xx, xv, yy)
         one = np.array([0, xx.shape[0]], np.int64)
+        want = np.empty((1, L))
+        decide(b._optimizer(), RowStream(one, xx, xv, X.shape[1]), want, b._loss().n_extra)
+        np.testing.assert_array_equal(step.decide(xx, xv), want[0])
+        step.learn(xx, xv, yy)
         learn(b._optimizer(), b._loss(),
               RowStream(one, xx, xv, X.shape[1], np.array([0, yy.shape[0]], np.int64), yy, L),
               b._steps())
@@ -391,6 +395,12 @@ def test_rowstep_checks_what_a_one_row_stream_checks():
             step.learn(i32(0, 1), x, bad)
     with pytest.raises(ValueError, match="different lengths"):
         step.learn(i32(0, 1), x[:1], i32(0))
+    with pytest.raises(ValueError, match=r"outside \[0, 5\)"):
+        step.decide(i32(0, 5), x)
+    with pytest.raises(ValueError, match="different lengths"):
+        step.decide(i32(0, 1), x[:1])
+    with pytest.raises(TypeError, match="int32"):
+        step.decide(np.array([0, 1]), x)
     for xx, xv, yy in ((np.array([0, 1]), x, i32(0)), (i32(0, 1), x.astype(np.int64), i32(0)),
                        (i32(0, 1), x, [0]), (i32(0, 1, 2, 3)[::2], x, i32(0))):
         with pytest.raises(TypeError, match="int32"):
@@ -405,6 +415,9 @@ def test_rowstep_checks_what_a_one_row_stream_checks():
     with pytest.raises(NonFiniteError, match="row 0 of the block") as err:
         step.learn(i32(0, 1), np.array([1e200, 1.0]), i32(2))
     assert err.value.row == 0
+    W[...] = np.inf
+    with pytest.raises(NonFiniteError, match="while scoring row 0"):
+        step.decide(i32(0, 1), x)
 
 
 def test_big_weight_matrices_start_on_a_2mib_boundary():

@@ -447,7 +447,7 @@ def test_integer_histogram_path_matches_the_versions(n, weights, cells, monkeypa
 
 def test_cardinality_counts_weighted_rows(data):
     """The rank cut's k counts a row of weight 2 as two rows, and a
-    prequential row is decided with the k of the rows before its block."""
+    prequential row is decided with the k of the rows before it."""
     X, Y = data
     w = np.ones(X.shape[0])
     w[:40] = 2.0

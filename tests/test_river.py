@@ -152,6 +152,9 @@ def test_compiled_row_path_equals_the_checked_path(learner, monkeypatch):
     assert (fast.__dict__.get("_fast") is not None) == (fast._linear_step(fast.model_) is not None)
     probe = {"w0": 1.0, "noise3": 0.5}
     assert fast.decision_one(probe) == slow.decision_one(probe)
+    for x, _ in rows[:30]:                     # predict_one through RowPath.decide
+        assert fast.decision_one(x) == slow.decision_one(x)
+        assert fast.predict_one(x) == slow.predict_one(x)
     for k, v in vars(slow.model_).items():
         if isinstance(v, np.ndarray):
             np.testing.assert_array_equal(getattr(fast.model_, k), v)
@@ -210,6 +213,8 @@ def test_rowpath_steps_aside_when_the_checked_path_must_take_the_row():
     path = b._fast
     m = b.model_
     n, W = m.n_samples_seen_, m.W_.copy()
+    np.testing.assert_array_equal(path.decide({"f1": 0.5, "f3": 2.0}),
+                                  m.decision_row(*b._arrays({"f1": 0.5, "f3": 2.0})))
     assert path.learn({"f1": 0.5, "f3": 2.0}, {"a": True, "b": True}) is True
     assert m.n_samples_seen_ == n + 1 and not np.array_equal(m.W_, W)
     n, W = m.n_samples_seen_, m.W_.copy()
@@ -218,6 +223,8 @@ def test_rowpath_steps_aside_when_the_checked_path_must_take_the_row():
                  ([("f1", 1.0)], {"a": True}), ({"f1": 1.0}, [("a", True)])):
         assert path.learn(x, y) is False
     assert m.n_samples_seen_ == n and np.array_equal(m.W_, W)
+    for x in ({"f1": "red"}, {1: 1.0}, [("f1", 1.0)]):
+        assert path.decide(x) is None
     b.label_ids_ = dict(b.label_ids_)           # a replaced label map
     assert path.learn({"f1": 1.0}, {"a": True}) is False
     b.learn_one({"f1": 1.0}, {"a": True})       # the checked path, then a new RowPath
@@ -225,6 +232,7 @@ def test_rowpath_steps_aside_when_the_checked_path_must_take_the_row():
     path = b._fast
     m.set_params(eta=0.25)
     assert path.learn({"f1": 1.0}, {"a": True}) is False
+    assert path.decide({"f1": 1.0}) is None
     b.learn_one({"f1": 1.0}, {"a": True})
     assert b._fast is not path
     path = b._fast

@@ -8,9 +8,12 @@ to :func:`zlib.crc32`), column ``crc mod n_features``, sign ``-1`` when bit 31
 is set. ``label_ids(y, ids)`` turns ``{label: bool}`` into the sorted column
 ids of the relevant labels. Both return ``None`` when a row needs the Python
 path (a non-``str`` name, a string value to one-hot, an unseen label), which
-keeps the slow cases in one place (omlc/river.py).
+keeps the slow cases in one place (omlc/river.py). ``RowPath`` runs both and a
+linear learner's one-row step (``omlc._core.linear.RowStep``) as one call:
+the bridge's ``learn_one``/``predict_one`` for those learners.
 
-Twin: tests/reference_hashing.py.
+Twin: tests/reference_hashing.py (RowPath: held to the bridge's checked path
+in tests/test_river.py).
 """
 cimport numpy as cnp
 from cpython.dict cimport PyDict_GetItem, PyDict_Next
@@ -325,8 +328,9 @@ cdef class RowPath:
     no longer the object it was when this was built (set_params, grow, a
     refit, a replaced weight matrix or label map: the bridge then builds a
     new one). The model's ``__dict__`` must also keep its size (an attribute
-    added or removed). omlc/river.py builds it; tests/test_river.py holds
-    it to the checked path bit for bit.
+    added or removed). ``decide(x)``: the decision values the same way
+    (``predict_one``). omlc/river.py builds it; tests/test_river.py holds it
+    to the checked path bit for bit.
     """
     cdef object step, lock
     cdef dict bridge, model, ids
@@ -373,3 +377,17 @@ cdef class RowPath:
             self.step.learn((<tuple> row)[0], (<tuple> row)[1], lab)
             m["n_samples_seen_"] = m["n_samples_seen_"] + 1
         return True
+
+    def decide(self, x):
+        """The model's decision values for ``x`` (``step.decide`` on the
+        hashed row), or None (nothing done) where ``learn`` would step aside."""
+        if type(x) is not dict or not _same(self.bridge, self.bkeys, self.bvals):
+            return None
+        row = _hash_row(<dict> x, self.n_features)
+        if row is None:
+            return None
+        cdef dict m = self.model
+        with self.lock:
+            if len(m) != self.n_model_attrs or not _same(m, self.mkeys, self.mvals):
+                return None
+            return self.step.decide((<tuple> row)[0], (<tuple> row)[1])

@@ -121,39 +121,87 @@ cdef inline float64_t cost_of(int cost, float64_t tp, float64_t fn, float64_t fp
     return (fn * fp + 0.5 * (tp * fp + fn * tn)) / den if den > 0 else 0.0
 
 
+cdef inline float64_t _safe_ratio(float64_t num, float64_t den) noexcept nogil:
+    # num / den, 0 when den is 0, with the division made either way (a
+    # select, not a branch: the loops below vectorise); cost_of's values
+    return num / (den if den > 0 else 1.0) if den > 0 else 0.0
+
+
+cdef inline float64_t _f1(float64_t tp, float64_t fn, float64_t fp, float64_t tn) noexcept nogil:
+    return _safe_ratio(fn + fp, 2 * tp + fn + fp)
+
+
+cdef inline float64_t _acc(float64_t tp, float64_t fn, float64_t fp, float64_t tn) noexcept nogil:
+    return _safe_ratio(fn + fp, tp + fn + fp)
+
+
+cdef inline float64_t _rank(float64_t tp, float64_t fn, float64_t fp, float64_t tn) noexcept nogil:
+    return _safe_ratio(fn * fp + 0.5 * (tp * fp + fn * tn), (tp + fn) * (fp + tn))
+
+
 cdef void label_weights(int cost, const char* y, const char* yhat, int64_t K,
-                        float64_t* delta) noexcept nogil:
+                        float64_t* delta, float64_t* work) noexcept nogil:
     """Eq. 14 in O(K): the counts of both pseudo-predictions of label k from
-    the counts of the (y, yhat) pairs after k and of the positives up to k."""
+    the counts of the (y, yhat) pairs after k and of the positives up to k.
+    The counts run first (a serial pass), the costs after in one loop per
+    cost, so that their divisions vectorise. ``work``: 4 K doubles."""
     cdef int64_t k
-    cdef float64_t S_pp = 0, S_pn = 0, S_np = 0, p_pp = 0, p_pn = 0, p_np = 0, pos = 0
-    cdef float64_t tp, fn, fp, tn, yf, real, pred
+    cdef int64_t S_pp = 0, S_pn = 0, S_np = 0, p_pp = 0, p_pn = 0, p_np = 0, pos = 0
+    cdef float64_t tp, fn, fp, tn, yf, nf
+    cdef float64_t* tpa = work
+    cdef float64_t* fna = tpa + K
+    cdef float64_t* fpa = fna + K
+    cdef float64_t* yfa = fpa + K
     if cost == HAMMING:
         for k in range(K):
             delta[k] = 1.0 / K
         return
-    cdef bint a, b
+    # integer 0/1 and counts, not `and` on floats: no branch on the labels
+    cdef int a, b
     for k in range(K):
         a = y[k] != 0
         b = yhat[k] != 0
-        S_pp += a and b
-        S_pn += a and not b
-        S_np += (not a) and b
+        S_pp += a & b
+        S_pn += a & (1 - b)
+        S_np += (1 - a) & b
     for k in range(K):
         a = y[k] != 0
         b = yhat[k] != 0
-        p_pp += a and b
-        p_pn += a and not b
-        p_np += (not a) and b
+        p_pp += a & b
+        p_pn += a & (1 - b)
+        p_np += (1 - a) & b
         pos += a
-        tp = pos + (S_pp - p_pp)
-        fn = S_pn - p_pn
-        fp = S_np - p_np
-        tn = K - tp - fn - fp
-        real = cost_of(cost, tp, fn, fp, tn)
-        yf = 1.0 if y[k] else 0.0
-        pred = cost_of(cost, tp - yf, fn + yf, fp + (1 - yf), tn - (1 - yf))
-        delta[k] = fabs(pred - real)
+        tpa[k] = <float64_t> (pos + (S_pp - p_pp))     # exact counts
+        fna[k] = <float64_t> (S_pn - p_pn)
+        fpa[k] = <float64_t> (S_np - p_np)
+        yfa[k] = a
+    if cost == F1:
+        for k in range(K):
+            tp = tpa[k]
+            fn = fna[k]
+            fp = fpa[k]
+            tn = K - tp - fn - fp
+            yf = yfa[k]
+            nf = 1 - yf
+            delta[k] = fabs(_f1(tp - yf, fn + yf, fp + nf, tn - nf) - _f1(tp, fn, fp, tn))
+    elif cost == ACCURACY:
+        for k in range(K):
+            tp = tpa[k]
+            fn = fna[k]
+            fp = fpa[k]
+            tn = K - tp - fn - fp
+            yf = yfa[k]
+            nf = 1 - yf
+            delta[k] = fabs(_acc(tp - yf, fn + yf, fp + nf, tn - nf) - _acc(tp, fn, fp, tn))
+    else:
+        for k in range(K):
+            tp = tpa[k]
+            fn = fna[k]
+            fp = fpa[k]
+            tn = K - tp - fn - fp
+            yf = yfa[k]
+            nf = 1 - yf
+            delta[k] = fabs(_rank(tp - yf, fn + yf, fp + nf, tn - nf) - _rank(tp, fn, fp, tn))
 
 
 def label_weights_py(int cost, y, yhat):
@@ -164,9 +212,11 @@ def label_weights_py(int cost, y, yhat):
         raise ValueError(f"y and yhat must be 1-d of one length, got shapes {np.shape(y)} and "
                          f"{np.shape(yhat)}")
     out = np.empty(a.shape[0])
+    work = np.empty(4 * a.shape[0] + 1)
     if a.shape[0]:
         label_weights(cost, <char*> cnp.PyArray_DATA(a), <char*> cnp.PyArray_DATA(b),
-                      a.shape[0], <float64_t*> cnp.PyArray_DATA(out))
+                      a.shape[0], <float64_t*> cnp.PyArray_DATA(out),
+                      <float64_t*> cnp.PyArray_DATA(work))
     return out
 
 
@@ -775,7 +825,7 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     # scratch: one owner (this frame)
     scratch_arr = np.zeros(
         8 * K + 4 * width + 4 * M * M + 2 * M + 2 * Mp * K + 2 * Mp * Mp + 6 * Mp + 2 * (M + 1)
-        + msg_scratch_size(M, K) + 2 * h + C_FOLD_ROWS * M + 16)
+        + msg_scratch_size(M, K) + 2 * h + C_FOLD_ROWS * M + 4 * K + 16)
     # the exact ridge's waiting updates of Ainv: nb rows of w, the diagonal
     cdef int nb = 1, q = 0
     if not gradient:
@@ -808,7 +858,8 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     cdef float64_t* ssave = <float64_t*> (kq2 + Mp)   # M + 1
     cdef float64_t* gx = ssave + 2 * (M + 1)       # h: Ainv x
     cdef float64_t* ftmp = gx + 2 * h              # C_FOLD_ROWS x M: a fold's block
-    cdef float64_t* msg = ftmp + C_FOLD_ROWS * M   # msg_step's scratch
+    cdef float64_t* lw = ftmp + C_FOLD_ROWS * M    # 4 K: label_weights'
+    cdef float64_t* msg = lw + 4 * K               # msg_step's scratch
     cdef float64_t* msgV = msg_V(msg)              # its eigenvectors and their order
     cdef int64_t* msgo = msg_order(msg, M)
     if cost_fn is not None and not callable(cost_fn):
@@ -951,7 +1002,7 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                 if err:
                     break
             else:
-                label_weights(cost, yrel, yhat, K, delta)
+                label_weights(cost, yrel, yhat, K, delta, lw)
             for k in range(K):                     # (two passes: the first vectorises)
                 v[k] = -sqrt(delta[k])
             for p in range(r.y_nnz):

@@ -20,6 +20,10 @@ steps.
 
 Inputs are trusted: ``omlc._validation`` checks them before they get here;
 only sizes that would make a pointer leave its array are re-checked.
+
+``RowStep`` is the same per-row body for rows that come one at a time (the
+River bridge): no RowStream or workspace built per row, the checks of a
+one-row RowStream, bit-equal results (tests/test_linear.py).
 """
 cimport numpy as cnp
 from libc.math cimport isfinite
@@ -307,6 +311,51 @@ cdef class RowStep:
         if bad:
             _raise_nonfinite(0, 0, bad)
         return updated
+
+    def decide(self, x_indices, x_data):
+        """Decision values ``(L,)`` of one row, as ``decide`` gives them on a
+        one-row stream (the output scores, minus the threshold column for a
+        loss with one); the same checks as ``learn`` on the row's arrays."""
+        cdef Optimizer opt = self.opt
+        cdef int n_extra = self.loss.n_extra
+        cdef int64_t K = opt.K, L = K - n_extra, p
+        cdef int bad = 0
+        cdef int dt = _plain1d(x_data)
+        cdef Workspace* ws = &self.ws
+        cdef float64_t* sc
+        cdef Row r
+        cdef cnp.npy_intp dims = L
+        if _plain1d(x_indices) != cnp.NPY_INT32 or (dt != cnp.NPY_DOUBLE and dt != cnp.NPY_FLOAT):
+            raise TypeError("x_indices must be a 1-D contiguous int32 array, x_data a 1-D "
+                            "contiguous float64 or float32 array")
+        r.x_nnz = cnp.PyArray_DIM(<cnp.ndarray> x_indices, 0)
+        if cnp.PyArray_DIM(<cnp.ndarray> x_data, 0) != r.x_nnz:
+            raise ValueError("X: data and indices have different lengths")
+        r.x_indices = <const int32_t*> cnp.PyArray_DATA(<cnp.ndarray> x_indices)
+        r.x_data = <const char*> cnp.PyArray_DATA(<cnp.ndarray> x_data)
+        r.x_f32 = dt == cnp.NPY_FLOAT
+        r.y_nnz = 0
+        r.y_indices = NULL
+        r.index = 0
+        for p in range(r.x_nnz):
+            if r.x_indices[p] < 0 or r.x_indices[p] >= opt.n_features:
+                raise ValueError(f"X: a column index is outside [0, {opt.n_features})")
+        out = cnp.PyArray_EMPTY(1, &dims, cnp.NPY_DOUBLE, 0)
+        memset(self._ws_data, 0, self._ws_bytes)
+        sc = ws.d if opt.separate_output else ws.s
+        # decide()'s loop body for one row (no prepare_row: lazily kept state
+        # stays as it is).
+        with nogil:
+            if opt.separate_output:
+                opt.output(&r, sc, ws)
+            else:
+                opt.score(&r, sc, ws)
+            if not finite_values(sc, K) or not write_decision(
+                    <float64_t*> cnp.PyArray_DATA(<cnp.ndarray> out), sc, L, n_extra):
+                bad = 1
+        if bad:
+            _raise_nonfinite(0, 0, 0)
+        return out
 
 
 cdef int _plain1d(object a) noexcept:

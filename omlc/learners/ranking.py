@@ -275,7 +275,8 @@ def _top_k_rows(D, k):
             Dr = Dr - Dr.min(axis=1, keepdims=True) + 1.0
         else:
             # Above the (k+1)-th best score: the k best labels (ties share a fate).
-            Dr = Dr - -np.partition(-Dr, kk, axis=1)[:, kk:kk + 1]
+            kth = -np.partition(-Dr, kk, axis=1)[:, kk:kk + 1]
+            Dr = Dr - kth
         if out is None:
             return Dr
         out[r] = Dr
@@ -458,7 +459,7 @@ class _RankingLearner(LinearLearner):
         between the two bounds are tallied per version."""
         h = self.zhist_
         m, L = B.shape
-        T0 = _tails(h[None, :_ZBINS])[0]
+        T0 = None if card is None else _tails(h[None, :_ZBINS])[0]
         h[:_ZBINS] += np.bincount(B.ravel(), weights=None if wp is None else np.repeat(wp, L),
                                   minlength=_ZBINS)
         h[_ZBINS] = Hw[-1]
