@@ -88,7 +88,8 @@ lazy .6772, exact .6101, aligned .7438, far-from-I .6097 with 5,915 folds).
 A stable frame learns like the lazy factor, and a frame one row old (T = 1)
 does not help either: the gain needs each AdaGrad step taken in the new
 basis' own, O(1)-turned frame, which costs the d M^2 transform a row.
-The exact ridge applies the transform directly. The online PCA's basis is kept as ``Q = R B`` (the rotation on a small factor) and its
+The exact ridge applies the transform directly. The online PCA's basis
+is kept as ``Q = R B`` (the rotation on a small factor) and its
 eigenproblem solved as a secular equation, so its step is O(M K + M^3),
 not O(M^2 K); Q is written out at the end of each block. O-BR,
 O-RAND and O-CS under AdaGrad learn a chunk of rows per call of the linear
