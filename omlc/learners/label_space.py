@@ -78,7 +78,8 @@ the same step). The gain is AdaGrad's: the eigenvectors of the near-equal
 (capped) sigma turn by O(1) every row (``||P_t P_{t+1}^T - I||_F`` about
 4.4 at M = 10, a random rotation's sqrt(2M) = 4.5), so the per-row
 transform takes each step in a freshly mixed frame. Cheaper candidates, measured and rejected: folding
-every T rows after the step (T = 1, 16, 256: .792, .792, .804), folding
+every T rows after the step (T = 1, 16, 256: .792, .792, .804) or before
+it (T = 2, 4, 16: .768, .785, .791; only T = 1 is the exact one), folding
 before the step when ``||F - I||_F > 0.5`` (.693, but 4,296 folds of 6,000
 rows: about the exact cost), and choosing the new eigenbasis nearest the
 old one within sigma clusters (Procrustes on P_t P_{t+1}^T; F then stays
