@@ -122,9 +122,10 @@ cdef inline float64_t cost_of(int cost, float64_t tp, float64_t fn, float64_t fp
 
 
 cdef inline float64_t _safe_ratio(float64_t num, float64_t den) noexcept nogil:
-    # num / den, 0 when den is 0, with the division made either way (a
-    # select, not a branch: the loops below vectorise); cost_of's values
-    return num / (den if den > 0 else 1.0) if den > 0 else 0.0
+    # cost_of's num / den, 0 when den is 0: each cost's num is 0 whenever its
+    # den is (the counts are >= 0), so 0 / 1 gives that 0; den + (den == 0)
+    # is den or 1 with no branch, so the loops below vectorise
+    return num / (den + (den == 0.0))
 
 
 cdef inline float64_t _f1(float64_t tp, float64_t fn, float64_t fp, float64_t tn) noexcept nogil:
@@ -223,41 +224,32 @@ def label_weights_py(int cost, y, yhat):
 cdef void costs_of_counts(int cost, const float64_t* tp, const float64_t* npred, float64_t ny,
                           float64_t K, int64_t J, float64_t* out) noexcept nogil:
     """out[j] = cost_of(cost, tp, fn, fp, tn) with fn = ny - tp, fp = npred - tp,
-    tn = K - tp - fn - fp at every j, each cost in its own loop with the
-    divisions unconditional (den 0 divides by 1, as cost_from_counts does),
-    so that they vectorise. The same values as cost_of."""
+    tn = K - tp - fn - fp at every j, one loop per cost with _safe_ratio's
+    unconditional division, so that they vectorise. The same values."""
     cdef int64_t j
-    cdef float64_t fn, fp, tn, den, num
+    cdef float64_t fn, fp, tn
     if cost == HAMMING:
         for j in range(J):
             fn = ny - tp[j]
             fp = npred[j] - tp[j]
             tn = K - tp[j] - fn - fp
-            den = tp[j] + fn + fp + tn
-            num = (fn + fp) / (den if den > 0 else 1.0)
-            out[j] = num if den > 0 else 0.0
+            out[j] = _safe_ratio(fn + fp, tp[j] + fn + fp + tn)
     elif cost == F1:
         for j in range(J):
             fn = ny - tp[j]
             fp = npred[j] - tp[j]
-            den = 2 * tp[j] + fn + fp
-            num = (fn + fp) / (den if den > 0 else 1.0)
-            out[j] = num if den > 0 else 0.0
+            out[j] = _f1(tp[j], fn, fp, 0.0)
     elif cost == ACCURACY:
         for j in range(J):
             fn = ny - tp[j]
             fp = npred[j] - tp[j]
-            den = tp[j] + fn + fp
-            num = (fn + fp) / (den if den > 0 else 1.0)
-            out[j] = num if den > 0 else 0.0
+            out[j] = _acc(tp[j], fn, fp, 0.0)
     else:
         for j in range(J):
             fn = ny - tp[j]
             fp = npred[j] - tp[j]
             tn = K - tp[j] - fn - fp
-            den = (tp[j] + fn) * (fp + tn)
-            num = (fn * fp + 0.5 * (tp[j] * fp + fn * tn)) / (den if den > 0 else 1.0)
-            out[j] = num if den > 0 else 0.0
+            out[j] = _rank(tp[j], fn, fp, tn)
 
 
 ctypedef fused label_index_t:
