@@ -581,3 +581,20 @@ def test_rule_statistics_stay_finite_under_huge_weights(threshold):
     np.testing.assert_allclose(rows.label_count_[0] / rows.label_count_[1],
                                plain.label_count_[0] / plain.label_count_[1], rtol=1e-12)
     assert np.isfinite(m.decision_function(X)).all()
+
+
+@pytest.mark.parametrize("make", [
+    lambda: omlc.RankSVM(random_state=3), lambda: omlc.RankSVM(solver="ansgd", random_state=3),
+    lambda: omlc.MMP(random_state=3), lambda: omlc.MMP(random_state=3, dtype=np.float32)])
+def test_the_zero_start_is_the_scale_zero_draw_without_drawing(make, data, monkeypatch):
+    """init_scale=0 (the default) skips the Gaussian draw: the same weights,
+    bit for bit and in the model's dtype, as the draw it replaces."""
+    X, Y = data
+    model = make()
+    expected = start(model, X, Y).astype(model._dtype())
+    monkeypatch.setattr("omlc.learners.ranking.check_random_state",
+                        lambda *a, **k: pytest.fail("drew a start at init_scale=0"))
+    W = model._initial_weights(X.shape[1], Y.shape[1])
+    assert W.dtype == expected.dtype
+    np.testing.assert_array_equal(W, expected)
+    assert not np.signbit(W).any()

@@ -342,6 +342,11 @@ class _RankingLearner(LinearLearner):
         rows = n_features + (1 if self.fit_intercept else 0)
         K = n_labels + (1 if self._learned() else 0)
         # A child stream: fit(shuffle=True) draws its order from the same seed.
+        if float(self.init_scale) == 0.0:
+            # the default start: no draw (47k x 101 normals cost more than a
+            # 4,000-row pass's learning); the draw's child stream is used
+            # nowhere else, so the weights are the same bits as a scale-0 draw
+            return np.zeros((rows, K), self._dtype())
         rng = check_random_state(self.random_state).spawn(1)[0]
         W = rng.normal(scale=float(self.init_scale), size=(rows, K))
         return W if self._dtype() == np.float64 else W.astype(self._dtype())
