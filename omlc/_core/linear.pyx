@@ -32,7 +32,7 @@ from libc.string cimport memset
 
 from omlc._core.losses cimport Loss, Target
 from omlc._core.optimizers cimport OVERFLOW, Optimizer, prefetch_next_row
-from omlc._core.rowstream cimport CSRRows, Row, RowStream, finite_values, get_row
+from omlc._core.rowstream cimport CSRRows, Row, RowStream, finite_values, get_row, plain_type
 from omlc._core.workspace cimport Workspace, workspace_alloc
 
 cnp.import_array()
@@ -252,6 +252,26 @@ cdef class RowStep:
         self._ws_data = <char*> cnp.PyArray_DATA(<cnp.ndarray> self._ws_keep)
         self._ws_bytes = <size_t> cnp.PyArray_NBYTES(<cnp.ndarray> self._ws_keep)
 
+    cdef int _feature_row(self, Row* r, object x_indices, object x_data) except -1:
+        """Point ``r`` at one row's features after the checks both one-row
+        entries make (types, lengths, column range)."""
+        cdef int64_t p
+        cdef int dt = plain_type(x_data)
+        if plain_type(x_indices) != cnp.NPY_INT32 or (dt != cnp.NPY_DOUBLE and dt != cnp.NPY_FLOAT):
+            raise TypeError("x_indices must be a 1-D contiguous int32 array, x_data a 1-D "
+                            "contiguous float64 or float32 array")
+        r.x_nnz = cnp.PyArray_DIM(<cnp.ndarray> x_indices, 0)
+        if cnp.PyArray_DIM(<cnp.ndarray> x_data, 0) != r.x_nnz:
+            raise ValueError("X: data and indices have different lengths")
+        r.x_indices = <const int32_t*> cnp.PyArray_DATA(<cnp.ndarray> x_indices)
+        r.x_data = <const char*> cnp.PyArray_DATA(<cnp.ndarray> x_data)
+        r.x_f32 = dt == cnp.NPY_FLOAT
+        r.index = 0
+        for p in range(r.x_nnz):
+            if r.x_indices[p] < 0 or r.x_indices[p] >= self.opt.n_features:
+                raise ValueError(f"X: a column index is outside [0, {self.opt.n_features})")
+        return 0
+
     def learn(self, x_indices, x_data, y_indices):
         """Learn one row: int32 feature ids, float64 or float32 values (same
         length), int32 relevant label ids. Returns 1 if the weights changed."""
@@ -260,26 +280,14 @@ cdef class RowStep:
         cdef int n_extra = loss.n_extra
         cdef int64_t K = opt.K, L = K - n_extra, p, updated = 0
         cdef int bad = 0
-        cdef int dt = _plain1d(x_data)
         cdef Workspace* ws = &self.ws
         cdef Target y
         cdef Row r
-        if _plain1d(x_indices) != cnp.NPY_INT32 or _plain1d(y_indices) != cnp.NPY_INT32 \
-                or (dt != cnp.NPY_DOUBLE and dt != cnp.NPY_FLOAT):
-            raise TypeError("x_indices and y_indices must be 1-D contiguous int32 arrays, x_data "
-                            "a 1-D contiguous float64 or float32 array")
-        r.x_nnz = cnp.PyArray_DIM(<cnp.ndarray> x_indices, 0)
-        if cnp.PyArray_DIM(<cnp.ndarray> x_data, 0) != r.x_nnz:
-            raise ValueError("X: data and indices have different lengths")
-        r.x_indices = <const int32_t*> cnp.PyArray_DATA(<cnp.ndarray> x_indices)
-        r.x_data = <const char*> cnp.PyArray_DATA(<cnp.ndarray> x_data)
-        r.x_f32 = dt == cnp.NPY_FLOAT
+        if plain_type(y_indices) != cnp.NPY_INT32:
+            raise TypeError("y_indices must be a 1-D contiguous int32 array")
+        self._feature_row(&r, x_indices, x_data)
         r.y_nnz = cnp.PyArray_DIM(<cnp.ndarray> y_indices, 0)
         r.y_indices = <const int32_t*> cnp.PyArray_DATA(<cnp.ndarray> y_indices)
-        r.index = 0
-        for p in range(r.x_nnz):
-            if r.x_indices[p] < 0 or r.x_indices[p] >= opt.n_features:
-                raise ValueError(f"X: a column index is outside [0, {opt.n_features})")
         for p in range(r.y_nnz):
             if r.y_indices[p] < 0 or r.y_indices[p] >= L or (p and r.y_indices[p] <= r.y_indices[p - 1]):
                 raise ValueError(f"Y: label ids must be sorted, unique and in [0, {L})")
@@ -318,28 +326,15 @@ cdef class RowStep:
         loss with one); the same checks as ``learn`` on the row's arrays."""
         cdef Optimizer opt = self.opt
         cdef int n_extra = self.loss.n_extra
-        cdef int64_t K = opt.K, L = K - n_extra, p
+        cdef int64_t K = opt.K, L = K - n_extra
         cdef int bad = 0
-        cdef int dt = _plain1d(x_data)
         cdef Workspace* ws = &self.ws
         cdef float64_t* sc
         cdef Row r
         cdef cnp.npy_intp dims = L
-        if _plain1d(x_indices) != cnp.NPY_INT32 or (dt != cnp.NPY_DOUBLE and dt != cnp.NPY_FLOAT):
-            raise TypeError("x_indices must be a 1-D contiguous int32 array, x_data a 1-D "
-                            "contiguous float64 or float32 array")
-        r.x_nnz = cnp.PyArray_DIM(<cnp.ndarray> x_indices, 0)
-        if cnp.PyArray_DIM(<cnp.ndarray> x_data, 0) != r.x_nnz:
-            raise ValueError("X: data and indices have different lengths")
-        r.x_indices = <const int32_t*> cnp.PyArray_DATA(<cnp.ndarray> x_indices)
-        r.x_data = <const char*> cnp.PyArray_DATA(<cnp.ndarray> x_data)
-        r.x_f32 = dt == cnp.NPY_FLOAT
+        self._feature_row(&r, x_indices, x_data)
         r.y_nnz = 0
         r.y_indices = NULL
-        r.index = 0
-        for p in range(r.x_nnz):
-            if r.x_indices[p] < 0 or r.x_indices[p] >= opt.n_features:
-                raise ValueError(f"X: a column index is outside [0, {opt.n_features})")
         out = cnp.PyArray_EMPTY(1, &dims, cnp.NPY_DOUBLE, 0)
         memset(self._ws_data, 0, self._ws_bytes)
         sc = ws.d if opt.separate_output else ws.s
@@ -356,19 +351,6 @@ cdef class RowStep:
         if bad:
             _raise_nonfinite(0, 0, 0)
         return out
-
-
-cdef int _plain1d(object a) noexcept:
-    """The NumPy type number of a plain 1-D C-contiguous aligned native
-    ndarray, else -1."""
-    cdef cnp.ndarray A
-    if type(a) is not cnp.ndarray:
-        return -1
-    A = <cnp.ndarray> a
-    if not (cnp.PyArray_NDIM(A) == 1 and cnp.PyArray_IS_C_CONTIGUOUS(A)
-            and cnp.PyArray_ISNOTSWAPPED(A) and cnp.PyArray_ISALIGNED(A)):
-        return -1
-    return cnp.PyArray_TYPE(A)
 
 
 def decide(Optimizer opt, RowStream stream, out, int n_extra=0):

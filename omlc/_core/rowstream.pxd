@@ -74,6 +74,11 @@ cdef class RowStream:
     cdef int _check_bounds(self, int64_t n, int64_t nnz, int64_t ynnz) except -1
 
 
+# The NumPy type number of a plain 1-D C-contiguous aligned native ndarray,
+# else -1: the one-row entries (linear.RowStep) check their arrays with it too.
+cdef int plain_type(object a) noexcept
+
+
 cdef inline bint finite_values(const float64_t* s, int64_t n) noexcept nogil:
     # 0 * x is 0 for every finite x and NaN for inf or NaN; the sum has no
     # overflow of its own and vectorises. The one finiteness test of the

@@ -38,13 +38,13 @@ cdef class RowStream:
         cdef const int64_t* ypp = NULL
         cdef const int32_t* yip = NULL
         cdef int64_t nxp, nxi, n_data, nyp = 0, nyi = 0
-        cdef int dt = _plain_type(x_data)
+        cdef int dt = plain_type(x_data)
         cdef bint f32
         labelled = y_indptr is not None
-        if (_plain_type(x_indptr) == cnp.NPY_INT64 and _plain_type(x_indices) == cnp.NPY_INT32
+        if (plain_type(x_indptr) == cnp.NPY_INT64 and plain_type(x_indices) == cnp.NPY_INT32
                 and (dt == cnp.NPY_DOUBLE or dt == cnp.NPY_FLOAT) and (not labelled or (
-                    _plain_type(y_indptr) == cnp.NPY_INT64
-                    and _plain_type(y_indices) == cnp.NPY_INT32))):
+                    plain_type(y_indptr) == cnp.NPY_INT64
+                    and plain_type(y_indices) == cnp.NPY_INT32))):
             # Plain NumPy arrays of the right types (every learner's call):
             # read through the C API, ~0.5 us a stream less than the buffer
             # protocol below, which a single row pays on every call.
@@ -176,7 +176,7 @@ cdef const int32_t _EMPTY_I32 = 0
 cdef const float64_t _EMPTY_F64 = 0.0
 
 
-cdef int _plain_type(object a) noexcept:
+cdef int plain_type(object a) noexcept:
     """The NumPy type number of a plain 1-D C-contiguous aligned native
     ndarray, else -1."""
     cdef cnp.ndarray A
