@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from omlc.learners import label_space as ls
 from omlc.learners.label_space import label_weights
 
 FOLD_TOL = 0.25
@@ -317,10 +318,39 @@ def threshold_follow(D, Yc, thr_cost, cost):
     """Twin of ``threshold_follow`` (CS-DPP's adaptive decoding threshold) on
     a block: D (n x K decoded values) lowered row by row, thr_cost updated;
     NumPy's n x J grid of costs and follow the leader over its rows."""
-    from omlc.learners import label_space as ls
     D = np.array(D, dtype=np.float64)
     K = D.shape[1]
-    C = ls._grid_costs(cost, D, np.asarray(Yc, bool))
-    j = ls._follow_the_leader(thr_cost, C)
+    C = grid_costs(cost, D, np.asarray(Yc, bool))
+    j = follow_the_leader(thr_cost, C)
     D -= (ls.THRESHOLD_GRID[j] / math.sqrt(K))[:, None]
     return D, thr_cost + C.sum(axis=0)
+
+
+def grid_costs(cost, D, Yc):
+    """Row t, column j: the cost ``cost`` of predicting ``D[t] > ls.THRESHOLD_GRID[j]
+    / sqrt(K)`` for the truth ``Yc[t]`` (bool). O(K + J) a row: each label
+    falls in one grid interval; the confusion counts at every threshold are
+    suffix sums of the per-interval counts."""
+    n, K = D.shape
+    J = ls.THRESHOLD_GRID.shape[0]
+    # b = number of grid values below the scaled score: predicted at j iff j < b
+    b = np.searchsorted(ls.THRESHOLD_GRID, D * math.sqrt(K), side="left")
+    cell = (np.arange(n)[:, None] * (J + 1) + b).ravel()
+    tot = np.bincount(cell, minlength=n * (J + 1)).reshape(n, J + 1)
+    pos = np.bincount(cell, weights=Yc.ravel(), minlength=n * (J + 1)).reshape(n, J + 1)
+    npred = np.cumsum(tot[:, ::-1], axis=1)[:, -2::-1]
+    tp = np.cumsum(pos[:, ::-1], axis=1)[:, -2::-1]
+    ny = Yc.sum(axis=1, dtype=np.float64)[:, None]
+    fp = npred - tp
+    fn = ny - tp
+    return ls.cost_from_counts(cost, tp, fn, fp, K - tp - fn - fp)
+
+
+def follow_the_leader(before, C):
+    """Each row's grid index: the one of least cumulative cost over the rows
+    before it (``before`` the total over earlier blocks, ``C`` the block's
+    per-row costs); ties go to the index nearest the threshold 0."""
+    cum = before + np.cumsum(C, axis=0) - C
+    best = cum <= cum.min(axis=1, keepdims=True)
+    dist = np.abs(np.arange(C.shape[1]) - ls._GRID_ZERO)
+    return np.argmin(np.where(best, dist, C.shape[1]), axis=1)

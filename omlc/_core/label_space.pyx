@@ -267,7 +267,7 @@ def threshold_follow(float64_t[:, ::1] D, const label_index_t[::1] indptr,
     the rows before it (``thr_cost`` holds the earlier blocks' totals; ties
     go to the j nearest ``zero``), then every candidate's cost of the row's
     own values joins the totals (``thr_cost`` updated in place at the end).
-    The NumPy version (``_grid_costs`` / ``_follow_the_leader``) built n x J
+    Its NumPy twin (tests/reference_label_space.py) builds n x J
     arrays: ~20 us a row on rcv1-shaped data, 3x FALT's whole step. Same
     operations in the same order, so the same bits."""
     cdef int64_t n = D.shape[0], K = D.shape[1], J = grid.shape[0], nl = indptr.shape[0] - 1

@@ -177,9 +177,10 @@ cdef extern from *:
         return (s[0] + s[1]) + (s[2] + s[3]);
     }
 
-    /* sum a[k] b[k] in four lanes, the tail after them. */
-    OMLC_PCA_CLONES static double omlc_pca_dot(const double* OMLC_PCA_RESTRICT a,
-                                               const double* OMLC_PCA_RESTRICT b, int64_t K) {
+    /* sum a[k] b[k] in four lanes, the tail after them: the one summation
+       order of both entries below (inlined into each of their builds). */
+    static inline double omlc_pca_dot_lanes(const double* OMLC_PCA_RESTRICT a,
+                                            const double* OMLC_PCA_RESTRICT b, int64_t K) {
         double s[4] = {0.0, 0.0, 0.0, 0.0};
         int64_t k = 0;
         for (; k + 4 <= K; k += 4)
@@ -189,20 +190,17 @@ cdef extern from *:
         return t;
     }
 
+    OMLC_PCA_CLONES static double omlc_pca_dot(const double* OMLC_PCA_RESTRICT a,
+                                               const double* OMLC_PCA_RESTRICT b, int64_t K) {
+        return omlc_pca_dot_lanes(a, b, K);
+    }
+
     /* out[i] = omlc_pca_dot(A[i], x) for n rows of length K. */
     OMLC_PCA_CLONES static void omlc_pca_dots(const double* OMLC_PCA_RESTRICT A, int64_t n,
                                               int64_t K, const double* OMLC_PCA_RESTRICT x,
                                               double* OMLC_PCA_RESTRICT out) {
-        for (int64_t i = 0; i < n; i++) {
-            const double* OMLC_PCA_RESTRICT a = A + i * K;
-            double s[4] = {0.0, 0.0, 0.0, 0.0};
-            int64_t k = 0;
-            for (; k + 4 <= K; k += 4)
-                for (int l = 0; l < 4; l++) s[l] += a[k + l] * x[k + l];
-            double t = (s[0] + s[1]) + (s[2] + s[3]);
-            for (; k < K; k++) t += a[k] * x[k];
-            out[i] = t;
-        }
+        for (int64_t i = 0; i < n; i++)
+            out[i] = omlc_pca_dot_lanes(A + i * K, x, K);
     }
 
     /* out += sum_i c[i] A[i] (row i added after row i - 1, as n axpys). */

@@ -344,36 +344,6 @@ _GRID_ZERO = 40
 _RULE_CHUNK = 4096
 
 
-def _grid_costs(cost, D, Yc):
-    """Row t, column j: the cost ``cost`` of predicting ``D[t] > THRESHOLD_GRID[j]
-    / sqrt(K)`` for the truth ``Yc[t]`` (bool). O(K + J) a row: each label
-    falls in one grid interval; the confusion counts at every threshold are
-    suffix sums of the per-interval counts."""
-    n, K = D.shape
-    J = THRESHOLD_GRID.shape[0]
-    # b = number of grid values below the scaled score: predicted at j iff j < b
-    b = np.searchsorted(THRESHOLD_GRID, D * math.sqrt(K), side="left")
-    cell = (np.arange(n)[:, None] * (J + 1) + b).ravel()
-    tot = np.bincount(cell, minlength=n * (J + 1)).reshape(n, J + 1)
-    pos = np.bincount(cell, weights=Yc.ravel(), minlength=n * (J + 1)).reshape(n, J + 1)
-    npred = np.cumsum(tot[:, ::-1], axis=1)[:, -2::-1]
-    tp = np.cumsum(pos[:, ::-1], axis=1)[:, -2::-1]
-    ny = Yc.sum(axis=1, dtype=np.float64)[:, None]
-    fp = npred - tp
-    fn = ny - tp
-    return cost_from_counts(cost, tp, fn, fp, K - tp - fn - fp)
-
-
-def _follow_the_leader(before, C):
-    """Each row's grid index: the one of least cumulative cost over the rows
-    before it (``before`` the total over earlier blocks, ``C`` the block's
-    per-row costs); ties go to the index nearest the threshold 0."""
-    cum = before + np.cumsum(C, axis=0) - C
-    best = cum <= cum.min(axis=1, keepdims=True)
-    dist = np.abs(np.arange(C.shape[1]) - _GRID_ZERO)
-    return np.argmin(np.where(best, dist, C.shape[1]), axis=1)
-
-
 def _resolve_dim(code_dim, K):
     if isinstance(code_dim, str) and code_dim == "auto":
         return min(K, max(AUTO_CODE_FLOOR, int(math.floor(0.1 * K + 0.5))))
@@ -791,7 +761,10 @@ class CSDPP(_OnlineLSR):
 
     def _theta(self):
         if self._adaptive():
-            j = _follow_the_leader(self.thr_cost_, np.zeros((1, THRESHOLD_GRID.shape[0])))[0]
+            # the least total so far; ties go to the index nearest 0
+            t = self.thr_cost_
+            best = np.flatnonzero(t <= t.min())
+            j = best[np.argmin(np.abs(best - _GRID_ZERO))]
             return float(THRESHOLD_GRID[j]) / math.sqrt(self.n_labels_)
         th = self.threshold
         return 0.0 if isinstance(th, str) else float(th) / math.sqrt(self.n_labels_)
@@ -824,8 +797,8 @@ class CSDPP(_OnlineLSR):
         costs of the rows' own scores added to every candidate's total."""
         if not len(rows):
             return
-        # compiled (the NumPy twin, _grid_costs + _follow_the_leader, cost 3x
-        # FALT's whole step on rcv1-shaped rows); the same bits
+        # compiled (in NumPy, tests/reference_label_space.threshold_follow,
+        # it cost 3x FALT's whole step on rcv1-shaped rows); the same bits
         ip, ix = Y.indptr, Y.indices
         if ip.dtype != ix.dtype or ip.dtype not in (np.int32, np.int64):
             ip, ix = ip.astype(np.int64), ix.astype(np.int64)
