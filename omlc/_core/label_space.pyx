@@ -177,8 +177,8 @@ cdef extern from *:
     #ifdef OMLC_LS_VEC
     static inline __attribute__((always_inline)) void omlc_ls_product(
             const int64_t* OMLC_LS_RESTRICT off, int64_t n, const double* OMLC_LS_RESTRICT dv,
-            int64_t M, double* OMLC_LS_RESTRICT W, const double* OMLC_LS_RESTRICT finv,
-            const int nv) {
+            int64_t M, double* OMLC_LS_RESTRICT W, int64_t size,
+            const double* OMLC_LS_RESTRICT finv, const int nv) {
         const int64_t full = M / 4;
         int64_t p = 0;
         for (; p < n; p += 4) {
@@ -211,6 +211,13 @@ cdef extern from *:
             for (int k = 0; k < nb; k++) {
                 double* w = W + off[p + k];
                 int64_t j = 0;
+                if (off[p + k] + 4 * nv <= size) {
+                    /* the lanes past M are +0.0 (F^-1's padding): the next
+                       row's first weights stay as they are */
+                    for (; j < nv; j++)
+                        *(omlc_ls_v4d*)(w + 4 * j) -= acc[k][j];
+                    continue;
+                }
                 for (; j < full; j++)
                     *(omlc_ls_v4d*)(w + 4 * j) -= acc[k][j];
                 if (j < nv)
@@ -219,17 +226,63 @@ cdef extern from *:
             }
         }
     }
+
+    /* G += (x c)^2 and gx = x c on whole vectors where the row of G has
+       room past M (c's padding is 0, so the next row's entries get + 0.0,
+       and gx's lanes past M are overwritten by the next entry's). */
+    static inline __attribute__((always_inline)) void omlc_ls_accumulate(
+            const int64_t* OMLC_LS_RESTRICT off, const double* OMLC_LS_RESTRICT xs, int64_t n,
+            const double* OMLC_LS_RESTRICT c, int64_t M, double* OMLC_LS_RESTRICT G,
+            int64_t size, double* OMLC_LS_RESTRICT gx, double* OMLC_LS_RESTRICT dv,
+            const int nv) {
+        const omlc_ls_v4d* vc = (const omlc_ls_v4d*)c;
+        for (int64_t p = 0; p < n; p++) {
+            double* g = G + off[p];
+            const double x = xs[p];
+            if (off[p] + 4 * nv <= size) {
+                const omlc_ls_v4d xv = {x, x, x, x};
+                omlc_ls_v4d* vg = (omlc_ls_v4d*)g;
+                omlc_ls_v4d* vx = (omlc_ls_v4d*)(gx + p * M);
+                omlc_ls_v4d* vd = (omlc_ls_v4d*)(dv + p * M);
+                for (int j = 0; j < nv; j++) {
+                    const omlc_ls_v4d v = xv * vc[j];
+                    const omlc_ls_v4d q = vg[j] + v * v;
+                    vg[j] = q;
+                    vx[j] = v;
+                    vd[j] = q;
+                }
+                continue;
+            }
+            for (int64_t m = 0; m < M; m++) {
+                double v = x * c[m];
+                double q = g[m] + v * v;
+                g[m] = q;
+                gx[p * M + m] = v;
+                dv[p * M + m] = q;
+            }
+        }
+    }
     #endif
     OMLC_LS_CLONES static void omlc_ls_frame_row(const int64_t* OMLC_LS_RESTRICT off,
                                                  const double* OMLC_LS_RESTRICT xs, int64_t n,
                                                  const double* OMLC_LS_RESTRICT c, int64_t M,
                                                  double* OMLC_LS_RESTRICT W,
-                                                 double* OMLC_LS_RESTRICT G,
+                                                 double* OMLC_LS_RESTRICT G, int64_t size,
                                                  const double* OMLC_LS_RESTRICT finv, int64_t ldf,
                                                  double eta, double delta,
                                                  double* OMLC_LS_RESTRICT gx,
                                                  double* OMLC_LS_RESTRICT dv,
                                                  double* OMLC_LS_RESTRICT u) {
+    #ifdef OMLC_LS_VEC
+        const int nv = ldf <= 16 ? (int)(ldf / 4) : 0;
+        switch (nv) {
+            case 1: omlc_ls_accumulate(off, xs, n, c, M, G, size, gx, dv, 1); break;
+            case 2: omlc_ls_accumulate(off, xs, n, c, M, G, size, gx, dv, 2); break;
+            case 3: omlc_ls_accumulate(off, xs, n, c, M, G, size, gx, dv, 3); break;
+            case 4: omlc_ls_accumulate(off, xs, n, c, M, G, size, gx, dv, 4); break;
+            default: omlc_ls_accumulate(off, xs, n, c, M, G, 0, gx, dv, 0);
+        }
+    #else
         for (int64_t p = 0; p < n; p++) {
             double* OMLC_LS_RESTRICT g = G + off[p];
             const double x = xs[p];
@@ -241,14 +294,15 @@ cdef extern from *:
                 dv[p * M + m] = q;
             }
         }
+    #endif
         for (int64_t k = 0; k < n * M; k++)
             dv[k] = eta * gx[k] / (delta + sqrt(dv[k]));
     #ifdef OMLC_LS_VEC
-        switch (ldf) {
-            case 4: omlc_ls_product(off, n, dv, M, W, finv, 1); return;
-            case 8: omlc_ls_product(off, n, dv, M, W, finv, 2); return;
-            case 12: omlc_ls_product(off, n, dv, M, W, finv, 3); return;
-            case 16: omlc_ls_product(off, n, dv, M, W, finv, 4); return;
+        switch (nv) {
+            case 1: omlc_ls_product(off, n, dv, M, W, size, finv, 1); return;
+            case 2: omlc_ls_product(off, n, dv, M, W, size, finv, 2); return;
+            case 3: omlc_ls_product(off, n, dv, M, W, size, finv, 3); return;
+            case 4: omlc_ls_product(off, n, dv, M, W, size, finv, 4); return;
             default: break;
         }
     #endif
@@ -270,8 +324,8 @@ cdef extern from *:
     void omlc_ls_invert(const double* F, int64_t M, int64_t ldf, double* A,
                         double* out) noexcept nogil
     void omlc_ls_frame_row(const int64_t* off, const double* xs, int64_t n, const double* c,
-                           int64_t M, double* W, double* G, const double* finv, int64_t ldf,
-                           double eta, double delta, double* gx, double* dv,
+                           int64_t M, double* W, double* G, int64_t size, const double* finv,
+                           int64_t ldf, double eta, double delta, double* gx, double* dv,
                            double* u) noexcept nogil
 
 ctypedef double float64_t
@@ -1100,22 +1154,25 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     cdef float64_t* msgV = msg_V(msg)              # its eigenvectors and their order
     cdef int64_t* msgo = msg_order(msg, M)
     # current_frame: F^-1 (M x ldf, zero-padded), its Gauss-Jordan scratch
-    # (M x ldf), u (ldf); per entry of the longest row: x, its offset in W
-    # (int64), x c and dv (M each)
+    # (M x ldf), u and the coefficient c (ldf each, the padding 0); per entry
+    # of the longest row: x, its offset in W (int64), x c and dv (M each,
+    # and ldf past the last: the whole-vector stores' overhang)
     cdef int64_t ldf = (M + 3) // 4 * 4, most = 0
     if Gp != NULL:
         for i in range(n):
             get_row(rows, i, &r)
             most = max(most, r.x_nnz)
     most += 1
-    frame_arr = np.zeros(2 * M * ldf + ldf + (2 + 2 * M) * most if Gp != NULL else 1)
+    frame_arr = np.zeros(2 * M * ldf + 2 * ldf + (2 + 2 * M) * most + 2 * ldf
+                         if Gp != NULL else 1)
     cdef float64_t* Finv = <float64_t*> cnp.PyArray_DATA(frame_arr)
     cdef float64_t* Fgj = Finv + M * ldf
     cdef float64_t* uf = Fgj + M * ldf
-    cdef float64_t* xsf = uf + ldf
+    cdef float64_t* cpad = uf + ldf
+    cdef float64_t* xsf = cpad + ldf
     cdef int64_t* offf = <int64_t*> (xsf + most)
     cdef float64_t* gxf = <float64_t*> (offf + most)
-    cdef float64_t* dvf = gxf + M * most
+    cdef float64_t* dvf = gxf + M * most + ldf
     if cost_fn is not None and not callable(cost_fn):
         raise TypeError(f"cost_fn must be callable or None, got {type(cost_fn).__name__}")
     cdef bint has_fn = cost_fn is not None
@@ -1390,8 +1447,9 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                         xsf[p] = 1.0
                         offf[p] = d * M
                         p += 1
-                    omlc_ls_frame_row(offf, xsf, p, tgt, M, Wp, Gp, Finv, ldf, ada_eta, ada_delta,
-                                      gxf, dvf, uf)
+                    memcpy(cpad, tgt, M * sizeof(float64_t))
+                    omlc_ls_frame_row(offf, xsf, p, cpad, M, Wp, Gp, h * M, Finv, ldf, ada_eta,
+                                      ada_delta, gxf, dvf, uf)
             elif gradient:
                 # the stored-coordinate target: s - F (pred - tgt) [/ sqrt(t) for SGD]
                 for j in range(width):
