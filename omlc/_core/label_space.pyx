@@ -547,9 +547,10 @@ def threshold_follow(float64_t[:, ::1] D, const label_index_t[::1] indptr,
     threshold") over a block in O(K log J + J) a row: row t of ``D`` (decoded
     values; label set ``rows[t]`` of the CSR ``indptr``/``indices``) is
     lowered by ``grid[j] / sqrt(K)`` for the j of least cumulative cost over
-    the rows before it (``thr_cost`` holds the earlier blocks' totals; ties
+    the rows before it (``thr_cost`` holds the earlier rows' totals; ties
     go to the j nearest ``zero``), then every candidate's cost of the row's
-    own values joins the totals (``thr_cost`` updated in place at the end).
+    own values joins the totals (``thr_cost`` updated in place, row by row:
+    the same sums, bit for bit, however the stream is cut into blocks).
     Its NumPy twin (tests/reference_label_space.py) builds n x J
     arrays: ~20 us a row on rcv1-shaped data, 3x FALT's whole step. Same
     operations in the same order, so the same bits."""
@@ -561,6 +562,10 @@ def threshold_follow(float64_t[:, ::1] D, const label_index_t[::1] indptr,
                          f"thr_cost of the grid's length {J} (got {thr_cost.shape[0]})")
     if cost < HAMMING or cost > ACCURACY:
         raise ValueError(f"unknown cost id {cost}")
+    for j in range(J):
+        if not (isfinite(thr_cost[j]) and thr_cost[j] >= 0.0):
+            raise ValueError(f"thr_cost must hold finite non-negative totals; entry {j} is "
+                             f"{thr_cost[j]}")
     for j in range(1, J):
         if not (grid[j - 1] < grid[j]):
             raise ValueError("grid must be increasing")
@@ -627,9 +632,13 @@ def threshold_follow(float64_t[:, ::1] D, const label_index_t[::1] indptr,
                 cNP[j] = npred
             costs_of_counts(cost, cTP, cNP, ny, <float64_t> K, J, C)
             mn = 0.0
+            # the total over the rows before this one, summed row by row
+            # whatever the block split: a block's own sum added to the earlier
+            # total (and the row's cost taken off again) rounded differently
+            # with the split and broke exact ties between thresholds either way
             for j in range(J):
-                S[j] += C[j]
-                cum[j] = (thr_cost[j] + S[j]) - C[j]
+                cum[j] = thr_cost[j]
+                thr_cost[j] = thr_cost[j] + C[j]
                 if j == 0 or cum[j] < mn:
                     mn = cum[j]
             best = -1
@@ -643,8 +652,6 @@ def threshold_follow(float64_t[:, ::1] D, const label_index_t[::1] indptr,
             th = grid[best] / sk
             for k in range(K):
                 D[t, k] = D[t, k] - th
-        for j in range(J):
-            thr_cost[j] = thr_cost[j] + S[j]
 
 
 def ridge_room(const float64_t[:, ::1] P, const float64_t[::1] w):
