@@ -195,9 +195,12 @@ def projection(Q, drop, M, K):
 
 
 def dpp_learn(X, Y, *, cost, basis, solver, M, full_rank, pca_step, u, intercept, W, Ainv,
-              F, Q, sigma, P, t, eta=1.0, G=None, delta_ada=1e-8, fold_tol=FOLD_TOL):
+              F, Q, sigma, P, t, eta=1.0, G=None, delta_ada=1e-8, fold_tol=FOLD_TOL,
+              current_frame=True):
     """The kernel's loop on dense X (n x d) and 0/1 Y (n x K). Returns the
-    decision values (n x K) and the final state as a dict."""
+    decision values (n x K) and the final state as a dict. ``current_frame``:
+    PBT's lazy AdaGrad keeps G and takes its step on the effective weights
+    ``W F`` (the step lands on W as ``dV F^-1``); False: in W's frame."""
     X = np.asarray(X, np.float64)
     Y = np.asarray(Y, bool)
     n, K = Y.shape
@@ -251,6 +254,10 @@ def dpp_learn(X, Y, *, cost, basis, solver, M, full_rank, pca_step, u, intercept
             w = Px / math.sqrt(1.0 + gamma)
             Ainv -= np.outer(w, w)
             W -= np.outer(Px / (1.0 + gamma), c)
+        elif lazy and current_frame and solver == "adagrad":
+            g = np.outer(x, c)
+            G += g * g
+            W -= (eta * g / (delta_ada + np.sqrt(G))) @ np.linalg.inv(F)
         else:
             if lazy:
                 c = F @ c
@@ -321,9 +328,9 @@ def threshold_follow(D, Yc, thr_cost, cost):
     D = np.array(D, dtype=np.float64)
     K = D.shape[1]
     C = grid_costs(cost, D, np.asarray(Yc, bool))
-    j = follow_the_leader(thr_cost, C)
+    j, total = follow_the_leader(thr_cost, C)
     D -= (ls.THRESHOLD_GRID[j] / math.sqrt(K))[:, None]
-    return D, thr_cost + C.sum(axis=0)
+    return D, total
 
 
 def grid_costs(cost, D, Yc):
@@ -348,9 +355,13 @@ def grid_costs(cost, D, Yc):
 
 def follow_the_leader(before, C):
     """Each row's grid index: the one of least cumulative cost over the rows
-    before it (``before`` the total over earlier blocks, ``C`` the block's
-    per-row costs); ties go to the index nearest the threshold 0."""
-    cum = before + np.cumsum(C, axis=0) - C
+    before it (``before`` the total over earlier rows, ``C`` the block's
+    per-row costs); ties go to the index nearest the threshold 0. Also the
+    totals after the block. The totals are summed row by row onto
+    ``before`` (NumPy's cumsum along rows: sequential), so they do not
+    depend on where blocks were cut."""
+    run = np.cumsum(np.vstack([np.asarray(before, np.float64)[None, :], C]), axis=0)
+    cum = run[:-1]
     best = cum <= cum.min(axis=1, keepdims=True)
     dist = np.abs(np.arange(C.shape[1]) - ls._GRID_ZERO)
-    return np.argmin(np.where(best, dist, C.shape[1]), axis=1)
+    return np.argmin(np.where(best, dist, C.shape[1]), axis=1), run[-1]
