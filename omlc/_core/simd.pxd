@@ -223,9 +223,10 @@ cdef extern from *:
 
     /* Where a feature's rows of n matrices (row pointers m[0..n), n_bytes
        each) lie within n rows' bytes of each other -- the learners keep them
-       side by side in one buffer (omlc.learners._growth.interleave) -- one
-       loop of prefetches from the lowest covers them all: *lo is set and the
-       span returned; 0 when they lie apart (then each row is prefetched). */
+       side by side in one buffer (omlc.learners._growth.interleave, each
+       row padded to whole 32-byte blocks) -- one loop of prefetches from the
+       lowest covers them all: *lo is set and the span returned; 0 when they
+       lie apart (then each row is prefetched). */
     static inline int64_t omlc_rows_span(const double* const* m, int n, int64_t n_bytes,
                                          const double** lo) {
         const double* a = m[0];
@@ -236,7 +237,7 @@ cdef extern from *:
         }
         const int64_t span = (int64_t)((b - a) * (int64_t)sizeof(double)) + n_bytes;
         *lo = a;
-        return span <= n * n_bytes ? span : 0;
+        return span <= n * (n_bytes + 64) ? span : 0;
     }
 
     /* One row's scores under two matrices of the same shape at once: su = x U
