@@ -28,9 +28,9 @@ at rounding level only.
 """
 import numpy as np
 cimport numpy as cnp
-from libc.math cimport fabs, sqrt, isfinite
+from libc.math cimport INFINITY, fabs, sqrt, isfinite
 from libc.string cimport memcpy, memset
-from libc.stdint cimport int32_t, int64_t
+from libc.stdint cimport int32_t, int64_t, uint64_t
 from cpython.object cimport PyObject
 
 from omlc._core.losses cimport Loss, SquaredLoss, Target
@@ -140,69 +140,78 @@ cdef inline float64_t _rank(float64_t tp, float64_t fn, float64_t fp, float64_t 
     return _safe_ratio(fn * fp + 0.5 * (tp * fp + fn * tn), (tp + fn) * (fp + tn))
 
 
+cdef inline float64_t _weight(int cost, float64_t tp, float64_t fn, float64_t fp, float64_t K,
+                              float64_t yf) noexcept nogil:
+    # eq. 14's weight of a label from the counts of the pseudo-prediction
+    # that gets it right (yf: whether it is relevant)
+    cdef float64_t tn = K - tp - fn - fp, nf = 1 - yf
+    if cost == F1:
+        return fabs(_f1(tp - yf, fn + yf, fp + nf, tn - nf) - _f1(tp, fn, fp, tn))
+    if cost == ACCURACY:
+        return fabs(_acc(tp - yf, fn + yf, fp + nf, tn - nf) - _acc(tp, fn, fp, tn))
+    return fabs(_rank(tp - yf, fn + yf, fp + nf, tn - nf) - _rank(tp, fn, fp, tn))
+
+
 cdef void label_weights(int cost, const char* y, const char* yhat, int64_t K,
-                        float64_t* delta, float64_t* work) noexcept nogil:
+                        float64_t* delta, float64_t* v, int64_t* act) noexcept nogil:
     """Eq. 14 in O(K): the counts of both pseudo-predictions of label k from
     the counts of the (y, yhat) pairs after k and of the positives up to k.
-    The counts run first (a serial pass), the costs after in one loop per
-    cost, so that their divisions vectorise. ``work``: 4 K doubles."""
-    cdef int64_t k
+    Those counts change only at the labels relevant or predicted (``act``:
+    K entries of scratch): between two such labels they, and so the weight,
+    are the same, so the costs are computed once per run and written out.
+    ``delta`` gets the weights, ``v`` the code targets +-sqrt(delta) (+ for
+    the relevant labels); either may be NULL."""
+    cdef int64_t k, m, na = 0, i, prev = 0, end
     cdef int64_t S_pp = 0, S_pn = 0, S_np = 0, p_pp = 0, p_pn = 0, p_np = 0, pos = 0
-    cdef float64_t tp, fn, fp, tn, yf, nf
-    cdef float64_t* tpa = work
-    cdef float64_t* fna = tpa + K
-    cdef float64_t* fpa = fna + K
-    cdef float64_t* yfa = fpa + K
-    if cost == HAMMING:
-        for k in range(K):
-            delta[k] = 1.0 / K
-        return
-    # integer 0/1 and counts, not `and` on floats: no branch on the labels
+    cdef float64_t w, r, Kf = <float64_t> K
     cdef int a, b
-    for k in range(K):
+    if cost == HAMMING:
+        w = 1.0 / K
+        r = sqrt(w)
+        for k in range(K):
+            if delta != NULL:
+                delta[k] = w
+            if v != NULL:
+                v[k] = r if y[k] else -r
+        return
+    for k in range(K):                 # the labels relevant or predicted, in order
+        act[na] = k
+        na += (y[k] != 0) | (yhat[k] != 0)
+    for m in range(na):
+        k = act[m]
         a = y[k] != 0
         b = yhat[k] != 0
         S_pp += a & b
         S_pn += a & (1 - b)
         S_np += (1 - a) & b
-    for k in range(K):
+    for i in range(na + 1):
+        end = act[i] if i < na else K
+        if end > prev:
+            # labels prev..end-1: neither relevant nor predicted
+            w = _weight(cost, <float64_t> (pos + (S_pp - p_pp)), <float64_t> (S_pn - p_pn),
+                        <float64_t> (S_np - p_np), Kf, 0.0)
+            r = -sqrt(w)
+            for k in range(prev, end):
+                if delta != NULL:
+                    delta[k] = w
+                if v != NULL:
+                    v[k] = r
+        if i == na:
+            break
+        k = end
         a = y[k] != 0
         b = yhat[k] != 0
         p_pp += a & b
         p_pn += a & (1 - b)
         p_np += (1 - a) & b
         pos += a
-        tpa[k] = <float64_t> (pos + (S_pp - p_pp))     # exact counts
-        fna[k] = <float64_t> (S_pn - p_pn)
-        fpa[k] = <float64_t> (S_np - p_np)
-        yfa[k] = a
-    if cost == F1:
-        for k in range(K):
-            tp = tpa[k]
-            fn = fna[k]
-            fp = fpa[k]
-            tn = K - tp - fn - fp
-            yf = yfa[k]
-            nf = 1 - yf
-            delta[k] = fabs(_f1(tp - yf, fn + yf, fp + nf, tn - nf) - _f1(tp, fn, fp, tn))
-    elif cost == ACCURACY:
-        for k in range(K):
-            tp = tpa[k]
-            fn = fna[k]
-            fp = fpa[k]
-            tn = K - tp - fn - fp
-            yf = yfa[k]
-            nf = 1 - yf
-            delta[k] = fabs(_acc(tp - yf, fn + yf, fp + nf, tn - nf) - _acc(tp, fn, fp, tn))
-    else:
-        for k in range(K):
-            tp = tpa[k]
-            fn = fna[k]
-            fp = fpa[k]
-            tn = K - tp - fn - fp
-            yf = yfa[k]
-            nf = 1 - yf
-            delta[k] = fabs(_rank(tp - yf, fn + yf, fp + nf, tn - nf) - _rank(tp, fn, fp, tn))
+        w = _weight(cost, <float64_t> (pos + (S_pp - p_pp)), <float64_t> (S_pn - p_pn),
+                    <float64_t> (S_np - p_np), Kf, <float64_t> a)
+        if delta != NULL:
+            delta[k] = w
+        if v != NULL:
+            v[k] = sqrt(w) if a else -sqrt(w)
+        prev = k + 1
 
 
 def label_weights_py(int cost, y, yhat):
@@ -213,11 +222,11 @@ def label_weights_py(int cost, y, yhat):
         raise ValueError(f"y and yhat must be 1-d of one length, got shapes {np.shape(y)} and "
                          f"{np.shape(yhat)}")
     out = np.empty(a.shape[0])
-    work = np.empty(4 * a.shape[0] + 1)
+    work = np.empty(a.shape[0] + 1, dtype=np.int64)
     if a.shape[0]:
         label_weights(cost, <char*> cnp.PyArray_DATA(a), <char*> cnp.PyArray_DATA(b),
-                      a.shape[0], <float64_t*> cnp.PyArray_DATA(out),
-                      <float64_t*> cnp.PyArray_DATA(work))
+                      a.shape[0], <float64_t*> cnp.PyArray_DATA(out), NULL,
+                      <int64_t*> cnp.PyArray_DATA(work))
     return out
 
 
@@ -257,11 +266,107 @@ ctypedef fused label_index_t:
     int64_t
 
 
+# The grid cell of a value (the number of grid values below it, NumPy's
+# searchsorted side="left") from a table instead of log2(J) halvings: a
+# double's bits, sign-flipped so that unsigned integers order like the
+# doubles (zeros made +0 first), cut to their top C_CELL_BITS bits (sign,
+# exponent, C_CELL_MANT mantissa bits: a bucket spans a factor <= 1.125),
+# index a table of the grid values below each bucket's first double; the
+# at most two grid values inside the bucket are compared with the value
+# itself. Exact for any value and any increasing grid whose buckets hold
+# <= 2 points and whose table fits C_CELL_TABLE_MAX entries (THRESHOLD_GRID:
+# one a bucket, ~16,400 entries); other grids take the halvings.
+DEF C_CELL_MANT = 3
+DEF C_CELL_SHIFT = 64 - 12 - C_CELL_MANT
+DEF C_CELL_TABLE_MAX = 1 << 17
+
+
+cdef inline uint64_t _order_key(float64_t x) noexcept nogil:
+    cdef uint64_t b
+    x = x + 0.0                          # -0 -> +0: one key for the equal zeros
+    memcpy(&b, &x, sizeof(uint64_t))
+    return ~b if b >> 63 else b | (<uint64_t> 1 << 63)
+
+
+cdef inline int64_t _cell_buckets(const float64_t* grid, int64_t J) noexcept nogil:
+    # the table's length for an increasing grid (J >= 1)
+    return <int64_t> ((_order_key(grid[J - 1]) >> C_CELL_SHIFT)
+                      - (_order_key(grid[0]) >> C_CELL_SHIFT)) + 1
+
+
+cdef int64_t _cell_table(const float64_t* grid, int64_t J, int32_t* tab,
+                         int64_t* kmin) noexcept nogil:
+    """Fill ``tab`` (_cell_buckets(grid, J) entries) for ``grid`` (increasing,
+    J >= 1) and return its length, or 0 when the table cannot serve the grid
+    (too long, or a bucket holding more than two grid values)."""
+    cdef int64_t nb = _cell_buckets(grid, J), b = 0, p, kb, run = 0, last = -1
+    if nb > C_CELL_TABLE_MAX:
+        return 0
+    kmin[0] = <int64_t> (_order_key(grid[0]) >> C_CELL_SHIFT)
+    for p in range(J):
+        kb = <int64_t> (_order_key(grid[p]) >> C_CELL_SHIFT) - kmin[0]
+        run = run + 1 if kb == last else 1
+        if run > 2:
+            return 0
+        last = kb
+        while b <= kb:          # the buckets up to p's: p grid values below their start
+            tab[b] = <int32_t> p
+            b += 1
+    return nb
+
+
+cdef inline int64_t _grid_cell(float64_t x, const float64_t* gp, const int32_t* tab,
+                               int64_t kmin, int64_t nb) noexcept nogil:
+    # gp: the grid followed by two +inf (compares past its end are false)
+    cdef int64_t b = <int64_t> (_order_key(x) >> C_CELL_SHIFT) - kmin
+    b = b if b > 0 else 0
+    b = b if b < nb else nb - 1
+    cdef int64_t lo = tab[b]
+    return lo + (gp[lo] < x) + (gp[lo + 1] < x)
+
+
+cdef inline int64_t _grid_cell_search(float64_t x, const float64_t* grid,
+                                      int64_t J) noexcept nogil:
+    # searchsorted side="left", branch-free: a fixed number of halvings
+    cdef int64_t lo = 0, hi = J, mid
+    while hi > 1:
+        mid = hi >> 1
+        lo = lo + mid if grid[lo + mid] < x else lo
+        hi -= mid
+    return lo + (grid[lo] < x)
+
+
+def grid_cells_py(x, grid):
+    """Test hook: each value's grid cell as threshold_follow finds it (the
+    table where it serves the grid, else the halvings) and whether the
+    table served; NumPy's ``searchsorted(grid, x, side="left")`` for
+    every non-NaN value."""
+    cdef const float64_t[::1] xv = np.ascontiguousarray(x, dtype=np.float64).ravel()
+    cdef const float64_t[::1] g = np.ascontiguousarray(grid, dtype=np.float64)
+    cdef int64_t J = g.shape[0], n = xv.shape[0], i, kmin = 0, nb
+    if J < 1:
+        raise ValueError("grid must not be empty")
+    for i in range(1, J):
+        if not (g[i - 1] < g[i]):
+            raise ValueError("grid must be increasing")
+    gpad = np.concatenate([g, [np.inf, np.inf]])
+    tab = np.zeros(min(_cell_buckets(&g[0], J), C_CELL_TABLE_MAX), dtype=np.int32)
+    out = np.empty(n, dtype=np.int64)
+    cdef const float64_t* gp = <const float64_t*> cnp.PyArray_DATA(gpad)
+    cdef int32_t* tp = <int32_t*> cnp.PyArray_DATA(tab)
+    cdef int64_t* op = <int64_t*> cnp.PyArray_DATA(out)
+    with nogil:
+        nb = _cell_table(gp, J, tp, &kmin)
+        for i in range(n):
+            op[i] = _grid_cell(xv[i], gp, tp, kmin, nb) if nb else _grid_cell_search(xv[i], gp, J)
+    return out, bool(nb)
+
+
 def threshold_follow(float64_t[:, ::1] D, const label_index_t[::1] indptr,
                      const label_index_t[::1] indices, const int64_t[::1] rows,
                      float64_t[::1] thr_cost, const float64_t[::1] grid, int64_t zero, int cost):
     """CS-DPP's adaptive decoding threshold (omlc.learners.label_space, "Decoding
-    threshold") over a block in O(K log J + J) a row: row t of ``D`` (decoded
+    threshold") over a block in O(K + J) a row: row t of ``D`` (decoded
     values; label set ``rows[t]`` of the CSR ``indptr``/``indices``) is
     lowered by ``grid[j] / sqrt(K)`` for the j of least cumulative cost over
     the rows before it (``thr_cost`` holds the earlier blocks' totals; ties
@@ -271,8 +376,8 @@ def threshold_follow(float64_t[:, ::1] D, const label_index_t[::1] indptr,
     arrays: ~20 us a row on rcv1-shaped data, 3x FALT's whole step. Same
     operations in the same order, so the same bits."""
     cdef int64_t n = D.shape[0], K = D.shape[1], J = grid.shape[0], nl = indptr.shape[0] - 1
-    cdef int64_t t, i, k, j, p, lo, hi, mid, best, bd, dj
-    cdef float64_t sk, x, tp, npred, ny, mn, th
+    cdef int64_t t, i, k, j, p, best, bd, dj, c, nb, kmin = 0, ny_i, tp_i, np_i
+    cdef float64_t sk, x, ny, mn, th
     if rows.shape[0] != n or thr_cost.shape[0] != J or not (0 <= zero < J) or J < 1:
         raise ValueError(f"need one row index per row of D ({n}, got {rows.shape[0]}) and "
                          f"thr_cost of the grid's length {J} (got {thr_cost.shape[0]})")
@@ -295,68 +400,85 @@ def threshold_follow(float64_t[:, ::1] D, const label_index_t[::1] indptr,
                                  f"{K} labels")
     if n == 0:
         return
-    work = np.zeros(10 * (J + 1) + K)
-    cdef float64_t* tot = <float64_t*> cnp.PyArray_DATA(work)   # 4 (J + 1)
-    cdef float64_t* pos = tot + 4 * (J + 1)
-    cdef float64_t* C = pos + J + 1
+    work = np.zeros(7 * (J + 1) + 2)
+    iwork = np.zeros(6 * (J + 1) + 2 * K + min(_cell_buckets(&grid[0], J), C_CELL_TABLE_MAX),
+                     dtype=np.int32)
+    cdef float64_t* C = <float64_t*> cnp.PyArray_DATA(work)
     cdef float64_t* S = C + J + 1                  # the block's running totals
     cdef float64_t* cum = S + J + 1
     cdef float64_t* cTP = cum + J + 1              # tp and the predicted count at j
     cdef float64_t* cNP = cTP + J + 1
-    cdef int64_t* cell = <int64_t*> (cNP + J + 1)  # K: each label's grid cell
+    cdef float64_t* gp = cNP + J + 1               # J + 2: the grid, two +inf
+    cdef int32_t* hist = <int32_t*> cnp.PyArray_DATA(iwork)   # 4 (J + 1): counts per cell
+    cdef int32_t* pos = hist + 4 * (J + 1)         # J + 1: positives per cell
+    cdef int32_t* tot = pos + J + 1                # J + 1
+    cdef int32_t* cell = tot + J + 1               # K: each label's grid cell
+    cdef int32_t* ycell = cell + K                 # K: the row's labels' cells
+    cdef int32_t* tab = ycell + K                  # C_CELL_TABLE_MAX
     sk = sqrt(<float64_t> K)
     with nogil:
+        for j in range(J):
+            gp[j] = grid[j]
+        gp[J] = INFINITY
+        gp[J + 1] = INFINITY
+        nb = _cell_table(gp, J, tab, &kmin)
         for t in range(n):
             i = rows[t]
-            memset(tot, 0, 4 * (J + 1) * sizeof(float64_t))
-            for k in range(K):
-                # the grid values below x (NumPy's searchsorted, side="left"),
-                # branch-free: a fixed number of halvings
-                x = D[t, k] * sk
-                lo = 0
-                hi = J
-                while hi > 1:
-                    mid = hi >> 1
-                    lo = lo + mid if grid[lo + mid] < x else lo
-                    hi -= mid
-                cell[k] = lo + (grid[lo] < x)
             # the counts per cell in four histograms (most labels share a
             # cell: one would make every count wait for the one before)
-            for k in range(K):
-                tot[(k & 3) * (J + 1) + cell[k]] += 1.0
-            for j in range(J + 1):
-                tot[j] = (tot[j] + tot[J + 1 + j]) + (tot[2 * (J + 1) + j] + tot[3 * (J + 1) + j])
-            memset(pos, 0, (J + 1) * sizeof(float64_t))
-            ny = 0.0
+            if nb:
+                for k in range(K):
+                    c = _grid_cell(D[t, k] * sk, gp, tab, kmin, nb)
+                    cell[k] = <int32_t> c
+                    hist[(k & 3) * (J + 1) + c] += 1
+            else:
+                for k in range(K):
+                    c = _grid_cell_search(D[t, k] * sk, gp, J)
+                    cell[k] = <int32_t> c
+                    hist[(k & 3) * (J + 1) + c] += 1
+            for j in range(J + 1):         # (and the histograms zeroed for the next row)
+                tot[j] = (hist[j] + hist[J + 1 + j]) + (hist[2 * (J + 1) + j]
+                                                       + hist[3 * (J + 1) + j])
+                hist[j] = 0
+                hist[J + 1 + j] = 0
+                hist[2 * (J + 1) + j] = 0
+                hist[3 * (J + 1) + j] = 0
+            ny_i = 0
             for p in range(indptr[i], indptr[i + 1]):
                 k = indices[p]
                 if cell[k] >= 0:                   # a repeated label counts once
-                    ny += 1.0
-                    pos[cell[k]] += 1.0
+                    ycell[ny_i] = cell[k]
+                    ny_i += 1
+                    pos[cell[k]] += 1
                     cell[k] = -1
+            ny = <float64_t> ny_i
             # predicted at j iff the value is above grid[j]: suffix counts
-            npred = 0.0
-            tp = 0.0
+            # (integers: exact, as the doubles they were)
+            np_i = 0
+            tp_i = 0
             for j in range(J - 1, -1, -1):
-                npred = npred + tot[j + 1]
-                tp = tp + pos[j + 1]
-                cTP[j] = tp
-                cNP[j] = npred
+                np_i = np_i + tot[j + 1]
+                tp_i = tp_i + pos[j + 1]
+                cTP[j] = <float64_t> tp_i
+                cNP[j] = <float64_t> np_i
+            for p in range(ny_i):
+                pos[ycell[p]] = 0
             costs_of_counts(cost, cTP, cNP, ny, <float64_t> K, J, C)
-            mn = 0.0
             for j in range(J):
                 S[j] += C[j]
                 cum[j] = (thr_cost[j] + S[j]) - C[j]
-                if j == 0 or cum[j] < mn:
-                    mn = cum[j]
-            best = -1
-            bd = J + 1
-            for j in range(J):
-                if cum[j] <= mn:
-                    dj = j - zero if j >= zero else zero - j
-                    if dj < bd:
-                        bd = dj
-                        best = j
+            # the least cum, ties to the j nearest zero (the lower on equal
+            # distance): one pass, lexicographic on (cum, distance)
+            best = 0
+            mn = cum[0]
+            bd = zero
+            for j in range(1, J):
+                x = cum[j]
+                dj = j - zero if j >= zero else zero - j
+                if x < mn or (x == mn and dj < bd):
+                    mn = x
+                    bd = dj
+                    best = j
             th = grid[best] / sk
             for k in range(K):
                 D[t, k] = D[t, k] - th
@@ -993,12 +1115,12 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                 err = _cost_callback(fnp, failp, yrel, yhat, K, delta)
                 if err:
                     break
+                for k in range(K):                 # (two passes: the first vectorises)
+                    v[k] = -sqrt(delta[k])
+                for p in range(r.y_nnz):
+                    v[r.y_indices[p]] = sqrt(delta[r.y_indices[p]])
             else:
-                label_weights(cost, yrel, yhat, K, delta, lw)
-            for k in range(K):                     # (two passes: the first vectorises)
-                v[k] = -sqrt(delta[k])
-            for p in range(r.y_nnz):
-                v[r.y_indices[p]] = sqrt(delta[r.y_indices[p]])
+                label_weights(cost, yrel, yhat, K, NULL, v, <int64_t*> lw)
             t += 1
             # ---- online PCA and the draw
             saved = False
