@@ -230,35 +230,75 @@ def label_weights_py(int cost, y, yhat):
     return out
 
 
-cdef void costs_of_counts(int cost, const float64_t* tp, const float64_t* npred, float64_t ny,
+cdef void costs_of_counts(int cost, const int32_t* tpi, const int32_t* npi, float64_t ny,
                           float64_t K, int64_t J, float64_t* out) noexcept nogil:
-    """out[j] = cost_of(cost, tp, fn, fp, tn) with fn = ny - tp, fp = npred - tp,
-    tn = K - tp - fn - fp at every j, one loop per cost with _safe_ratio's
-    unconditional division, so that they vectorise. The same values."""
+    """out[j] = cost_of(cost, tp, fn, fp, tn) with tp = tpi[j], fn = ny - tp,
+    fp = npi[j] - tp, tn = K - tp - fn - fp at every j (integer counts, exact
+    as doubles), one loop per cost with _safe_ratio's unconditional
+    division, so that they vectorise. The same values."""
     cdef int64_t j
-    cdef float64_t fn, fp, tn
+    cdef float64_t tp, fn, fp, tn
     if cost == HAMMING:
         for j in range(J):
-            fn = ny - tp[j]
-            fp = npred[j] - tp[j]
-            tn = K - tp[j] - fn - fp
-            out[j] = _safe_ratio(fn + fp, tp[j] + fn + fp + tn)
+            tp = <float64_t> tpi[j]
+            fn = ny - tp
+            fp = <float64_t> npi[j] - tp
+            tn = K - tp - fn - fp
+            out[j] = _safe_ratio(fn + fp, tp + fn + fp + tn)
     elif cost == F1:
         for j in range(J):
-            fn = ny - tp[j]
-            fp = npred[j] - tp[j]
-            out[j] = _f1(tp[j], fn, fp, 0.0)
+            tp = <float64_t> tpi[j]
+            fn = ny - tp
+            fp = <float64_t> npi[j] - tp
+            out[j] = _f1(tp, fn, fp, 0.0)
     elif cost == ACCURACY:
         for j in range(J):
-            fn = ny - tp[j]
-            fp = npred[j] - tp[j]
-            out[j] = _acc(tp[j], fn, fp, 0.0)
+            tp = <float64_t> tpi[j]
+            fn = ny - tp
+            fp = <float64_t> npi[j] - tp
+            out[j] = _acc(tp, fn, fp, 0.0)
     else:
         for j in range(J):
-            fn = ny - tp[j]
-            fp = npred[j] - tp[j]
-            tn = K - tp[j] - fn - fp
-            out[j] = _rank(tp[j], fn, fp, tn)
+            tp = <float64_t> tpi[j]
+            fn = ny - tp
+            fp = <float64_t> npi[j] - tp
+            tn = K - tp - fn - fp
+            out[j] = _rank(tp, fn, fp, tn)
+
+
+cdef int64_t _leader(const float64_t* thr, float64_t* S, const float64_t* C, float64_t* cum,
+                     int64_t J, int64_t zero) noexcept nogil:
+    """S += C, cum = (thr + S) - C (the totals before the row, as the NumPy
+    rule forms them), and the j of least cum, ties to the j nearest ``zero``
+    (the lower on equal distance). Its own function so that the compiler
+    sees the arrays apart and vectorises the first loop."""
+    cdef int64_t j, d
+    cdef float64_t m0, m1, m2, m3, x
+    for j in range(J):
+        S[j] = S[j] + C[j]
+        cum[j] = (thr[j] + S[j]) - C[j]
+    # the least value in four running minima (independent chains)
+    m0 = cum[0]
+    m1 = m0
+    m2 = m0
+    m3 = m0
+    for j in range(0, J - 3, 4):
+        m0 = cum[j] if cum[j] < m0 else m0
+        m1 = cum[j + 1] if cum[j + 1] < m1 else m1
+        m2 = cum[j + 2] if cum[j + 2] < m2 else m2
+        m3 = cum[j + 3] if cum[j + 3] < m3 else m3
+    for j in range(J & ~3, J):
+        m0 = cum[j] if cum[j] < m0 else m0
+    m0 = m1 if m1 < m0 else m0
+    m0 = m2 if m2 < m0 else m0
+    m0 = m3 if m3 < m0 else m0
+    # the nearest to zero that reaches it, outwards from zero, lower side first
+    for d in range(J):
+        if zero - d >= 0 and cum[zero - d] <= m0:
+            return zero - d
+        if zero + d < J and cum[zero + d] <= m0:
+            return zero + d
+    return zero
 
 
 ctypedef fused label_index_t:
@@ -270,15 +310,16 @@ ctypedef fused label_index_t:
 # searchsorted side="left") from a table instead of log2(J) halvings: a
 # double's bits, sign-flipped so that unsigned integers order like the
 # doubles (zeros made +0 first), cut to their top C_CELL_BITS bits (sign,
-# exponent, C_CELL_MANT mantissa bits: a bucket spans a factor <= 1.125),
-# index a table of the grid values below each bucket's first double; the
-# at most two grid values inside the bucket are compared with the value
-# itself. Exact for any value and any increasing grid whose buckets hold
-# <= 2 points and whose table fits C_CELL_TABLE_MAX entries (THRESHOLD_GRID:
-# one a bucket, ~16,400 entries); other grids take the halvings.
-DEF C_CELL_MANT = 3
-DEF C_CELL_SHIFT = 64 - 12 - C_CELL_MANT
-DEF C_CELL_TABLE_MAX = 1 << 17
+# exponent, 3 mantissa bits: a bucket spans a factor <= 1.125) index a
+# table (one entry per bucket of the whole double range, C_CELL_BUCKETS)
+# of the grid values below each bucket's first double; the at most two grid
+# values inside the bucket are compared with the value itself. Exact for
+# any value (NaN: some cell in [0, J]) and any increasing grid whose buckets
+# hold <= 2 points (THRESHOLD_GRID: one a bucket); other grids take the
+# halvings.
+DEF C_CELL_BITS = 15
+DEF C_CELL_SHIFT = 64 - C_CELL_BITS
+DEF C_CELL_BUCKETS = 1 << C_CELL_BITS
 
 
 cdef inline uint64_t _order_key(float64_t x) noexcept nogil:
@@ -288,40 +329,29 @@ cdef inline uint64_t _order_key(float64_t x) noexcept nogil:
     return ~b if b >> 63 else b | (<uint64_t> 1 << 63)
 
 
-cdef inline int64_t _cell_buckets(const float64_t* grid, int64_t J) noexcept nogil:
-    # the table's length for an increasing grid (J >= 1)
-    return <int64_t> ((_order_key(grid[J - 1]) >> C_CELL_SHIFT)
-                      - (_order_key(grid[0]) >> C_CELL_SHIFT)) + 1
-
-
-cdef int64_t _cell_table(const float64_t* grid, int64_t J, int32_t* tab,
-                         int64_t* kmin) noexcept nogil:
-    """Fill ``tab`` (_cell_buckets(grid, J) entries) for ``grid`` (increasing,
-    J >= 1) and return its length, or 0 when the table cannot serve the grid
-    (too long, or a bucket holding more than two grid values)."""
-    cdef int64_t nb = _cell_buckets(grid, J), b = 0, p, kb, run = 0, last = -1
-    if nb > C_CELL_TABLE_MAX:
-        return 0
-    kmin[0] = <int64_t> (_order_key(grid[0]) >> C_CELL_SHIFT)
+cdef bint _cell_table(const float64_t* grid, int64_t J, int32_t* tab) noexcept nogil:
+    """Fill ``tab`` (C_CELL_BUCKETS entries) for ``grid`` (increasing, J >= 1);
+    False when the table cannot serve the grid (a bucket holding more than
+    two of its values)."""
+    cdef int64_t b = 0, p, kb, run = 0, last = -1
     for p in range(J):
-        kb = <int64_t> (_order_key(grid[p]) >> C_CELL_SHIFT) - kmin[0]
+        kb = <int64_t> (_order_key(grid[p]) >> C_CELL_SHIFT)
         run = run + 1 if kb == last else 1
         if run > 2:
-            return 0
+            return False
         last = kb
         while b <= kb:          # the buckets up to p's: p grid values below their start
             tab[b] = <int32_t> p
             b += 1
-    return nb
+    while b < C_CELL_BUCKETS:
+        tab[b] = <int32_t> J
+        b += 1
+    return True
 
 
-cdef inline int64_t _grid_cell(float64_t x, const float64_t* gp, const int32_t* tab,
-                               int64_t kmin, int64_t nb) noexcept nogil:
+cdef inline int64_t _grid_cell(float64_t x, const float64_t* gp, const int32_t* tab) noexcept nogil:
     # gp: the grid followed by two +inf (compares past its end are false)
-    cdef int64_t b = <int64_t> (_order_key(x) >> C_CELL_SHIFT) - kmin
-    b = b if b > 0 else 0
-    b = b if b < nb else nb - 1
-    cdef int64_t lo = tab[b]
+    cdef int64_t lo = tab[_order_key(x) >> C_CELL_SHIFT]
     return lo + (gp[lo] < x) + (gp[lo + 1] < x)
 
 
@@ -343,22 +373,23 @@ def grid_cells_py(x, grid):
     every non-NaN value."""
     cdef const float64_t[::1] xv = np.ascontiguousarray(x, dtype=np.float64).ravel()
     cdef const float64_t[::1] g = np.ascontiguousarray(grid, dtype=np.float64)
-    cdef int64_t J = g.shape[0], n = xv.shape[0], i, kmin = 0, nb
+    cdef int64_t J = g.shape[0], n = xv.shape[0], i
     if J < 1:
         raise ValueError("grid must not be empty")
     for i in range(1, J):
         if not (g[i - 1] < g[i]):
             raise ValueError("grid must be increasing")
     gpad = np.concatenate([g, [np.inf, np.inf]])
-    tab = np.zeros(min(_cell_buckets(&g[0], J), C_CELL_TABLE_MAX), dtype=np.int32)
+    tab = np.empty(C_CELL_BUCKETS, dtype=np.int32)
     out = np.empty(n, dtype=np.int64)
     cdef const float64_t* gp = <const float64_t*> cnp.PyArray_DATA(gpad)
     cdef int32_t* tp = <int32_t*> cnp.PyArray_DATA(tab)
     cdef int64_t* op = <int64_t*> cnp.PyArray_DATA(out)
+    cdef bint nb
     with nogil:
-        nb = _cell_table(gp, J, tp, &kmin)
+        nb = _cell_table(gp, J, tp)
         for i in range(n):
-            op[i] = _grid_cell(xv[i], gp, tp, kmin, nb) if nb else _grid_cell_search(xv[i], gp, J)
+            op[i] = _grid_cell(xv[i], gp, tp) if nb else _grid_cell_search(xv[i], gp, J)
     return out, bool(nb)
 
 
@@ -376,8 +407,8 @@ def threshold_follow(float64_t[:, ::1] D, const label_index_t[::1] indptr,
     arrays: ~20 us a row on rcv1-shaped data, 3x FALT's whole step. Same
     operations in the same order, so the same bits."""
     cdef int64_t n = D.shape[0], K = D.shape[1], J = grid.shape[0], nl = indptr.shape[0] - 1
-    cdef int64_t t, i, k, j, p, best, bd, dj, c, nb, kmin = 0, ny_i, tp_i, np_i
-    cdef float64_t sk, x, ny, mn, th
+    cdef int64_t t, i, k, j, p, best, c, ny_i, tp_i, np_i
+    cdef float64_t sk, ny, th
     if rows.shape[0] != n or thr_cost.shape[0] != J or not (0 <= zero < J) or J < 1:
         raise ValueError(f"need one row index per row of D ({n}, got {rows.shape[0]}) and "
                          f"thr_cost of the grid's length {J} (got {thr_cost.shape[0]})")
@@ -400,49 +431,67 @@ def threshold_follow(float64_t[:, ::1] D, const label_index_t[::1] indptr,
                                  f"{K} labels")
     if n == 0:
         return
-    work = np.zeros(7 * (J + 1) + 2)
-    iwork = np.zeros(6 * (J + 1) + 2 * K + min(_cell_buckets(&grid[0], J), C_CELL_TABLE_MAX),
-                     dtype=np.int32)
+    work = np.zeros(5 * (J + 1) + 2)
+    iwork = np.zeros(8 * (J + 1) + 2 * K + C_CELL_BUCKETS, dtype=np.int32)
     cdef float64_t* C = <float64_t*> cnp.PyArray_DATA(work)
     cdef float64_t* S = C + J + 1                  # the block's running totals
     cdef float64_t* cum = S + J + 1
-    cdef float64_t* cTP = cum + J + 1              # tp and the predicted count at j
-    cdef float64_t* cNP = cTP + J + 1
-    cdef float64_t* gp = cNP + J + 1               # J + 2: the grid, two +inf
+    cdef float64_t* gp = cum + J + 1               # J + 2: the grid, two +inf
     cdef int32_t* hist = <int32_t*> cnp.PyArray_DATA(iwork)   # 4 (J + 1): counts per cell
+    cdef int32_t* h0 = hist
+    cdef int32_t* h1 = hist + (J + 1)
+    cdef int32_t* h2 = hist + 2 * (J + 1)
+    cdef int32_t* h3 = hist + 3 * (J + 1)
+    cdef float64_t* Dt
+    cdef bint nb
     cdef int32_t* pos = hist + 4 * (J + 1)         # J + 1: positives per cell
     cdef int32_t* tot = pos + J + 1                # J + 1
     cdef int32_t* cell = tot + J + 1               # K: each label's grid cell
     cdef int32_t* ycell = cell + K                 # K: the row's labels' cells
-    cdef int32_t* tab = ycell + K                  # C_CELL_TABLE_MAX
+    cdef int32_t* cTP = ycell + K                  # J + 1: tp and the predicted count at j
+    cdef int32_t* cNP = cTP + J + 1                # J + 1
+    cdef int32_t* tab = cNP + J + 1                # C_CELL_BUCKETS
     sk = sqrt(<float64_t> K)
     with nogil:
         for j in range(J):
             gp[j] = grid[j]
         gp[J] = INFINITY
         gp[J + 1] = INFINITY
-        nb = _cell_table(gp, J, tab, &kmin)
+        nb = _cell_table(gp, J, tab)
         for t in range(n):
             i = rows[t]
             # the counts per cell in four histograms (most labels share a
             # cell: one would make every count wait for the one before)
             if nb:
-                for k in range(K):
-                    c = _grid_cell(D[t, k] * sk, gp, tab, kmin, nb)
+                Dt = &D[t, 0]
+                for k in range(0, K - 3, 4):
+                    c = _grid_cell(Dt[k] * sk, gp, tab)
                     cell[k] = <int32_t> c
-                    hist[(k & 3) * (J + 1) + c] += 1
+                    h0[c] += 1
+                    c = _grid_cell(Dt[k + 1] * sk, gp, tab)
+                    cell[k + 1] = <int32_t> c
+                    h1[c] += 1
+                    c = _grid_cell(Dt[k + 2] * sk, gp, tab)
+                    cell[k + 2] = <int32_t> c
+                    h2[c] += 1
+                    c = _grid_cell(Dt[k + 3] * sk, gp, tab)
+                    cell[k + 3] = <int32_t> c
+                    h3[c] += 1
+                for k in range(K & ~3, K):
+                    c = _grid_cell(Dt[k] * sk, gp, tab)
+                    cell[k] = <int32_t> c
+                    h0[c] += 1
             else:
                 for k in range(K):
                     c = _grid_cell_search(D[t, k] * sk, gp, J)
                     cell[k] = <int32_t> c
                     hist[(k & 3) * (J + 1) + c] += 1
             for j in range(J + 1):         # (and the histograms zeroed for the next row)
-                tot[j] = (hist[j] + hist[J + 1 + j]) + (hist[2 * (J + 1) + j]
-                                                       + hist[3 * (J + 1) + j])
-                hist[j] = 0
-                hist[J + 1 + j] = 0
-                hist[2 * (J + 1) + j] = 0
-                hist[3 * (J + 1) + j] = 0
+                tot[j] = (h0[j] + h1[j]) + (h2[j] + h3[j])
+                h0[j] = 0
+                h1[j] = 0
+                h2[j] = 0
+                h3[j] = 0
             ny_i = 0
             for p in range(indptr[i], indptr[i + 1]):
                 k = indices[p]
@@ -453,32 +502,17 @@ def threshold_follow(float64_t[:, ::1] D, const label_index_t[::1] indptr,
                     cell[k] = -1
             ny = <float64_t> ny_i
             # predicted at j iff the value is above grid[j]: suffix counts
-            # (integers: exact, as the doubles they were)
             np_i = 0
             tp_i = 0
             for j in range(J - 1, -1, -1):
                 np_i = np_i + tot[j + 1]
                 tp_i = tp_i + pos[j + 1]
-                cTP[j] = <float64_t> tp_i
-                cNP[j] = <float64_t> np_i
+                cTP[j] = <int32_t> tp_i
+                cNP[j] = <int32_t> np_i
             for p in range(ny_i):
                 pos[ycell[p]] = 0
             costs_of_counts(cost, cTP, cNP, ny, <float64_t> K, J, C)
-            for j in range(J):
-                S[j] += C[j]
-                cum[j] = (thr_cost[j] + S[j]) - C[j]
-            # the least cum, ties to the j nearest zero (the lower on equal
-            # distance): one pass, lexicographic on (cum, distance)
-            best = 0
-            mn = cum[0]
-            bd = zero
-            for j in range(1, J):
-                x = cum[j]
-                dj = j - zero if j >= zero else zero - j
-                if x < mn or (x == mn and dj < bd):
-                    mn = x
-                    bd = dj
-                    best = j
+            best = _leader(&thr_cost[0], S, C, cum, J, zero)
             th = grid[best] / sk
             for k in range(K):
                 D[t, k] = D[t, k] - th
