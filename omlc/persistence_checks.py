@@ -463,6 +463,20 @@ def _check_dpp_threshold(model, state, ref):
     return {"thr_cost_"}
 
 
+def _check_ocs_tie(state, ref, d):
+    """OnlineCS: files from before the pursuit's tie rule (OMP_TIE) have no
+    ``omp_tie_`` and picked by NumPy's argmax (with ``code_dim=1`` every
+    label ties, so the label that argmax picked followed the scores' last
+    bit): they keep it (``omp_tie_ = 0.0``) and predict as they did. A file
+    that has it holds one of the two rules."""
+    v = state.get("omp_tie_", None)
+    if v is None:
+        state["omp_tie_"] = 0.0
+    elif type(v) is not float or v not in (0.0, ref["omp_tie_"]):
+        raise _Invalid(f"omp_tie_ must be 0.0 or {ref['omp_tie_']!r}, got {v!r}")
+    return {"omp_tie_"}
+
+
 def _group_checks(model):
     name = type(model).__name__
     if name in ("KernelFALT", "KernelPassiveAggressiveBR") or (
@@ -473,7 +487,9 @@ def _group_checks(model):
     if name in ("DPP", "CSDPP"):
         return [_check_regressor_solver, _check_dpp_state,
                 lambda state, ref, d: _check_dpp_threshold(model, state, ref)]
-    if name in ("OnlineBR", "OnlineCS", "OnlineRandomProjection"):
+    if name == "OnlineCS":
+        return [_check_regressor_solver, _check_ocs_tie]
+    if name in ("OnlineBR", "OnlineRandomProjection"):
         return [_check_regressor_solver]
     if name in ("AdaOLMR", "OnlineBMR"):
         return [_check_weak_learners]

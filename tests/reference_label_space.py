@@ -321,9 +321,9 @@ def threshold_follow(D, Yc, thr_cost, cost):
     D = np.array(D, dtype=np.float64)
     K = D.shape[1]
     C = grid_costs(cost, D, np.asarray(Yc, bool))
-    j = follow_the_leader(thr_cost, C)
+    j, total = follow_the_leader(thr_cost, C)
     D -= (ls.THRESHOLD_GRID[j] / math.sqrt(K))[:, None]
-    return D, thr_cost + C.sum(axis=0)
+    return D, total
 
 
 def grid_costs(cost, D, Yc):
@@ -348,9 +348,13 @@ def grid_costs(cost, D, Yc):
 
 def follow_the_leader(before, C):
     """Each row's grid index: the one of least cumulative cost over the rows
-    before it (``before`` the total over earlier blocks, ``C`` the block's
-    per-row costs); ties go to the index nearest the threshold 0."""
-    cum = before + np.cumsum(C, axis=0) - C
+    before it (``before`` the total over earlier rows, ``C`` the block's
+    per-row costs); ties go to the index nearest the threshold 0. Also the
+    totals after the block. The totals are summed row by row onto
+    ``before`` (NumPy's cumsum along rows: sequential), so they do not
+    depend on where blocks were cut."""
+    run = np.cumsum(np.vstack([np.asarray(before, np.float64)[None, :], C]), axis=0)
+    cum = run[:-1]
     best = cum <= cum.min(axis=1, keepdims=True)
     dist = np.abs(np.arange(C.shape[1]) - ls._GRID_ZERO)
-    return np.argmin(np.where(best, dist, C.shape[1]), axis=1)
+    return np.argmin(np.where(best, dist, C.shape[1]), axis=1), run[-1]

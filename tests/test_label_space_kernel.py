@@ -568,3 +568,35 @@ def test_threshold_follow_checks_its_arguments():
         lsk.threshold_follow(D, ip, np.array([0, 3]), np.array([0, 1]), thr, g, 40, 2)
     with pytest.raises(ValueError, match="start at 0"):
         lsk.threshold_follow(D, ip + 1, ix, np.array([0, 1]), thr, g, 40, 2)
+    for bad in (np.nan, np.inf, -1.0):           # a total read from a file
+        t = thr.copy()
+        t[7] = bad
+        with pytest.raises(ValueError, match="thr_cost must hold finite non-negative"):
+            lsk.threshold_follow(D, ip, ix, np.array([0, 1]), t, g, 40, 2)
+
+
+@pytest.mark.parametrize("cost", ls.COSTS)
+def test_threshold_follow_does_not_depend_on_the_block_cut(cost):
+    """The rule's totals are summed row by row, so any cut of the stream into
+    blocks gives the same lowered values and totals, bit for bit. Costs of
+    candidates that tie in exact arithmetic but not row by row (F1's
+    fractions) made a block's own sum added to the earlier totals round
+    differently and move a row's threshold by a grid step."""
+    rng = np.random.default_rng(3)
+    K, n = 9, 400
+    Yd = rng.random((n, K)) < 0.3
+    Y = sp.csr_matrix(Yd.astype(np.int32))
+    D0 = rng.normal(size=(n, K)) * rng.choice([0.05, 0.3, 1.0], size=(n, 1)) / np.sqrt(K)
+    rows = np.arange(n, dtype=np.int64)
+    out = {}
+    for cuts in ((0, n), (0, 1, 7, 50, 51, 300, n), tuple(range(0, n + 1, 3)) + (n,)):
+        D = D0.copy()
+        thr = np.zeros(ls.THRESHOLD_GRID.shape[0])
+        for a, b in zip(cuts[:-1], cuts[1:]):
+            lsk.threshold_follow(D[a:b], Y.indptr, Y.indices, rows[a:b], thr,
+                                 ls.THRESHOLD_GRID, 40, ls.COST_IDS[cost])
+        out[cuts] = (D, thr)
+    (D1, t1), *others = out.values()
+    for D, t in others:
+        np.testing.assert_array_equal(D, D1)
+        np.testing.assert_array_equal(t, t1)

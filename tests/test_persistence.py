@@ -586,3 +586,42 @@ def test_dpp_file_from_before_the_decoding_threshold_keeps_round(tmp_path, name)
     legacy.__setstate__(state)
     assert legacy.threshold == 0.0 and legacy.threshold_ == 0.0
     pickle.loads(pickle.dumps(m)).decision_function(X)
+
+
+def test_ocs_file_from_before_the_pursuits_tie_rule_keeps_argmax(tmp_path):
+    """O-CS breaks ties in its pursuit by the first label (OMP_TIE); the
+    committed fixture (code_dim=1: every label ties) was written before and
+    has no ``omp_tie_``: it loads with the plain argmax (0.0) and predicts as
+    it did, where the new rule would not; a saved rule round-trips, any
+    other value is refused. Pickles from then load the same way."""
+    from omlc.learners.label_space import OMP_TIE
+    with np.load(FIXTURES / "expected.npz", allow_pickle=False) as ref:
+        probe = sp.csr_matrix((ref["probe_data"], ref["probe_indices"], ref["probe_indptr"]),
+                              shape=tuple(ref["probe_shape"]))
+        expected = ref["ocs"]
+    old = omlc.load_model(FIXTURES / "ocs.omlc")
+    assert old.omp_tie_ == 0.0 and old.code_dim_ == 1
+    np.testing.assert_allclose(old.decision_function(probe), expected, rtol=1e-12, atol=1e-12)
+    new_rule = pickle.loads(pickle.dumps(old))
+    new_rule.omp_tie_ = OMP_TIE
+    D = new_rule.decision_function(probe)
+    assert not np.allclose(D, expected)            # the loader path is what keeps them
+    assert not (D[:, 1:] > 0).any()                # the new rule: label 0 or none at M = 1
+
+    X, Y = _data()
+    m = omlc.OnlineCS(code_dim=1).fit(X, Y)
+    assert m.omp_tie_ == OMP_TIE
+    src = omlc.save(m, tmp_path / "m.omlc")
+    back = omlc.load_model(src)
+    assert back.omp_tie_ == OMP_TIE
+    np.testing.assert_array_equal(back.decision_function(X), m.decision_function(X))
+    for bad in (0.5, "x", 1):
+        with pytest.raises(ModelFileError, match="omp_tie_ must be 0.0 or"):
+            omlc.load_model(_rewrite(src, tmp_path / "bad.omlc",
+                                     doc_fn=_doc_edit({"state/omp_tie_": bad})))
+
+    state = dict(m.__dict__)
+    del state["omp_tie_"]
+    legacy = omlc.OnlineCS.__new__(omlc.OnlineCS)
+    legacy.__setstate__(state)
+    assert legacy.omp_tie_ == 0.0

@@ -266,39 +266,42 @@ cdef void costs_of_counts(int cost, const int32_t* tpi, const int32_t* npi, floa
             out[j] = _rank(tp, fn, fp, tn)
 
 
-cdef int64_t _leader(const float64_t* thr, float64_t* S, const float64_t* C, float64_t* cum,
-                     int64_t J, int64_t zero) noexcept nogil:
-    """S += C, cum = (thr + S) - C (the totals before the row, as the NumPy
-    rule forms them), and the j of least cum, ties to the j nearest ``zero``
-    (the lower on equal distance). Its own function so that the compiler
-    sees the arrays apart and vectorises the first loop."""
-    cdef int64_t j, d
-    cdef float64_t m0, m1, m2, m3, x
-    for j in range(J):
-        S[j] = S[j] + C[j]
-        cum[j] = (thr[j] + S[j]) - C[j]
-    # the least value in four running minima (independent chains)
-    m0 = cum[0]
+cdef int64_t _leader(float64_t* thr, const float64_t* C, int64_t J, int64_t zero) noexcept nogil:
+    """The j of least total ``thr`` over the rows before this one, ties to
+    the j nearest ``zero`` (the lower on equal distance); then the row's
+    costs ``C`` join the totals (``thr += C``, row by row whatever the block
+    split: a block's own sum added to the earlier total rounded differently
+    with the split and broke exact ties between thresholds either way). Its
+    own function so that the compiler sees the arrays apart and vectorises
+    the sums."""
+    cdef int64_t j, d, best = zero
+    cdef float64_t m0, m1, m2, m3
+    # the least total in four running minima (independent chains)
+    m0 = thr[0]
     m1 = m0
     m2 = m0
     m3 = m0
     for j in range(0, J - 3, 4):
-        m0 = cum[j] if cum[j] < m0 else m0
-        m1 = cum[j + 1] if cum[j + 1] < m1 else m1
-        m2 = cum[j + 2] if cum[j + 2] < m2 else m2
-        m3 = cum[j + 3] if cum[j + 3] < m3 else m3
+        m0 = thr[j] if thr[j] < m0 else m0
+        m1 = thr[j + 1] if thr[j + 1] < m1 else m1
+        m2 = thr[j + 2] if thr[j + 2] < m2 else m2
+        m3 = thr[j + 3] if thr[j + 3] < m3 else m3
     for j in range(J & ~3, J):
-        m0 = cum[j] if cum[j] < m0 else m0
+        m0 = thr[j] if thr[j] < m0 else m0
     m0 = m1 if m1 < m0 else m0
     m0 = m2 if m2 < m0 else m0
     m0 = m3 if m3 < m0 else m0
     # the nearest to zero that reaches it, outwards from zero, lower side first
     for d in range(J):
-        if zero - d >= 0 and cum[zero - d] <= m0:
-            return zero - d
-        if zero + d < J and cum[zero + d] <= m0:
-            return zero + d
-    return zero
+        if zero - d >= 0 and thr[zero - d] <= m0:
+            best = zero - d
+            break
+        if zero + d < J and thr[zero + d] <= m0:
+            best = zero + d
+            break
+    for j in range(J):
+        thr[j] = thr[j] + C[j]
+    return best
 
 
 ctypedef fused label_index_t:
@@ -400,9 +403,10 @@ def threshold_follow(float64_t[:, ::1] D, const label_index_t[::1] indptr,
     threshold") over a block in O(K + J) a row: row t of ``D`` (decoded
     values; label set ``rows[t]`` of the CSR ``indptr``/``indices``) is
     lowered by ``grid[j] / sqrt(K)`` for the j of least cumulative cost over
-    the rows before it (``thr_cost`` holds the earlier blocks' totals; ties
+    the rows before it (``thr_cost`` holds the earlier rows' totals; ties
     go to the j nearest ``zero``), then every candidate's cost of the row's
-    own values joins the totals (``thr_cost`` updated in place at the end).
+    own values joins the totals (``thr_cost`` updated in place, row by row:
+    the same sums, bit for bit, however the stream is cut into blocks).
     Its NumPy twin (tests/reference_label_space.py) builds n x J
     arrays: ~20 us a row on rcv1-shaped data, 3x FALT's whole step. Same
     operations in the same order, so the same bits."""
@@ -414,6 +418,10 @@ def threshold_follow(float64_t[:, ::1] D, const label_index_t[::1] indptr,
                          f"thr_cost of the grid's length {J} (got {thr_cost.shape[0]})")
     if cost < HAMMING or cost > ACCURACY:
         raise ValueError(f"unknown cost id {cost}")
+    for j in range(J):
+        if not (isfinite(thr_cost[j]) and thr_cost[j] >= 0.0):
+            raise ValueError(f"thr_cost must hold finite non-negative totals; entry {j} is "
+                             f"{thr_cost[j]}")
     for j in range(1, J):
         if not (grid[j - 1] < grid[j]):
             raise ValueError("grid must be increasing")
@@ -431,12 +439,10 @@ def threshold_follow(float64_t[:, ::1] D, const label_index_t[::1] indptr,
                                  f"{K} labels")
     if n == 0:
         return
-    work = np.zeros(5 * (J + 1) + 2)
+    work = np.zeros(2 * (J + 1) + 2)
     iwork = np.zeros(8 * (J + 1) + 2 * K + C_CELL_BUCKETS, dtype=np.int32)
-    cdef float64_t* C = <float64_t*> cnp.PyArray_DATA(work)
-    cdef float64_t* S = C + J + 1                  # the block's running totals
-    cdef float64_t* cum = S + J + 1
-    cdef float64_t* gp = cum + J + 1               # J + 2: the grid, two +inf
+    cdef float64_t* C = <float64_t*> cnp.PyArray_DATA(work)     # the row's costs
+    cdef float64_t* gp = C + J + 1                 # J + 2: the grid, two +inf
     cdef int32_t* hist = <int32_t*> cnp.PyArray_DATA(iwork)   # 4 (J + 1): counts per cell
     cdef int32_t* h0 = hist
     cdef int32_t* h1 = hist + (J + 1)
@@ -512,12 +518,10 @@ def threshold_follow(float64_t[:, ::1] D, const label_index_t[::1] indptr,
             for p in range(ny_i):
                 pos[ycell[p]] = 0
             costs_of_counts(cost, cTP, cNP, ny, <float64_t> K, J, C)
-            best = _leader(&thr_cost[0], S, C, cum, J, zero)
+            best = _leader(&thr_cost[0], C, J, zero)
             th = grid[best] / sk
             for k in range(K):
                 D[t, k] = D[t, k] - th
-        for j in range(J):
-            thr_cost[j] = thr_cost[j] + S[j]
 
 
 def ridge_room(const float64_t[:, ::1] P, const float64_t[::1] w):

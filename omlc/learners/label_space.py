@@ -101,8 +101,9 @@ The exact ridge applies the transform directly. The online PCA's basis
 is kept as ``Q = R B`` (the rotation on a small factor) and its
 eigenproblem solved as a secular equation, so its step is O(M K + M^3),
 not O(M^2 K); Q is written out at the end of each block. O-BR,
-O-RAND and O-CS under AdaGrad learn a chunk of rows per call of the linear
-core, and on the exact ridge a chunk per call of ``ridge_learn`` (their
+O-RAND and O-CS under SGD and AdaGrad (with sample weights or without)
+learn a chunk of rows per call of the linear core, and on the exact ridge
+a chunk per call of ``ridge_learn`` (their
 targets do not depend on the predictions, so a chunk's are computed before
 it and its decoding after it: O-CS's orthogonal matching pursuit runs over
 the chunk's rows at once, :func:`omp_rows`).
@@ -239,7 +240,7 @@ from omlc.learners.base import BaseLearner, positive_float
 
 __all__ = ["DPP", "CSDPP", "OnlineBR", "OnlineCS", "OnlineRandomProjection", "COSTS",
            "cost_from_counts", "label_weights", "label_weights_bruteforce", "example_costs",
-           "CappedMSG", "RIDGE_MAX_FEATURES", "AUTO_CODE_FLOOR", "THRESHOLD_GRID"]
+           "CappedMSG", "RIDGE_MAX_FEATURES", "AUTO_CODE_FLOOR", "THRESHOLD_GRID", "OMP_TIE"]
 
 RIDGE_MAX_FEATURES = 2048
 #: AdaGrad's default step on +-1 targets (O-BR, O-RAND, O-CS); DPP and
@@ -530,8 +531,7 @@ class _OnlineLSR(BaseLearner):
         solver = getattr(self.reg_, "solver", None)
         if hasattr(self, "_targets") and solver == "ridge" and self.reg_.compiled_ridge():
             return self._learn_ridge(X, Y, order, out)
-        if hasattr(self, "_targets") and (solver in ("adagrad", "row_adagrad") or (
-                solver == "sgd" and self._pending_weights is None)):
+        if hasattr(self, "_targets") and solver in ("sgd", "adagrad", "row_adagrad"):
             return self._learn_chunked(X, Y, order, out)
         xp, xi, xv = csr_arrays(X)
         yp, yi = Y.indptr, Y.indices
@@ -1070,9 +1070,38 @@ class OnlineRandomProjection(_OnlineLSR):
         return _finite_scores(self._decode(self.reg_.scores(X)))
 
 
-def omp(A, z, s):
+#: O-CS's tie in orthogonal matching pursuit: columns whose correlation with
+#: the residual is within this relative distance of the largest are one
+#: choice, and the first of them (lowest label id) is picked. Gap filled
+#: here (Hsu et al. 2009 and Chu, Huang & Lin 2019 leave ties open): with
+#: ``code_dim=1`` every column of the 1 x K encoder is parallel to every
+#: other, so all K correlations ``|r a_j| / |a_j|`` are the same number to
+#: within an ulp and a plain argmax picked the label the last bit of the
+#: ridge scores pointed to -- a different one when the rows' updates of
+#: A^-1 were grouped differently (rank-q against rank-one, another block
+#: split). Parallel columns at any M tie the same way. Rounding moves a
+#: correlation by ~1e-15 relative and the ridge scores by ~1e-12 between
+#: block splits, far inside 1e-9; two columns of a Gaussian encoder that
+#: are not parallel come within 1e-9 of each other with probability
+#: ~1e-9 a step. Models from before it keep ``omp_tie_ = 0`` (the plain
+#: argmax they were written with; omlc.persistence_checks).
+OMP_TIE = 1e-9
+
+
+def _omp_pick(c, tie):
+    """The columns picked from correlations ``c`` (rows x K): the first
+    within relative ``tie`` of each row's largest (0: NumPy's argmax, the
+    first exact largest)."""
+    if not tie:
+        return np.argmax(c, axis=-1)
+    top = c.max(axis=-1, keepdims=True)
+    return np.argmax(c >= top * (1.0 - tie), axis=-1)
+
+
+def omp(A, z, s, tie=OMP_TIE):
     """Orthogonal matching pursuit: a vector with at most ``s`` nonzeros whose
-    image under ``A`` (M x K) approximates ``z`` (greedy, least-squares refit)."""
+    image under ``A`` (M x K) approximates ``z`` (greedy, least-squares refit;
+    ties within relative ``tie`` go to the first column, :data:`OMP_TIE`)."""
     K = A.shape[1]
     x = np.zeros(K)
     if s < 1:
@@ -1085,8 +1114,8 @@ def omp(A, z, s):
     for _ in range(min(s, A.shape[0], K)):
         c = np.abs(A.T @ res) / norms
         c[support] = -1.0
-        j = int(np.argmax(c))
-        if c[j] <= 1e-12:
+        j = int(_omp_pick(c, tie))
+        if c.max() <= 1e-12:
             break
         support.append(j)
         coef = np.linalg.lstsq(A[:, support], z, rcond=None)[0]
@@ -1096,9 +1125,9 @@ def omp(A, z, s):
     return x
 
 
-def omp_rows(A, Z, s):
+def omp_rows(A, Z, s, tie=OMP_TIE):
     """:func:`omp` of every row of ``Z`` (n x M) at once: row ``i`` of the
-    result is ``omp(A, Z[i], s)`` to rounding. Each greedy step picks every
+    result is ``omp(A, Z[i], s, tie)`` to rounding. Each greedy step picks every
     still-active row's column in one product, and the least-squares refits
     of the rows' supports are one batched QR (the supports are linearly
     independent: a column in their span has no correlation with the
@@ -1122,8 +1151,8 @@ def omp_rows(A, Z, s):
         c = np.abs(res[active] @ A) / norms
         if k:
             np.put_along_axis(c, support[active, :k], -1.0, axis=1)
-        j = np.argmax(c, axis=1)
-        go = c[np.arange(len(active)), j] > 1e-12
+        j = _omp_pick(c, tie)
+        go = c.max(axis=1) > 1e-12
         if k:
             # a row that stops keeps the coefficients of its last refit
             out[active[~go, None], support[active[~go], :k]] = coef[~go]
@@ -1148,7 +1177,9 @@ class OnlineCS(OnlineRandomProjection):
     a static Gaussian encoding of the 0/1 label vector, online ridge onto the
     code, decoding by orthogonal matching pursuit with sparsity ``sparsity``
     (None: the running mean label cardinality, rounded up) and a 0.5
-    threshold: the decision value is the recovered vector minus 0.5.
+    threshold: the decision value is the recovered vector minus 0.5. Ties in
+    the pursuit's pick go to the first label (:data:`OMP_TIE`; with
+    ``code_dim=1`` every label ties, so only the first can be predicted).
 
     Examples
     --------
@@ -1179,6 +1210,14 @@ class OnlineCS(OnlineRandomProjection):
         super()._init_state(n_features, n_labels)
         self.n_relevant_ = 0
         self.n_coded_ = 0
+        # the pursuit's tie (OMP_TIE); 0 in models from before it
+        self.omp_tie_ = OMP_TIE
+
+    def __setstate__(self, state):
+        # Pickles from before the tie rule: NumPy's argmax, as they predicted.
+        if "n_labels_" in state:
+            state.setdefault("omp_tie_", 0.0)
+        super().__setstate__(state)
 
     def _target(self, y):
         self.n_relevant_ += int(y.sum())
@@ -1204,13 +1243,13 @@ class OnlineCS(OnlineRandomProjection):
         if R is None:
             return None
         if self.sparsity is not None:
-            return omp_rows(self.encoder_, R, int(self.sparsity)) - 0.5
+            return omp_rows(self.encoder_, R, int(self.sparsity), self.omp_tie_) - 0.5
         # ceil(seen / coded) in integers, at least 1 (1 before any row)
         s = np.where(coded > 0, np.maximum(1, -(-seen // np.maximum(coded, 1))), 1)
         out = np.empty((n, self.n_labels_))
         for v in np.unique(s):
             rows = np.flatnonzero(s == v)
-            out[rows] = omp_rows(self.encoder_, R[rows], int(v))
+            out[rows] = omp_rows(self.encoder_, R[rows], int(v), self.omp_tie_)
         return out - 0.5
 
     def _sparsity(self):
@@ -1219,4 +1258,4 @@ class OnlineCS(OnlineRandomProjection):
         return max(1, math.ceil(self.n_relevant_ / self.n_coded_)) if self.n_coded_ else 1
 
     def _decode(self, R):
-        return omp_rows(self.encoder_, R, self._sparsity()) - 0.5
+        return omp_rows(self.encoder_, R, self._sparsity(), self.omp_tie_) - 0.5
