@@ -7,8 +7,18 @@ thresholds, a bound no online rule can beat), and the same three cumulated.
 
     python asv_benchmarks/scripts/label_space_curves.py corel5k delicious \
         --out datasets/results/label_space_curves.png
+
+``--variants`` adds learners in ``label_space_defaults.py``'s syntax (e.g.
+``dpp:pbt@lam=20.0 obr:-@lam=20.0``) and ``--knn K`` the prequential K-nearest
+neighbours' majority vote (``label_space_nolabel.py``): the candidates of
+issue 21's corel5k check against the same no-label line.
+
+    python asv_benchmarks/scripts/label_space_curves.py corel5k \
+        --variants dpp:pbt@lam=20.0 dpp:pbt@code_dim=75,lam=20.0 obr:-@lam=20.0 \
+        --knn 10 --out datasets/results/label_space_curves_corel5k.png
 """
 import argparse
+import os
 import sys
 
 import numpy as np
@@ -16,6 +26,10 @@ import numpy as np
 import omlc
 from omlc.datasets import load
 from omlc.experiments.csdpp import DATASETS, load_full
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from label_space_defaults import _model  # noqa: E402
+from label_space_nolabel import knn_predictions  # noqa: E402
 
 
 def stream(name):
@@ -40,13 +54,17 @@ def hindsight_per_label(S, Y, n_thresholds=41):
     return err / S.shape[1]
 
 
-def curves(name, window):
+def curves(name, window, variants=(), knn=0):
     X, Y = stream(name)
     Yd = Y.toarray().astype(bool)
     S = omlc.DPP().predict_then_learn(X, Y) * np.sqrt(Y.shape[1])
     per_row = {"DPP-PBT (defaults)": ((S > 0) != Yd).mean(axis=1),
                "no label": Yd.mean(axis=1),
                "DPP, best threshold per label in hindsight": hindsight_per_label(S, Yd)}
+    for spec in variants:
+        per_row[spec] = ((_model(spec).predict_then_learn(X, Y) > 0) != Yd).mean(axis=1)
+    if knn:
+        per_row[f"{knn}-NN majority (prequential)"] = (knn_predictions(X, Yd, knn) != Yd).mean(axis=1)
     n = Yd.shape[0]
     edges = np.arange(0, n + 1, window)
     out = {}
@@ -62,6 +80,8 @@ def main(argv):
     ap = argparse.ArgumentParser()
     ap.add_argument("sets", nargs="+")
     ap.add_argument("--window", type=int, default=500)
+    ap.add_argument("--variants", nargs="*", default=())
+    ap.add_argument("--knn", type=int, default=0)
     ap.add_argument("--out")
     args = ap.parse_args(argv)
     import matplotlib
@@ -69,7 +89,7 @@ def main(argv):
     import matplotlib.pyplot as plt
     fig, axes = plt.subplots(2, len(args.sets), figsize=(5.5 * len(args.sets), 7), squeeze=False)
     for c, name in enumerate(args.sets):
-        edges, out = curves(name, args.window)
+        edges, out = curves(name, args.window, args.variants, args.knn)
         mid = (edges[:-1] + edges[1:]) / 2
         for k, (win, cum) in out.items():
             axes[0, c].plot(mid, win, marker=".", label=k)
