@@ -222,7 +222,15 @@ def _check_dpp_state(state, ref, d):
     """DPP / CS-DPP: the counters the compiled loop indexes with (rows of the
     basis, the dropped row, t, folds) and the learner's one uniform draw.
     Files from before the compiled loop kept the basis as ``Q_`` / ``sigma_``
-    / ``drop_`` / ``t_``: they are moved into the fixed-size buffers."""
+    / ``drop_`` / ``t_``: they are moved into the fixed-size buffers.
+
+    PBT under AdaGrad (lazy factor ``F_``): files from before the
+    current-frame step (issue 21) summed AdaGrad's ``G`` in W's stored frame;
+    the layout is the same and they load as they are, predict the same, and
+    go on learning with the current-frame step, G read as the current code
+    frame's (the per-row transform's own G is a sum over frames that turn
+    every row; tests/test_persistence.py checks the continuation against
+    it)."""
     if "Q_" in state and "Qb_" not in state:
         Q, sig, drop, t = (state.pop(k, None) for k in ("Q_", "sigma_", "drop_", "t_"))
         rows, K = ref["Qb_"].shape

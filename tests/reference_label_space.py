@@ -195,9 +195,12 @@ def projection(Q, drop, M, K):
 
 
 def dpp_learn(X, Y, *, cost, basis, solver, M, full_rank, pca_step, u, intercept, W, Ainv,
-              F, Q, sigma, P, t, eta=1.0, G=None, delta_ada=1e-8, fold_tol=FOLD_TOL):
+              F, Q, sigma, P, t, eta=1.0, G=None, delta_ada=1e-8, fold_tol=FOLD_TOL,
+              current_frame=True):
     """The kernel's loop on dense X (n x d) and 0/1 Y (n x K). Returns the
-    decision values (n x K) and the final state as a dict."""
+    decision values (n x K) and the final state as a dict. ``current_frame``:
+    PBT's lazy AdaGrad keeps G and takes its step on the effective weights
+    ``W F`` (the step lands on W as ``dV F^-1``); False: in W's frame."""
     X = np.asarray(X, np.float64)
     Y = np.asarray(Y, bool)
     n, K = Y.shape
@@ -251,6 +254,10 @@ def dpp_learn(X, Y, *, cost, basis, solver, M, full_rank, pca_step, u, intercept
             w = Px / math.sqrt(1.0 + gamma)
             Ainv -= np.outer(w, w)
             W -= np.outer(Px / (1.0 + gamma), c)
+        elif lazy and current_frame and solver == "adagrad":
+            g = np.outer(x, c)
+            G += g * g
+            W -= (eta * g / (delta_ada + np.sqrt(G))) @ np.linalg.inv(F)
         else:
             if lazy:
                 c = F @ c

@@ -570,3 +570,92 @@ def test_threshold_follow_does_not_depend_on_the_block_cut(cost):
     for D, t in others:
         np.testing.assert_array_equal(D, D1)
         np.testing.assert_array_equal(t, t1)
+
+
+def _exact_transform(monkeypatch):
+    """dpp_learn with fold_tol=0: W <- W P_t P_{t+1}^T on every row (the
+    per-row transform; F folded before each step)."""
+    learn = lsk.dpp_learn
+    monkeypatch.setattr(ls._lsk, "dpp_learn",
+                        lambda *a, **k: learn(*a, **dict(k, fold_tol=0.0)))
+
+
+@pytest.mark.parametrize("cost", ["hamming", "f1"])
+def test_lazy_adagrad_pbt_is_the_per_row_transform(cost, monkeypatch):
+    """PBT under per-coordinate AdaGrad with the lazy factor F takes the
+    per-row transform's step (G on the current code's coordinates, the step
+    mapped back by F^-1): decisions and effective weights W F equal the
+    fold_tol=0 run's to rounding, with an empty row and empty and full label
+    sets, over blocks; the lazy run folds far less often. The stored-frame
+    rule (G in W's coordinates) does not: it moves the decisions by O(1)."""
+    X, Y = problem(n=300, d=15, K=9, seed=6)
+    X = X.toarray()
+    X[40:43] = 0                               # more empty rows
+    X, Y = sp.csr_matrix(X), Y.tolil()
+    Y[50], Y[51] = 0, 1                        # empty and full label sets
+    Y = Y.tocsr()
+
+    def run(exact, current=True):
+        m = omlc.CSDPP(cost=cost, code_dim=4, basis="pbt", solver="adagrad", eta=0.3,
+                       threshold=0.0, random_state=2)
+        m._current_frame = current
+        with monkeypatch.context() as mp:
+            if exact:
+                _exact_transform(mp)
+            D = np.vstack([m.predict_then_learn(X[a:a + 100], Y[a:a + 100])
+                           for a in range(0, 300, 100)])
+        return m, D
+
+    lazy, D = run(False)
+    exact, E = run(True)
+    assert exact.cnt_[3] > 250 and lazy.cnt_[3] < 100
+    np.testing.assert_allclose(D, E, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(lazy.reg_.W @ lazy.F_, exact.reg_.W @ exact.F_, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(lazy.reg_.G, exact.reg_.G, rtol=1e-9, atol=1e-12)
+    stored, S = run(False, current=False)
+    assert np.abs(S - E).max() > 1e-3
+
+
+@pytest.mark.parametrize("current", [True, False])
+@pytest.mark.parametrize("cost", ["hamming", "f1"])
+def test_lazy_adagrad_frames_equal_the_twin(cost, current):
+    """Both frames of PBT's lazy AdaGrad step against the twin, to 1e-12
+    (F within FOLD_TOL of orthogonal, not folded on most rows)."""
+    X, Y = problem(n=120, d=15, K=9, seed=7)
+    m = omlc.CSDPP(cost=cost, code_dim=4, basis="pbt", solver="adagrad", eta=0.3,
+                   threshold=0.0, random_state=3)
+    m._current_frame = current
+    m._check_params()
+    m._reset()
+    m._validate(X, Y, None)
+    reg = m.reg_
+    state = dict(W=reg.W.copy(), Ainv=None, F=m.F_.copy(), Q=m.Q_.copy(), sigma=m.sigma_.copy(),
+                 P=m.P_.copy(), t=0, G=reg.G.copy())
+    D = m.predict_then_learn(X, Y)
+    R, st = ref.dpp_learn(X.toarray(), Y.toarray(), cost=cost, basis="pbt", solver="adagrad", M=4,
+                          full_rank=False, pca_step=1.0, u=m.u_, intercept=True, eta=reg.eta,
+                          current_frame=current, **state)
+    assert st["folds"] == m.cnt_[3] < 60
+    np.testing.assert_allclose(D, R, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(m.reg_.W, st["W"], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(m.F_, st["F"], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(m.reg_.G, st["G"], rtol=1e-12, atol=1e-12)
+
+
+def test_current_frame_step_refuses_an_overflowing_gradient():
+    """A feature of 1e160 would overflow G in the current-frame step: the
+    row is refused (NonFiniteError naming the row) before G, W or the basis
+    change, as the stored-frame step's AdaGrad does (F has taken the row's
+    basis change by then, in both frames: the message says to refit)."""
+    from omlc._core.linear import NonFiniteError
+    X, Y = problem(n=60, d=15, K=9, seed=8)
+    Xb = X.toarray()
+    Xb[30, 0] = 1e160
+    m = omlc.DPP(code_dim=4, basis="pbt", solver="adagrad", eta=0.3)
+    with pytest.raises(NonFiniteError, match=r"row 30 of the block"):
+        m.predict_then_learn(sp.csr_matrix(Xb), Y)
+    first = omlc.DPP(code_dim=4, basis="pbt", solver="adagrad", eta=0.3).fit(X[:30], Y[:30])
+    assert m.t_ == 30 and first.cnt_[3] == m.cnt_[3]
+    np.testing.assert_array_equal(m.reg_.G, first.reg_.G)
+    np.testing.assert_array_equal(m.reg_.W, first.reg_.W)
+    np.testing.assert_array_equal(m.Q_, first.Q_)

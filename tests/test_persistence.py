@@ -625,3 +625,32 @@ def test_ocs_file_from_before_the_pursuits_tie_rule_keeps_argmax(tmp_path):
     legacy = omlc.OnlineCS.__new__(omlc.OnlineCS)
     legacy.__setstate__(state)
     assert legacy.omp_tie_ == 0.0
+
+
+def test_lazy_pbt_adagrad_file_from_before_the_current_frame_continues_exactly(tmp_path,
+                                                                                monkeypatch):
+    """PBT under AdaGrad with the lazy factor F: a file learned with the
+    stored-frame rule (before issue 21's current-frame step; the same
+    state layout) loads and predicts the same, and goes on learning with
+    the current-frame step, its accumulators G read as the current code
+    frame's: exactly the per-row transform (fold_tol=0) continued from the
+    same state, as if W had been rotated by F once (the transform's G is a
+    sum over frames that turn every row as well)."""
+    from omlc._core import label_space as lsk
+    from omlc.learners import label_space as ls
+    X, Y = _data(n=160, d=14, L=9, seed=4)
+    old = omlc.CSDPP(code_dim=4, basis="pbt", solver="adagrad", eta=0.3, threshold=0.0)
+    old._current_frame = False                 # what omlc learned before the fix
+    old.partial_fit(X[:80], Y[:80])
+    assert not np.allclose(old.F_, np.eye(4))  # an in-flight lazy factor
+    path = omlc.save(old, tmp_path / "old.omlc")
+    a, b = omlc.load_model(path), omlc.load_model(path)
+    assert a._current_frame
+    np.testing.assert_array_equal(a.decision_function(X), old.decision_function(X))
+    Da = a.predict_then_learn(X[80:], Y[80:])
+    learn = lsk.dpp_learn
+    monkeypatch.setattr(ls._lsk, "dpp_learn", lambda *p, **k: learn(*p, **dict(k, fold_tol=0.0)))
+    Db = b.predict_then_learn(X[80:], Y[80:])
+    np.testing.assert_allclose(Da, Db, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(a.reg_.W @ a.F_, b.reg_.W @ b.F_, rtol=0, atol=1e-9)
+    assert b.cnt_[3] - a.cnt_[3] > 40       # b folded (nearly) every row, a did not

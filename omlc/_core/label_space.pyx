@@ -28,7 +28,7 @@ at rounding level only.
 """
 import numpy as np
 cimport numpy as cnp
-from libc.math cimport fabs, sqrt, isfinite
+from libc.math cimport fabs, fmax, sqrt, isfinite
 from libc.string cimport memcpy, memset
 from libc.stdint cimport int32_t, int64_t
 from cpython.object cimport PyObject
@@ -39,13 +39,294 @@ from omlc._core.online_pca cimport (axpy, dot, kept_rows, materialise, msg_order
                                     omlc_pca_dot, omlc_pca_dots, reorthonormalise, reset_lazy,
                                     sample_drop, secular_eigh, secular_iwork_size,
                                     secular_work_size)
-from omlc._core.optimizers cimport Optimizer, OVERFLOW
+from omlc._core.optimizers cimport AdaGrad, Optimizer, OVERFLOW
 from omlc._core.rowstream cimport (CSRRows, Row, RowStream, finite_values, get_row,
                                    row_value)
 from omlc._core.workspace cimport Workspace, workspace_alloc
 from scipy.linalg.cython_blas cimport dgemm, dger, dsyrk
 
 cnp.import_array()
+
+# PBT's AdaGrad step in the current code frame (dpp_learn, ``current_frame``)
+# on one row's n entries (its nonzeros, then the intercept): G += (x c)^2 and
+# dv = eta x c / (delta + sqrt(G)) on the M effective coordinates, then the
+# stored weights take w -= dv F^-1. In three passes: the square roots and
+# divisions of all n M entries run as one flat vector loop (one entry's M
+# alone is a latency-bound chain), and the M x M product sums rows of F^-1
+# padded to ``ldf`` (a multiple of 4: whole vectors). In C so that it carries
+# an AVX2 build beside the baseline one (as online_pca.pxd's loops); neither
+# contracts a multiply-add.
+cdef extern from *:
+    """
+    #include <math.h>
+    #include <stdint.h>
+    #include <string.h>
+    #if defined(__x86_64__) && defined(__GLIBC__) && !defined(OMLC_NO_CLONES) \\
+        && defined(__has_attribute)
+    #  if __has_attribute(target_clones)
+    #    define OMLC_LS_CLONES __attribute__((target_clones("avx2", "default"), unused))
+    #  endif
+    #endif
+    #ifndef OMLC_LS_CLONES
+    #  if defined(__GNUC__) || defined(__clang__)
+    #    define OMLC_LS_CLONES __attribute__((unused))
+    #  else
+    #    define OMLC_LS_CLONES
+    #  endif
+    #endif
+    #if defined(__GNUC__) || defined(__clang__)
+    #  define OMLC_LS_RESTRICT __restrict__
+    #else
+    #  define OMLC_LS_RESTRICT
+    #endif
+    /* out = F^-1 (F: M x M; out: M x ldf, the padding zero) by Gauss-Jordan
+       with partial pivoting on rows of ldf (A: M x ldf scratch). F is the
+       lazy factor, kept within FOLD_TOL of orthogonal (singular values in
+       [0.86, 1.12] at 0.25), so no pivot is small. The row operations run
+       on nv = ldf / 4 whole vectors (M <= 16; a plain loop otherwise). */
+    #if defined(__GNUC__) || defined(__clang__)
+    #  define OMLC_LS_VEC 1
+    typedef double omlc_ls_v4d __attribute__((vector_size(32), aligned(8), may_alias));
+    #endif
+    static inline __attribute__((always_inline)) void omlc_ls_invert_rows(
+            double* OMLC_LS_RESTRICT A, double* OMLC_LS_RESTRICT out, int64_t M, int64_t ldf,
+            const int nv) {
+        for (int64_t k = 0; k < M; k++) {
+            int64_t piv = k;
+            double best = fabs(A[k * ldf + k]);
+            for (int64_t i = k + 1; i < M; i++) {
+                const double a = fabs(A[i * ldf + k]);
+                if (a > best) {
+                    best = a;
+                    piv = i;
+                }
+            }
+            double* ak = A + k * ldf;
+            double* ok = out + k * ldf;
+            if (piv != k) {
+                double* ap = A + piv * ldf;
+                double* op = out + piv * ldf;
+                for (int64_t j = 0; j < ldf; j++) {
+                    double t = ak[j];
+                    ak[j] = ap[j];
+                    ap[j] = t;
+                    t = ok[j];
+                    ok[j] = op[j];
+                    op[j] = t;
+                }
+            }
+            const double r = 1.0 / ak[k];
+    #ifdef OMLC_LS_VEC
+            if (nv) {
+                omlc_ls_v4d* vak = (omlc_ls_v4d*)ak;
+                omlc_ls_v4d* vok = (omlc_ls_v4d*)ok;
+                for (int j = 0; j < nv; j++) {
+                    vak[j] *= r;
+                    vok[j] *= r;
+                }
+                for (int64_t i = 0; i < M; i++) {
+                    const double b = A[i * ldf + k];
+                    if (i == k || b == 0.0)
+                        continue;
+                    omlc_ls_v4d* vai = (omlc_ls_v4d*)(A + i * ldf);
+                    omlc_ls_v4d* voi = (omlc_ls_v4d*)(out + i * ldf);
+                    for (int j = 0; j < nv; j++) {
+                        vai[j] -= b * vak[j];
+                        voi[j] -= b * vok[j];
+                    }
+                }
+                continue;
+            }
+    #endif
+            for (int64_t j = 0; j < ldf; j++) {
+                ak[j] *= r;
+                ok[j] *= r;
+            }
+            for (int64_t i = 0; i < M; i++) {
+                const double b = A[i * ldf + k];
+                if (i == k || b == 0.0)
+                    continue;
+                for (int64_t j = 0; j < ldf; j++) {
+                    A[i * ldf + j] -= b * ak[j];
+                    out[i * ldf + j] -= b * ok[j];
+                }
+            }
+        }
+    }
+    OMLC_LS_CLONES static void omlc_ls_invert(const double* OMLC_LS_RESTRICT F, int64_t M,
+                                              int64_t ldf, double* OMLC_LS_RESTRICT A,
+                                              double* OMLC_LS_RESTRICT out) {
+        memset(A, 0, M * ldf * sizeof(double));
+        memset(out, 0, M * ldf * sizeof(double));
+        for (int64_t i = 0; i < M; i++) {
+            memcpy(A + i * ldf, F + i * M, M * sizeof(double));
+            out[i * ldf + i] = 1.0;
+        }
+        switch (ldf) {
+            case 4: omlc_ls_invert_rows(A, out, M, ldf, 1); break;
+            case 8: omlc_ls_invert_rows(A, out, M, ldf, 2); break;
+            case 12: omlc_ls_invert_rows(A, out, M, ldf, 3); break;
+            case 16: omlc_ls_invert_rows(A, out, M, ldf, 4); break;
+            default: omlc_ls_invert_rows(A, out, M, ldf, 0);
+        }
+    }
+
+    /* w -= dv F^-1 for the row's entries, four at a time in registers
+       (M <= 16: nv = ldf / 4 vectors a row of F^-1; each sum over m in
+       order, as the plain loop below). */
+    #ifdef OMLC_LS_VEC
+    static inline __attribute__((always_inline)) void omlc_ls_product(
+            const int64_t* OMLC_LS_RESTRICT off, int64_t n, const double* OMLC_LS_RESTRICT dv,
+            int64_t M, double* OMLC_LS_RESTRICT W, int64_t size,
+            const double* OMLC_LS_RESTRICT finv, const int nv) {
+        const int64_t full = M / 4;
+        int64_t p = 0;
+        for (; p < n; p += 4) {
+            const int nb = n - p < 4 ? (int)(n - p) : 4;
+            omlc_ls_v4d acc[4][4];
+            for (int k = 0; k < 4; k++)
+                for (int j = 0; j < nv; j++)
+                    acc[k][j] = (omlc_ls_v4d){0.0, 0.0, 0.0, 0.0};
+            if (nb == 4) {
+                for (int64_t m = 0; m < M; m++) {
+                    const omlc_ls_v4d* f = (const omlc_ls_v4d*)(finv + m * 4 * nv);
+                    for (int k = 0; k < 4; k++) {
+                        const double d = dv[(p + k) * M + m];
+                        const omlc_ls_v4d a = {d, d, d, d};
+                        for (int j = 0; j < nv; j++)
+                            acc[k][j] += a * f[j];
+                    }
+                }
+            } else {
+                for (int64_t m = 0; m < M; m++) {
+                    const omlc_ls_v4d* f = (const omlc_ls_v4d*)(finv + m * 4 * nv);
+                    for (int k = 0; k < nb; k++) {
+                        const double d = dv[(p + k) * M + m];
+                        const omlc_ls_v4d a = {d, d, d, d};
+                        for (int j = 0; j < nv; j++)
+                            acc[k][j] += a * f[j];
+                    }
+                }
+            }
+            for (int k = 0; k < nb; k++) {
+                double* w = W + off[p + k];
+                int64_t j = 0;
+                if (off[p + k] + 4 * nv <= size) {
+                    /* the lanes past M are +0.0 (F^-1's padding): the next
+                       row's first weights stay as they are */
+                    for (; j < nv; j++)
+                        *(omlc_ls_v4d*)(w + 4 * j) -= acc[k][j];
+                    continue;
+                }
+                for (; j < full; j++)
+                    *(omlc_ls_v4d*)(w + 4 * j) -= acc[k][j];
+                if (j < nv)
+                    for (int64_t i = 4 * j; i < M; i++)
+                        w[i] -= acc[k][j][i - 4 * j];
+            }
+        }
+    }
+
+    /* G += (x c)^2 and gx = x c on whole vectors where the row of G has
+       room past M (c's padding is 0, so the next row's entries get + 0.0,
+       and gx's lanes past M are overwritten by the next entry's). */
+    static inline __attribute__((always_inline)) void omlc_ls_accumulate(
+            const int64_t* OMLC_LS_RESTRICT off, const double* OMLC_LS_RESTRICT xs, int64_t n,
+            const double* OMLC_LS_RESTRICT c, int64_t M, double* OMLC_LS_RESTRICT G,
+            int64_t size, double* OMLC_LS_RESTRICT gx, double* OMLC_LS_RESTRICT dv,
+            const int nv) {
+        const omlc_ls_v4d* vc = (const omlc_ls_v4d*)c;
+        for (int64_t p = 0; p < n; p++) {
+            double* g = G + off[p];
+            const double x = xs[p];
+            if (off[p] + 4 * nv <= size) {
+                const omlc_ls_v4d xv = {x, x, x, x};
+                omlc_ls_v4d* vg = (omlc_ls_v4d*)g;
+                omlc_ls_v4d* vx = (omlc_ls_v4d*)(gx + p * M);
+                omlc_ls_v4d* vd = (omlc_ls_v4d*)(dv + p * M);
+                for (int j = 0; j < nv; j++) {
+                    const omlc_ls_v4d v = xv * vc[j];
+                    const omlc_ls_v4d q = vg[j] + v * v;
+                    vg[j] = q;
+                    vx[j] = v;
+                    vd[j] = q;
+                }
+                continue;
+            }
+            for (int64_t m = 0; m < M; m++) {
+                double v = x * c[m];
+                double q = g[m] + v * v;
+                g[m] = q;
+                gx[p * M + m] = v;
+                dv[p * M + m] = q;
+            }
+        }
+    }
+    #endif
+    OMLC_LS_CLONES static void omlc_ls_frame_row(const int64_t* OMLC_LS_RESTRICT off,
+                                                 const double* OMLC_LS_RESTRICT xs, int64_t n,
+                                                 const double* OMLC_LS_RESTRICT c, int64_t M,
+                                                 double* OMLC_LS_RESTRICT W,
+                                                 double* OMLC_LS_RESTRICT G, int64_t size,
+                                                 const double* OMLC_LS_RESTRICT finv, int64_t ldf,
+                                                 double eta, double delta,
+                                                 double* OMLC_LS_RESTRICT gx,
+                                                 double* OMLC_LS_RESTRICT dv,
+                                                 double* OMLC_LS_RESTRICT u) {
+    #ifdef OMLC_LS_VEC
+        const int nv = ldf <= 16 ? (int)(ldf / 4) : 0;
+        switch (nv) {
+            case 1: omlc_ls_accumulate(off, xs, n, c, M, G, size, gx, dv, 1); break;
+            case 2: omlc_ls_accumulate(off, xs, n, c, M, G, size, gx, dv, 2); break;
+            case 3: omlc_ls_accumulate(off, xs, n, c, M, G, size, gx, dv, 3); break;
+            case 4: omlc_ls_accumulate(off, xs, n, c, M, G, size, gx, dv, 4); break;
+            default: omlc_ls_accumulate(off, xs, n, c, M, G, 0, gx, dv, 0);
+        }
+    #else
+        for (int64_t p = 0; p < n; p++) {
+            double* OMLC_LS_RESTRICT g = G + off[p];
+            const double x = xs[p];
+            for (int64_t m = 0; m < M; m++) {
+                double v = x * c[m];
+                double q = g[m] + v * v;
+                g[m] = q;
+                gx[p * M + m] = v;
+                dv[p * M + m] = q;
+            }
+        }
+    #endif
+        for (int64_t k = 0; k < n * M; k++)
+            dv[k] = eta * gx[k] / (delta + sqrt(dv[k]));
+    #ifdef OMLC_LS_VEC
+        switch (nv) {
+            case 1: omlc_ls_product(off, n, dv, M, W, size, finv, 1); return;
+            case 2: omlc_ls_product(off, n, dv, M, W, size, finv, 2); return;
+            case 3: omlc_ls_product(off, n, dv, M, W, size, finv, 3); return;
+            case 4: omlc_ls_product(off, n, dv, M, W, size, finv, 4); return;
+            default: break;
+        }
+    #endif
+        for (int64_t p = 0; p < n; p++) {
+            double* OMLC_LS_RESTRICT w = W + off[p];
+            for (int64_t i = 0; i < ldf; i++)
+                u[i] = 0.0;
+            for (int64_t m = 0; m < M; m++) {
+                const double a = dv[p * M + m];
+                const double* OMLC_LS_RESTRICT f = finv + m * ldf;
+                for (int64_t i = 0; i < ldf; i++)
+                    u[i] += a * f[i];
+            }
+            for (int64_t i = 0; i < M; i++)
+                w[i] -= u[i];
+        }
+    }
+    """
+    void omlc_ls_invert(const double* F, int64_t M, int64_t ldf, double* A,
+                        double* out) noexcept nogil
+    void omlc_ls_frame_row(const int64_t* off, const double* xs, int64_t n, const double* c,
+                           int64_t M, double* W, double* G, int64_t size, const double* finv,
+                           int64_t ldf, double eta, double delta, double* gx, double* dv,
+                           double* u) noexcept nogil
 
 ctypedef double float64_t
 
@@ -96,6 +377,8 @@ DEF C_RIDGE_BLOCK_MIN = 32
 DEF C_RIDGE_BLOCK_MAX = 128
 # Rows of W per BLAS call of a fold.
 DEF C_FOLD_ROWS = 256
+# AdaGrad's limit on |g| max|x| (a squared gradient must not overflow G)
+DEF C_SQRT_DBL_MAX = 1.3407807929942596e154
 #: See the module notes.
 FOLD_TOL = 0.25
 PRECISION_FLOOR = C_PRECISION_FLOOR
@@ -733,7 +1016,7 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
               cnp.ndarray W, Optimizer opt, cnp.ndarray Ainv, cnp.ndarray F,
               cnp.ndarray Q, cnp.ndarray sigma, cnp.ndarray P, cnp.ndarray counters,
               double eta_sgd=1.0, double fold_tol=FOLD_TOL, out=None, cost_fn=None,
-              int64_t ridge_block=0):
+              int64_t ridge_block=0, bint current_frame=True):
     """Learn every row of ``stream`` (labelled) in order; the state arrays are
     updated in place. ``counters`` (int64): [rows of Q, dropped row, t,
     folds]. ``W``: (d + intercept) x width, width K for PBC else M; ``opt``
@@ -751,6 +1034,13 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
 
     ``ridge_block``: the exact ridge's rows whose updates of Ainv wait for
     one rank-q update (as ``br_ridge_learn``'s ``block``; 0: its default).
+
+    ``current_frame`` (PBT under a per-coordinate ``AdaGrad``, lazy F): G
+    holds the effective (current-frame) coordinates' squared gradients and
+    the step ``dV`` taken there lands on W as ``dV F^-1``, which is the
+    per-row transform's step (``fold_tol=0``) exactly; False: the stored
+    coordinates' step ``x (F c)^T`` with G in W's frame (the rule before
+    issue 21's fix; see the module notes of omlc.learners.label_space).
 
     Returns ``(n_done, error, row_index)``: error 0 when every row was
     learned, else the Error of row ``n_done`` (not learned)."""
@@ -775,6 +1065,8 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     cdef float64_t* Pp
     cdef int64_t* cnt
     cdef float64_t* outp = NULL
+    cdef float64_t* Gp = NULL          # current_frame: AdaGrad's accumulators
+    cdef float64_t ada_eta = 0.0, ada_delta = 0.0, cmax
     if stream.rows.y_indptr == NULL:
         raise ValueError("learning needs a labelled stream")
     for arr, shape, name in ((W, (h, width), "W"), (F, (M, M), "F"), (Q, (M + 1, K), "Q"),
@@ -803,6 +1095,13 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                 or (opt.b != 0.0) != intercept:
             raise ValueError(f"the optimiser must be bound to W itself (float64, row stride "
                              f"{width}, intercept {bool(intercept)}), got row stride {opt.ld}")
+        if lazy and current_frame and type(opt) is AdaGrad:
+            if (<AdaGrad> opt).round_metric:
+                raise ValueError("PBT's current-frame AdaGrad step takes one step a row "
+                                 "(round_metric=False)")
+            Gp = <float64_t*> (<AdaGrad> opt).G
+            ada_eta = (<AdaGrad> opt).eta
+            ada_delta = (<AdaGrad> opt).delta
     else:
         if Ainv is None or tuple((<object> Ainv).shape) != (h, h) \
                 or Ainv.dtype != np.float64 or not Ainv.flags.c_contiguous:
@@ -861,6 +1160,26 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     cdef float64_t* msg = lw + 4 * K               # msg_step's scratch
     cdef float64_t* msgV = msg_V(msg)              # its eigenvectors and their order
     cdef int64_t* msgo = msg_order(msg, M)
+    # current_frame: F^-1 (M x ldf, zero-padded), its Gauss-Jordan scratch
+    # (M x ldf), u and the coefficient c (ldf each, the padding 0); per entry
+    # of the longest row: x, its offset in W (int64), x c and dv (M each,
+    # and ldf past the last: the whole-vector stores' overhang)
+    cdef int64_t ldf = (M + 3) // 4 * 4, most = 0
+    if Gp != NULL:
+        for i in range(n):
+            get_row(rows, i, &r)
+            most = max(most, r.x_nnz)
+    most += 1
+    frame_arr = np.zeros(2 * M * ldf + 2 * ldf + (2 + 2 * M) * most + 2 * ldf
+                         if Gp != NULL else 1)
+    cdef float64_t* Finv = <float64_t*> cnp.PyArray_DATA(frame_arr)
+    cdef float64_t* Fgj = Finv + M * ldf
+    cdef float64_t* uf = Fgj + M * ldf
+    cdef float64_t* cpad = uf + ldf
+    cdef float64_t* xsf = cpad + ldf
+    cdef int64_t* offf = <int64_t*> (xsf + most)
+    cdef float64_t* gxf = <float64_t*> (offf + most)
+    cdef float64_t* dvf = gxf + M * most + ldf
     if cost_fn is not None and not callable(cost_fn):
         raise TypeError(f"cost_fn must be callable or None, got {type(cost_fn).__name__}")
     cdef bint has_fn = cost_fn is not None
@@ -1102,7 +1421,43 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                     for m in range(L):
                         pred[m] = reff[m]
             # ---- the regression step
-            if gradient:
+            if Gp != NULL:
+                # AdaGrad in the current frame: G and the step dV on the
+                # effective coordinates (as the per-row transform takes it,
+                # G indexed by the current code's columns), W -= dV F^-1 so
+                # that W F moves by dV. The limit is AdaGrad's own.
+                for j in range(M):
+                    tgt[j] = pred[j] - tgt[j]          # the effective coefficient
+                cmax = 0.0
+                for j in range(M):
+                    cmax = fmax(cmax, fabs(tgt[j]))
+                x = 1.0 if intercept else 0.0
+                for p in range(r.x_nnz):
+                    x = fmax(x, fabs(row_value(&r, p)))
+                if not (cmax * x < C_SQRT_DBL_MAX):
+                    err = GRADIENT_OVERFLOW
+                    t -= 1
+                    if saved:
+                        memcpy(B, Bsave, Mp * K * sizeof(float64_t))
+                        memcpy(R, Rsave, Mp * Mp * sizeof(float64_t))
+                        memcpy(sg, ssave, (M + 1) * sizeof(float64_t))
+                    nq = cnt[0]
+                    drop = cnt[1]
+                    break
+                if r.x_nnz or intercept:
+                    omlc_ls_invert(Fp, M, ldf, Fgj, Finv)
+                    for p in range(r.x_nnz):
+                        xsf[p] = row_value(&r, p)
+                        offf[p] = r.x_indices[p] * M
+                    p = r.x_nnz
+                    if intercept:
+                        xsf[p] = 1.0
+                        offf[p] = d * M
+                        p += 1
+                    memcpy(cpad, tgt, M * sizeof(float64_t))
+                    omlc_ls_frame_row(offf, xsf, p, cpad, M, Wp, Gp, h * M, Finv, ldf, ada_eta,
+                                      ada_delta, gxf, dvf, uf)
+            elif gradient:
                 # the stored-coordinate target: s - F (pred - tgt) [/ sqrt(t) for SGD]
                 for j in range(width):
                     tgt[j] = pred[j] - tgt[j]          # the effective coefficient

@@ -670,6 +670,12 @@ class CSDPP(_OnlineLSR):
         self.threshold = threshold
         self.random_state = random_state
 
+    #: PBT under per-coordinate AdaGrad (the lazy factor F): G and the step
+    #: in the current code frame, ``W -= dV F^-1`` (the per-row transform's
+    #: step); False: the stored frame, the rule before issue 21's fix (kept
+    #: for the before/after measurements and the persistence test).
+    _current_frame = True
+
     def _cost(self):
         return self.cost
 
@@ -852,7 +858,8 @@ class CSDPP(_OnlineLSR):
             BASIS_IDS[self.basis], SOLVER_IDS[reg.solver], Mw, self.full_rank_,
             float(self.pca_step), self.u_, reg.intercept, reg.W, opt,
             reg.Ainv if reg.solver == "ridge" else None, self.F_, self.Qb_, self.sb_, self.proj_,
-            self.cnt_, out=out, cost_fn=cost_fn, ridge_block=self._ridge_block)
+            self.cnt_, out=out, cost_fn=cost_fn, ridge_block=self._ridge_block,
+            current_frame=self._current_frame)
         reg.t = self.t_
         if err:
             raise NonFiniteError(_ERRORS[err].format(pos=done + offset, index=index, lam=self.lam),
