@@ -239,7 +239,7 @@ cdef extern from *:
         for (int64_t p = 0; p < n; p++) {
             double* g = G + off[p];
             const double x = xs[p];
-            if (off[p] + 4 * nv <= size) {
+            if (nv && off[p] + 4 * nv <= size) {
                 const omlc_ls_v4d xv = {x, x, x, x};
                 omlc_ls_v4d* vg = (omlc_ls_v4d*)g;
                 omlc_ls_v4d* vx = (omlc_ls_v4d*)(gx + p * M);
