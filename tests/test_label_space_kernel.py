@@ -442,6 +442,31 @@ def test_ridge_learn_refuses_bad_targets():
     with pytest.raises(ValueError, match="finite: row 4"):
         lsk.ridge_learn(stream, W, A, True, T)
     assert not W.any() and np.array_equal(A, np.eye(d + 1))   # nothing learned
+    # weights: a negative or NaN one made a NaN step that the precision check
+    # reported as lost precision (the features' fault); refused up front now
+    T[4, 1] = 1.0
+    labelled = RowStream(*csr_arrays(X), d, np.arange(n + 1, dtype=np.int64) // 2,
+                         np.zeros(n // 2, np.int32), 2)
+    for bad in (-0.5, np.nan, np.inf):
+        w = np.ones(n)
+        w[3] = bad
+        with pytest.raises(ValueError, match="weights must be finite and >= 0; entry 3"):
+            lsk.ridge_learn(stream, W, A, True, T, w)
+        with pytest.raises(ValueError, match="weights must be finite and >= 0; entry 3"):
+            lsk.br_ridge_learn(labelled, W, A, True, w)
+    assert not W.any() and np.array_equal(A, np.eye(d + 1))
+
+
+def test_secular_eigh_refuses_non_finite_input():
+    """The solver's test hook: NaN came back as NaN eigenvalues (d), or as
+    diag(d) with no error (a NaN rho)."""
+    d, z = np.array([0.2, 1.0, 0.0]), np.array([0.5, -0.1, 0.3])
+    for dd, zz, rho in ((np.array([0.2, np.nan, 0.0]), z, 0.3), (d, np.array([0.5, np.inf, 0.3]), 0.3),
+                        (d, z, np.nan), (d, z, -np.inf)):
+        with pytest.raises(ValueError, match="must be finite"):
+            lsk.secular_eigh_py(dd, zz, rho)
+    with pytest.raises(ValueError, match="1-D"):
+        lsk.secular_eigh_py(d[:, None], z[:, None], 0.3)
 
 
 @pytest.mark.compiled

@@ -367,6 +367,36 @@ def test_ansgd_lazy_form_equals_the_dense_algorithm(kind, average, lam, n, fold,
 KIND = {"smoothed": PairKind.SMOOTHED, "hinge": PairKind.HINGE}
 
 
+@pytest.mark.parametrize("interleaved", [False, True])
+@pytest.mark.parametrize("intercept", [0.0, 1.0])
+def test_ansgd_last_iterate_scores_in_one_sweep_are_its_decisions(interleaved, intercept):
+    """Learning scores the gradient point and the last iterate from one sweep
+    of U and V (``omlc_score_uv``); each row's prequential output is, bit for
+    bit, what scoring the model before the row gives (``decide``), with U and
+    V in one buffer (one span of prefetches) or apart, wide rows included."""
+    X, Y = problem(11, n=60, d=40)
+    X = sp.vstack([X, sp.csr_matrix(np.ones((2, 40)))]).tocsr()   # 40 nonzeros
+    Y = sp.vstack([Y, sp.csr_matrix(np.eye(2, L))]).tocsr()
+    rng = np.random.default_rng(11)
+    d = X.shape[1] + (1 if intercept else 0)
+    if interleaved:
+        buf = np.zeros((d, 2 * L))
+        V, U = buf[:, :L], buf[:, L:]
+    else:
+        V, U = np.zeros((d, L)), np.zeros((d, L))
+    V[...] = rng.normal(scale=0.1, size=V.shape)
+    state = np.array([1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+    opt = ANSGD(V, U, state, X.shape[1], intercept, 1e-3, None, None, 1e-12, 1.0)
+    loss = PairwiseLoss(KIND["smoothed"])
+    for i in range(X.shape[0]):
+        before = np.empty((1, L))
+        decide(opt, stream(X[i]), before, 0)
+        out = np.empty((1, L))
+        learn(opt, loss, stream(X[i], Y[i]), 1, out)
+        np.testing.assert_array_equal(out, before)
+    assert state[3] == X.shape[0] and np.abs(U).max() > 0   # U moved: both matrices in play
+
+
 @pytest.mark.parametrize("lam", [0.0, 0.05])
 def test_adagrad_l2_lazy_shrink_equals_the_dense_algorithm(lam):
     X, Y = problem(8, n=120)

@@ -791,6 +791,9 @@ cdef _ridge_block(RowStream stream, float64_t[:, ::1] W, float64_t[:, ::1] Ainv,
         wv = weights
         if wv.shape[0] < n:
             raise ValueError(f"weights has {wv.shape[0]} entries for {n} rows")
+        for pos in range(n):        # (a negative or NaN one would make a NaN step)
+            if not (isfinite(wv[pos]) and wv[pos] >= 0.0):
+                raise ValueError(f"weights must be finite and >= 0; entry {pos} is {wv[pos]}")
         if n:
             wp = &wv[0]
     if out is not None:
@@ -972,8 +975,12 @@ def secular_eigh_py(d, z, double rho):
     cdef cnp.ndarray dd = np.ascontiguousarray(d, dtype=np.float64)
     cdef cnp.ndarray zz = np.ascontiguousarray(z, dtype=np.float64)
     cdef int64_t n = dd.shape[0]
-    if zz.shape[0] != n:
-        raise ValueError("d and z must have the same length")
+    if dd.ndim != 1 or zz.ndim != 1 or zz.shape[0] != n:
+        raise ValueError("d and z must be 1-D of the same length")
+    # (the solver's bracketing assumes finite values: NaN came back as NaN
+    # eigenvalues, or silently as diag(d) for a NaN rho)
+    if not (isfinite(rho) and np.isfinite(dd).all() and np.isfinite(zz).all()):
+        raise ValueError("d, z and rho must be finite")
     lam = np.zeros(n)
     V = np.zeros((n, n))
     work = np.zeros(secular_work_size(n))

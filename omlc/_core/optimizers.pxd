@@ -136,6 +136,7 @@ cdef class ANSGD(Optimizer):
     cdef void _gradient_point(self, float64_t* cu, float64_t* cv) noexcept nogil
     cdef void _mix(self, const Row* r, float64_t cu, float64_t cv, float64_t* s,
                    Workspace* ws) noexcept nogil
+    cdef void _scores_uv(self, const Row* r, float64_t* su, float64_t* sv) noexcept nogil
     cdef void renormalise(self) noexcept nogil
 
 

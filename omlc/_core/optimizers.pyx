@@ -24,7 +24,7 @@ from omlc._core.averaging cimport csum_add, la_dot, la_restart, la_row_settled, 
 from omlc._core.rowstream cimport row_value, sq_norm
 from omlc._core.simd cimport (omlc_ansgd_pass, omlc_axpy2, omlc_axpy_dd, omlc_settle_score_dd,
                               omlc_settle_score_df, omlc_settle_score_fd,
-                              omlc_settle_score_ff, omlc_score2, omlc_simd_build)
+                              omlc_settle_score_ff, omlc_score_uv, omlc_simd_build)
 from omlc._core.weight_loops cimport (DENSE_ADAGRAD, DENSE_AXPY, ColumnCache, _adagrad,
                                       active, adagrad_step, cache_done, linear_scores, max_abs, max_abs_value,
                                       rank_one_into)
@@ -916,10 +916,8 @@ cdef class ANSGD(Optimizer):
 
     cdef void _mix(self, const Row* r, float64_t cu, float64_t cv, float64_t* s,
                    Workspace* ws) noexcept nogil:
-        """s = x (cu U + cv V)."""
+        """s = x (cu U + cv V), as cu (x U) + cv (x V) (``_scores_uv``)."""
         cdef int64_t l
-        cdef const float64_t* Vb = <const float64_t*> self.Wb
-        cdef const float64_t* Ub = <const float64_t*> self.Ub
         if cu == 0.0 or r.x_f32:
             linear_scores(self.W, False, self.K, self.ld, r, self.b, self.Wb, cv, s, ws)
             if cu != 0.0:
@@ -928,12 +926,25 @@ cdef class ANSGD(Optimizer):
                 for l in range(self.K):
                     s[l] += ws.c[l]
             return
-        omlc_score2(r.x_indices, <const float64_t*> r.x_data, r.x_nnz,
-                    <const float64_t*> self.U, <const float64_t*> self.W, self.K, self.ld,
-                    cu, cv, s)
+        self._scores_uv(r, s, ws.c)
+        for l in range(self.K):
+            s[l] = cu * s[l] + cv * ws.c[l]
+
+    cdef void _scores_uv(self, const Row* r, float64_t* su, float64_t* sv) noexcept nogil:
+        """su = x U and sv = x V (float64 features, the intercept's rows
+        included) in one sweep of both: any point's scores are a combination
+        of the two, so the gradient point's and the last iterate's cost one
+        read of the weights."""
+        cdef int64_t l
+        cdef const float64_t* Vb = <const float64_t*> self.Wb
+        cdef const float64_t* Ub = <const float64_t*> self.Ub
+        omlc_score_uv(r.x_indices, <const float64_t*> r.x_data, r.x_nnz,
+                      <const float64_t*> self.U, <const float64_t*> self.W, self.K, self.ld,
+                      su, sv)
         if Vb != NULL:
             for l in range(self.K):
-                s[l] += self.b * (cu * Ub[l] + cv * Vb[l])
+                su[l] += self.b * Ub[l]
+                sv[l] += self.b * Vb[l]
 
     cdef void output(self, const Row* r, float64_t* d, Workspace* ws) noexcept nogil:
         cdef int64_t l, jb = self.n_features if self.Ub != NULL else -1
@@ -958,19 +969,30 @@ cdef class ANSGD(Optimizer):
         is then free), score the row at the gradient point and read its
         average, in one sweep of A, U and V (``omlc_ansgd_pass``); the same
         roundings as the separate passes."""
-        cdef float64_t cu, cv, T = self.st[3]
-        cdef int64_t l, p, K = self.K
+        cdef float64_t cu, cv, p, q, su, T = self.st[3]
+        cdef int64_t l, j, K = self.K
         cdef const float64_t* Vb = <const float64_t*> self.Wb
         cdef const float64_t* Ub = <const float64_t*> self.Ub
         cdef const float64_t* Ab
-        if not self.average or T == 0.0:
-            self.score(r, s, ws)
-            self.output(r, d, ws)
-            return
         self._gradient_point(&cu, &cv)
+        if not self.average or T == 0.0:
+            p = self.st[0]
+            q = self.st[1]
+            if cu == 0.0 or p == 0.0 or r.x_f32:
+                self._mix(r, cu, cv, s, ws)
+                self.output(r, d, ws)
+                return
+            # The gradient point's scores and the last iterate's from one
+            # sweep of U and V: the values score() and output() give.
+            self._scores_uv(r, s, d)
+            for l in range(K):
+                su = s[l]
+                s[l] = cu * su + cv * d[l]
+                d[l] = p * su + q * d[l]
+            return
         if cu == 0.0 or r.x_f32:
-            for p in range(r.x_nnz):
-                la_settle(&self.avg, r.x_indices[p])
+            for j in range(r.x_nnz):
+                la_settle(&self.avg, r.x_indices[j])
             if self.Wb != NULL:
                 la_settle(&self.avg, self.n_features)
             self._mark_settled(r)

@@ -221,23 +221,66 @@ cdef extern from *:
     OMLC_DEFINE_ALT_STEP(omlc_alt_step, double, int64_t)
     OMLC_DEFINE_ALT_STEP(omlc_alt_step_f, float, int32_t)
 
-    /* Scores from two matrices of the same shape: acc = x (cu U + cv V), the
-       point ANSGD takes its gradient at, in one pass over the rows. */
-    OMLC_CLONES static void omlc_score2(const int32_t* idx, const double* x, int64_t nnz,
-                                         const double* U, const double* V, int64_t K,
-                                         int64_t ld, double cu, double cv,
-                                         double* OMLC_RESTRICT acc) {
-        for (int64_t l = 0; l < K; l++) acc[l] = 0.0;
-        for (int64_t p = 0; p < nnz; p++) {
-            if (p + OMLC_AHEAD < nnz) {
-                int64_t j = (int64_t)idx[p + OMLC_AHEAD] * ld;
-                omlc_prefetch_lines((const char*)(U + j), K * (int64_t)sizeof(double));
-                omlc_prefetch_lines((const char*)(V + j), K * (int64_t)sizeof(double));
+    /* Where a feature's rows of n matrices (row pointers m[0..n), n_bytes
+       each) lie within n rows' bytes of each other -- the learners keep them
+       side by side in one buffer (omlc.learners._growth.interleave, each
+       row padded to whole 32-byte blocks) -- one loop of prefetches from the
+       lowest covers them all: *lo is set and the span returned; 0 when they
+       lie apart (then each row is prefetched). */
+    static inline int64_t omlc_rows_span(const double* const* m, int n, int64_t n_bytes,
+                                         const double** lo) {
+        const double* a = m[0];
+        const double* b = m[0];
+        for (int i = 1; i < n; i++) {
+            if (m[i] < a) a = m[i];
+            if (m[i] > b) b = m[i];
+        }
+        const int64_t span = (int64_t)((b - a) * (int64_t)sizeof(double)) + n_bytes;
+        *lo = a;
+        return span <= n * (n_bytes + 64) ? span : 0;
+    }
+
+    /* One row's scores under two matrices of the same shape at once: su = x U
+       and sv = x V, in one sweep of each feature's two rows, two nonzeros a
+       sweep of su, sv (half their loads and stores). ANSGD's scores at any
+       point cu U + cv V are then cu su + cv sv: its gradient point and its
+       last iterate from one sweep of the weights, where two sweeps of
+       x (c U + c' V) read them twice and did twice the arithmetic. */
+    OMLC_CLONES static void omlc_score_uv(const int32_t* idx, const double* x, int64_t nnz,
+                                           const double* U, const double* V, int64_t K,
+                                           int64_t ld, double* OMLC_RESTRICT su,
+                                           double* OMLC_RESTRICT sv) {
+        for (int64_t l = 0; l < K; l++) { su[l] = 0.0; sv[l] = 0.0; }
+        const int64_t nb = K * (int64_t)sizeof(double);
+        const double* mats[2] = {U, V};
+        const double* lo;
+        const int64_t span = omlc_rows_span(mats, 2, nb, &lo);
+        int64_t p = 0;
+        for (; p + 1 < nnz; p += 2) {
+            for (int64_t q = p + OMLC_AHEAD; q < p + OMLC_AHEAD + 2 && q < nnz; q++) {
+                const int64_t jn = (int64_t)idx[q] * ld;
+                if (span) {
+                    omlc_prefetch_lines((const char*)(lo + jn), span);
+                } else {
+                    omlc_prefetch_lines((const char*)(U + jn), nb);
+                    omlc_prefetch_lines((const char*)(V + jn), nb);
+                }
             }
+            const double* OMLC_RESTRICT u0 = U + (int64_t)idx[p] * ld;
+            const double* OMLC_RESTRICT v0 = V + (int64_t)idx[p] * ld;
+            const double* OMLC_RESTRICT u1 = U + (int64_t)idx[p + 1] * ld;
+            const double* OMLC_RESTRICT v1 = V + (int64_t)idx[p + 1] * ld;
+            const double x0 = x[p], x1 = x[p + 1];
+            for (int64_t l = 0; l < K; l++) {
+                su[l] = (su[l] + x0 * u0[l]) + x1 * u1[l];
+                sv[l] = (sv[l] + x0 * v0[l]) + x1 * v1[l];
+            }
+        }
+        for (; p < nnz; p++) {
             const double* OMLC_RESTRICT u = U + (int64_t)idx[p] * ld;
             const double* OMLC_RESTRICT v = V + (int64_t)idx[p] * ld;
-            const double a = x[p] * cu, b = x[p] * cv;
-            for (int64_t l = 0; l < K; l++) acc[l] += a * u[l] + b * v[l];
+            const double xv = x[p];
+            for (int64_t l = 0; l < K; l++) { su[l] += xv * u[l]; sv[l] += xv * v[l]; }
         }
     }
 
@@ -282,6 +325,13 @@ cdef extern from *:
                                  double hi, double lo, WT* OMLC_RESTRICT s,         \
                                  WT* OMLC_RESTRICT d) {                             \
         for (int64_t l = 0; l < K; l++) { s[l] = 0; d[l] = 0; }                    \
+        /* A feature's V and A rows side by side (an interleaved buffer, V      \
+           first): one run of lines for both, each line asked for once, with  \
+           fewer prefetches (they stall when the misses queue up). The span \
+           is found once, here (GCC 12 dropped prefetch runs sized per nonzero). */\
+        const int64_t rb = K * (int64_t)sizeof(WT);                                 \
+        const int64_t gap = (int64_t)((uintptr_t)A - (uintptr_t)V);                 \
+        const int64_t span = gap > 0 && gap <= rb + 64 ? gap + rb : 0;              \
         int64_t p = 0;                                                              \
         /* Two nonzeros per sweep of s and d: each weight and each s_l, d_l sees   \
            the same operations in the same order as one nonzero at a time (the \
@@ -291,8 +341,12 @@ cdef extern from *:
         for (; p + 1 < nnz; p += 2) {                                               \
             for (int64_t q = p + OMLC_AHEAD; q < p + OMLC_AHEAD + 2 && q < nnz; q++) {\
                 int64_t jn = (int64_t)idx[q];                                       \
-                omlc_prefetch_lines((const char*)(V + jn * ld), K * (int64_t)sizeof(WT));\
-                omlc_prefetch_lines((const char*)(A + jn * ld), K * (int64_t)sizeof(WT));\
+                if (span)                                                           \
+                    omlc_prefetch_lines((const char*)(V + jn * ld), span);          \
+                else {                                                              \
+                    omlc_prefetch_lines((const char*)(V + jn * ld), rb);            \
+                    omlc_prefetch_lines((const char*)(A + jn * ld), rb);            \
+                }                                                                   \
                 OMLC_PREFETCH(snap + 2 * jn);                                       \
             }                                                                       \
             int64_t j0 = idx[p], j1 = idx[p + 1];                                   \
@@ -381,7 +435,7 @@ cdef extern from *:
     /* ANSGD's prequential pass over one row, in one sweep of A, U, V: each
        feature's running sum settled (omlc_settle with its own fu, fv, from
        snap[4j..4j+3] and hu, lu, hv, lv), the gradient point's scores s = x (cu U +
-       cv V) (as omlc_score2) and the settled sums' d = x A (as omlc_score_dd):
+       cv V) (as omlc_score_uv, summed per weight) and the settled sums' d = x A (as omlc_score_dd):
        bit for bit the separate passes. */
     OMLC_CLONES static void omlc_ansgd_pass(const int32_t* idx, const double* x, int64_t nnz,
                                              double* A, const double* U, const double* V,
@@ -391,15 +445,23 @@ cdef extern from *:
                                              double* OMLC_RESTRICT s,
                                              double* OMLC_RESTRICT d) {
         for (int64_t l = 0; l < K; l++) { s[l] = 0.0; d[l] = 0.0; }
+        const int64_t nb = K * (int64_t)sizeof(double);
+        const double* mats[3] = {A, U, V};
+        const double* lo;
+        const int64_t span = omlc_rows_span(mats, 3, nb, &lo);
         int64_t p = 0;
         /* Two nonzeros per sweep of s and d, as omlc_settle_score_*: the same
            operations in the same order for every weight and score. */
         for (; p + 1 < nnz; p += 2) {
             for (int64_t q = p + OMLC_AHEAD; q < p + OMLC_AHEAD + 2 && q < nnz; q++) {
                 int64_t jn = (int64_t)idx[q];
-                omlc_prefetch_lines((const char*)(U + jn * ld), K * (int64_t)sizeof(double));
-                omlc_prefetch_lines((const char*)(V + jn * ld), K * (int64_t)sizeof(double));
-                omlc_prefetch_lines((const char*)(A + jn * ld), K * (int64_t)sizeof(double));
+                if (span) {
+                    omlc_prefetch_lines((const char*)(lo + jn * ld), span);
+                } else {
+                    omlc_prefetch_lines((const char*)(U + jn * ld), nb);
+                    omlc_prefetch_lines((const char*)(V + jn * ld), nb);
+                    omlc_prefetch_lines((const char*)(A + jn * ld), nb);
+                }
                 /* The snapshots are a separate array: a miss per nonzero otherwise. */
                 OMLC_PREFETCH(snap + 4 * jn);
             }
@@ -516,9 +578,9 @@ cdef extern from *:
                           int64_t L, double thr, double q, int64_t* n_rel) noexcept nogil
     int64_t omlc_alt_step_f(float* s, float* c, const float* coef, const float* sgn,
                             int64_t L, float thr, float q, int64_t* n_rel) noexcept nogil
-    void omlc_score2(const int32_t* idx, const double* x, int64_t nnz, const double* U,
-                     const double* V, int64_t K, int64_t ld, double cu, double cv,
-                     double* acc) noexcept nogil
+    void omlc_score_uv(const int32_t* idx, const double* x, int64_t nnz, const double* U,
+                       const double* V, int64_t K, int64_t ld, double* su,
+                       double* sv) noexcept nogil
     void omlc_settle(double* A, const double* U, const double* V, int64_t K, double fu,
                      double fv) noexcept nogil
     void omlc_add_scaled_d(double* A, const double* V, int64_t K, double f) noexcept nogil
