@@ -24,10 +24,12 @@ def problem(n=40, d=9, K=7, seed=0):
 @pytest.mark.parametrize("cost", ls.COSTS)
 def test_label_weights_match_the_python_eq14(cost):
     rng = np.random.default_rng(1)
-    for K in (1, 2, 6, 13):
+    # (101 labels with sparse sets: eq. 14 is computed once per run of labels
+    # neither relevant nor predicted)
+    for K in (1, 2, 6, 13, 101):
         for _ in range(20):
-            y = rng.random(K) < rng.random()
-            yhat = rng.random(K) < rng.random()
+            y = rng.random(K) < rng.random() ** 3
+            yhat = rng.random(K) < rng.random() ** 3
             np.testing.assert_allclose(lsk.label_weights_py(ls.COST_IDS[cost], y, yhat),
                                        ls.label_weights(cost, y, yhat), atol=1e-15)
 
@@ -539,6 +541,34 @@ def test_threshold_follow_equals_the_numpy_rule(cost, index_dtype):
         np.testing.assert_array_equal(D, R)
         np.testing.assert_array_equal(thr, thr_ref)
     assert thr.max() > 0
+
+
+def test_grid_cells_are_searchsorted():
+    """threshold_follow's grid cells (the bucket table on the doubles' bits,
+    or the halvings where a bucket holds more than two grid values) equal
+    NumPy's searchsorted(side="left") for values of every magnitude, the grid
+    points and their neighbours, signed zeros, infinities and subnormals."""
+    rng = np.random.default_rng(5)
+
+    def values(g):
+        return np.concatenate([rng.normal(size=4000) * 10.0 ** rng.uniform(-320, 300, 4000),
+                               rng.normal(size=2000) * 10.0 ** rng.uniform(-3, 3, 2000),
+                               g, np.nextafter(g, np.inf), np.nextafter(g, -np.inf),
+                               [0.0, -0.0, np.inf, -np.inf, 5e-324, -5e-324, 1e308, -1e308]])
+    grids = [ls.THRESHOLD_GRID, np.array([0.0]), np.array([-0.0, 1.0]), np.array([-np.inf, np.inf]),
+             np.linspace(1.0, 1.01, 10), np.linspace(-3.0, 3.0, 7)]
+    for _ in range(30):
+        g = np.unique(rng.normal(size=rng.integers(1, 40)) * 10.0 ** rng.uniform(-4, 4))
+        grids.append(g)
+    used = []
+    for g in grids:
+        x = values(g)
+        cells, table = lsk.grid_cells_py(x, g)
+        np.testing.assert_array_equal(cells, np.searchsorted(g, x, side="left"))
+        used.append(table)
+    assert used[0] and not used[4]          # both paths ran
+    with pytest.raises(ValueError, match="increasing"):
+        lsk.grid_cells_py([0.0], [1.0, 1.0])
 
 
 def test_threshold_follow_checks_its_arguments():
