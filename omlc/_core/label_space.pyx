@@ -9,11 +9,14 @@ tests/reference_label_space.py is the slow NumPy twin of every step here.
 
 PBT with a gradient solver keeps the basis change lazily: the effective
 weights are ``W F`` with F a small M x M factor, so a row costs
-``nnz M + M^3`` for it, not ``d M^2``. The step is the gradient in the
-stored coordinates, ``x (F c)^T`` for the effective coefficient ``c``: it
-equals the direct step while F is orthogonal, and F is folded into W
-(``W <- W F``, ``F <- I``) as soon as ``||F^T F - I||_F`` exceeds
-``FOLD_TOL``, which is the case when the basis change drops a direction.
+``nnz M^2 + M^3`` for it, not ``d M^2``. Per-coordinate AdaGrad takes the
+per-row transform's step (``current_frame``): G on the effective
+coordinates, the step ``dV`` taken there and ``W -= dV F^-1``. SGD and the
+row-wise AdaGrad take the gradient in the stored coordinates, ``x (F c)^T``
+for the effective coefficient ``c``: it equals the direct step while F is
+orthogonal. F is folded into W (``W <- W F``, ``F <- I``) as soon as
+``||F^T F - I||_F`` exceeds ``FOLD_TOL``, which is the case when the basis
+change drops a direction.
 The exact ridge applies ``W <- W P_t P_{t+1}^T`` directly (its own step is
 O(d^2) anyway).
 
@@ -239,7 +242,7 @@ cdef extern from *:
         for (int64_t p = 0; p < n; p++) {
             double* g = G + off[p];
             const double x = xs[p];
-            if (off[p] + 4 * nv <= size) {
+            if (nv && off[p] + 4 * nv <= size) {
                 const omlc_ls_v4d xv = {x, x, x, x};
                 omlc_ls_v4d* vg = (omlc_ls_v4d*)g;
                 omlc_ls_v4d* vx = (omlc_ls_v4d*)(gx + p * M);
