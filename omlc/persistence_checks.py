@@ -218,6 +218,28 @@ def _check_regressor_solver(state, ref, d):
     return set()
 
 
+def _check_regressor_values(state, ref, d):
+    """Label-space learners: the regressor's arrays checked as any (shapes,
+    dtypes, finite) and then for what the compiled loops assume of them: the
+    exact ridge's ``Ainv`` symmetric (``ridge_learn`` reads its rows as its
+    columns; the loops keep it exactly symmetric, 1e-9 relative allowed) with
+    a positive diagonal (the precision check divides by it), and AdaGrad's
+    accumulators ``G`` non-negative (their square roots scale the steps)."""
+    if "reg_" not in state or "reg_" not in ref:
+        return set()
+    reg = state["reg_"] = _compare("reg_", ref["reg_"], state["reg_"])
+    A = getattr(reg, "Ainv", None)
+    if isinstance(A, np.ndarray) and A.size:
+        if not (np.diagonal(A) > 0).all() or \
+                np.abs(A - A.T).max() > 1e-9 * max(1.0, float(np.abs(A).max())):
+            raise _Invalid("reg_.Ainv must be symmetric with a positive diagonal (the "
+                           "inverse of lam I + sum x x^T)")
+    G = getattr(reg, "G", None)
+    if isinstance(G, np.ndarray) and G.size and (G < 0).any():
+        raise _Invalid("reg_.G (AdaGrad's sums of squared gradients) holds negative values")
+    return {"reg_"}
+
+
 def _check_dpp_state(state, ref, d):
     """DPP / CS-DPP: the counters the compiled loop indexes with (rows of the
     basis, the dropped row, t, folds) and the learner's one uniform draw.
@@ -270,7 +292,12 @@ def _check_dpp_state(state, ref, d):
     if isinstance(u, bool) or not isinstance(u, float) or not 0.0 <= u < 1.0:
         raise _Invalid(f"u_ must be a float in [0, 1), got {u!r}")
     state["cnt_"] = np.ascontiguousarray(cnt)
-    return {"cnt_", "u_"}
+    # the online PCA's capped eigenvalues: clipped to [0, 1] by every step
+    # (the draw of P_t sums 1 - sigma as probabilities)
+    sb = state["sb_"] = _compare("sb_", ref["sb_"], state.get("sb_"))
+    if not ((sb >= 0.0) & (sb <= 1.0)).all():
+        raise _Invalid("array 'sb_' (the capped eigenvalues) must lie in [0, 1]")
+    return {"cnt_", "u_", "sb_"}
 
 
 # --- Hoeffding trees ----------------------------------------------------------------
@@ -493,12 +520,12 @@ def _group_checks(model):
     if name in ("OSMLELM", "ELMOMLL"):
         return [_check_elm_buffers]
     if name in ("DPP", "CSDPP"):
-        return [_check_regressor_solver, _check_dpp_state,
+        return [_check_regressor_solver, _check_dpp_state, _check_regressor_values,
                 lambda state, ref, d: _check_dpp_threshold(model, state, ref)]
     if name == "OnlineCS":
-        return [_check_regressor_solver, _check_ocs_tie]
+        return [_check_regressor_solver, _check_regressor_values, _check_ocs_tie]
     if name in ("OnlineBR", "OnlineRandomProjection"):
-        return [_check_regressor_solver]
+        return [_check_regressor_solver, _check_regressor_values]
     if name in ("AdaOLMR", "OnlineBMR"):
         return [_check_weak_learners]
     if name == "RankSVM" and model.solver == "ansgd":

@@ -7,7 +7,8 @@ cannot escape); ``SPECS`` gives each a valid call on small arrays, and
 each valid call, replaces one of its arrays with a wrong one -- one entry or
 row short or long, empty, another dtype, non-contiguous, an index one past its
 bound or negative, an ``indptr`` that decreases, points past its data or does
-not start at 0 -- and requires a clean exception (a ``ValueError``,
+not start at 0, a NaN, infinite or negative value where the spec says the
+input must be finite (and non-negative) -- and requires a clean exception (a ``ValueError``,
 ``TypeError``, ...), unless the spec lists that change as one the entry may
 take (a longer output buffer, a cast it makes on a copy). Run it in a
 subprocess (``tests/test_hostile_inputs.py``): a signal then fails the test
@@ -82,8 +83,9 @@ def entries():
 #
 # A spec returns (arrays, call, rules): ``call(arrays)`` makes the call,
 # ``rules[name]`` names what array ``name`` is (``"idx:N"``: ids in [0, N);
-# ``"ptr"``: an indptr) and ``"ok:<mutation>,..."`` the changes the entry may
-# take. Every spec builds fresh arrays, so a call that changes state in place
+# ``"ptr"``: an indptr; ``"finite"``: floats that may not hold NaN or +-inf;
+# ``"finite+"``: nor negative values) and ``"ok:<mutation>,..."`` the changes
+# the entry may take. Every spec builds fresh arrays, so a call that changes state in place
 # leaves the next one a clean start.
 
 SPECS = {}
@@ -214,9 +216,9 @@ def _br_ridge_learn():
             raise ValueError(f"error {err} at row {done}")
     rules = _xy_rules(d, L)
     rules["out"] = "ok:long"
-    # weights past the stream's rows are not read; a negative weight makes a
-    # NaN step, which the precision check refuses (an error code).
-    rules["weights"] = "ok:long"
+    # weights past the stream's rows are not read; a negative, NaN or
+    # infinite one is refused before the loop.
+    rules["weights"] = "finite+ ok:long"
     return a, call, rules
 
 
@@ -238,9 +240,9 @@ def _ridge_learn():
     del rules["yp"], rules["yi"]
     rules["xp"] = "ptr ok:ptr_short_of_data,short"     # fewer rows: T's last ones unread
     rules["out"] = "ok:long"
-    rules["weights"] = "ok:long"
+    rules["weights"] = "finite+ ok:long"
     # rows of T past the stream's are not read (a block of a longer chunk)
-    rules["T"] = "ok:long"
+    rules["T"] = "finite ok:long"
     return a, call, rules
 
 
@@ -340,7 +342,7 @@ def _rowstep():
         step.decide(a["xi"], a["xv"])
     # (a shorter or empty label set is another valid row; W's columns are the
     # labels, a wider W a model of more labels)
-    rules = {"xi": f"idx:{d} ok:idx_dup,idx_unsorted", "xv": "ok:dtype_f32",
+    rules = {"xi": f"idx:{d} ok:idx_dup,idx_unsorted", "xv": "finite ok:dtype_f32",
              "yi": f"idx:{L} ok:short,empty", "W": "ok:dtype_f32,long_col"}
     return a, call, rules
 
@@ -474,6 +476,19 @@ def _label_weights():
                      "yhat": "ok:dtype_i32,dtype_i64,dtype_f32,dtype_f64,strided"}
 
 
+@spec("label_space.grid_cells_py")
+def _grid_cells():
+    a = {"x": np.array([-2.0, 0.0, 0.3, 5.0]), "grid": np.array([-1.0, 0.0, 0.5, 2.0])}
+
+    def call(a):
+        from omlc._core.label_space import grid_cells_py
+        grid_cells_py(a["x"], a["grid"])
+    # any values are looked up; a grid must be non-empty and increasing (the
+    # integer casts repeat 0)
+    return a, call, {"x": "ok:short,long,empty,dtype_f32,dtype_i32,dtype_i64,strided",
+                     "grid": "ok:short,dtype_f32,strided"}
+
+
 @spec("label_space.ridge_room")
 def _ridge_room():
     a = {"P": np.eye(4), "w": np.array([0.5, -0.1, 0.3, 0.7])}
@@ -499,7 +514,7 @@ def _threshold_follow():
     # Longer label arrays than the rows read are fine (a block reads some
     # rows), as are rows in any order, repeated, and repeated labels (a flag
     # each); more columns of D are more labels.
-    return a, call, {"D": "ok:long_col",
+    return a, call, {"D": "ok:long_col", "thr_cost": "finite+",
                      "indptr": "ptr ok:long,ptr_short_of_data",
                      "indices": "idx:3 ok:long,idx_dup,idx_unsorted",
                      "rows": "idx:3 ok:idx_dup,idx_unsorted"}
@@ -513,8 +528,8 @@ def _secular_eigh():
         from omlc._core.label_space import secular_eigh_py
         secular_eigh_py(a["d"], a["z"], 0.3)
     # It works on contiguous float64 copies of its inputs.
-    return a, call, {"d": "ok:dtype_i32,dtype_i64,dtype_f32,strided",
-                     "z": "ok:dtype_i32,dtype_i64,dtype_f32,strided"}
+    return a, call, {"d": "finite ok:dtype_i32,dtype_i64,dtype_f32,strided",
+                     "z": "finite ok:dtype_i32,dtype_i64,dtype_f32,strided"}
 
 
 def _trees(sparse, n=2):
@@ -835,6 +850,13 @@ def mutations(arr, rule):
                 b[1] = b[0]
                 out.append(("idx_dup", b))
                 out.append(("idx_unsorted", arr[::-1].copy()))
+        if tag in ("finite", "finite+") and arr.dtype.kind == "f" and arr.size:
+            # a value no float input may hold (finite+: nor a negative one)
+            bad = [("nan", np.nan), ("inf", np.inf), ("neg_inf", -np.inf)]
+            for name, v in bad + ([("neg", -1.0)] if tag == "finite+" else []):
+                b = arr.copy()
+                b.flat[b.size // 2] = v
+                out.append((name, b))
         if tag == "vals":
             for i in range(arr.size):
                 for name, v in (("neg", -2), ("huge", 10**6)):

@@ -627,6 +627,34 @@ def test_ocs_file_from_before_the_pursuits_tie_rule_keeps_argmax(tmp_path):
     assert legacy.omp_tie_ == 0.0
 
 
+@pytest.mark.parametrize("name,key,edit,message", [
+    ("obr", "Ainv", lambda A: A + np.triu(np.full_like(A, 1e-3), 1), "reg_.Ainv must be symmetric"),
+    ("ocs", "Ainv", lambda A: A - 2 * np.diag(np.diag(A)), "positive diagonal"),
+    ("dpp", "Ainv", lambda A: A + np.triu(np.full_like(A, 1e-3), 1), "reg_.Ainv must be symmetric"),
+    ("obr_adagrad", "G", lambda G: -G - 1.0, "reg_.G .* negative"),
+    ("dpp-new", "sb_", lambda s: s + 1.0, "'sb_' .* must lie in \\[0, 1\\]"),
+    ("csdpp", "sigma_", lambda s: s - 1.0, "'sb_' .* must lie in \\[0, 1\\]")])
+def test_label_space_state_the_loops_rely_on_is_checked(tmp_path, name, key, edit, message):
+    """What the compiled loops assume of a label-space model's state, checked
+    when a file is read: the exact ridge's A^-1 symmetric with a positive
+    diagonal, AdaGrad's sums of squares non-negative, the online PCA's capped
+    eigenvalues in [0, 1] (also as the older layout's ``sigma_``, moved into
+    ``sb_``). The committed fixtures pass (they load above)."""
+    if name == "dpp-new":
+        X, Y = _data()
+        src = omlc.save(omlc.DPP(code_dim=2).fit(X, Y), tmp_path / "new.omlc")
+    else:
+        src = FIXTURES / f"{name}.omlc"
+    doc = _doc(src)
+    ref = doc["state"][key] if key.endswith("_") else doc["state"]["reg_"]["state"][key]
+    member = ref["__array__"]
+    with zipfile.ZipFile(src) as zf:
+        arr = np.lib.format.read_array(io.BytesIO(zf.read(member)))
+    bad = _rewrite(src, tmp_path / "bad.omlc", members={member: _npy(edit(arr))})
+    with pytest.raises(ModelFileError, match="bad.omlc: .*" + message):
+        omlc.load_model(bad)
+
+
 def test_lazy_pbt_adagrad_file_from_before_the_current_frame_continues_exactly(tmp_path,
                                                                                 monkeypatch):
     """PBT under AdaGrad with the lazy factor F: a file learned with the

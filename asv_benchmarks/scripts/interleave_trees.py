@@ -1,7 +1,9 @@
 """Interleaved CPU-time rounds of kernel_figures.py configurations over several
 omlc trees (``--trees before=/path after=/path``): every round runs every
 (tree, configuration) once, in a fresh process, so that all of them meet the
-same machine load; prints the best of the rounds and the ratios to FALT."""
+same machine load; prints the best of the rounds, the ratio of the bests to
+FALT's and the median (range) over rounds of the paired per-round ratio to FALT
+(the figure of record: rounds meet different loads)."""
 import argparse
 import json
 import os
@@ -35,5 +37,10 @@ for tname in trees:
     f = min(best[(tname, "falt")])
     for c in a.configs:
         ts = best[(tname, c)]
-        print(f"{tname:8s} {c:18s} best {min(ts):7.3f} s  x FALT {min(ts) / f:5.2f}   all "
+        # Paired: each round's time over FALT's in the same round and tree.
+        paired = sorted(t / u for t, u in zip(ts, best[(tname, "falt")]))
+        med = paired[len(paired) // 2] if len(paired) % 2 else \
+            0.5 * (paired[len(paired) // 2 - 1] + paired[len(paired) // 2])
+        print(f"{tname:8s} {c:18s} best {min(ts):7.3f} s  x FALT {min(ts) / f:5.2f}  paired "
+              f"median {med:5.2f} ({paired[0]:.2f}-{paired[-1]:.2f})   all "
               + " ".join(f"{t:.3f}" for t in ts), flush=True)

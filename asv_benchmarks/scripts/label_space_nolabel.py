@@ -14,6 +14,10 @@ Parts (``--parts``, comma-separated; all by default):
 - ``ftl``: DPP's decoded values decoded per label by follow-the-leader
   between the model (cut at 0) and "no label" (each label's errors of both
   over the rows before; ties: the model) -- an online rule.
+- ``lamftl``: lam chosen online: four DPP-PBT learners (lam 1, 4, 16, 64),
+  each row predicted by the one with the least Hamming loss over the rows
+  before it (ties: the smallest lam), or per label by the one with the
+  fewest errors on that label; one line per order.
 - ``split``: Mulan's train/test split, where the set has one: one
   prequential pass over the train rows (Mulan's order and the seed order),
   then the test rows predicted by the final model without learning.
@@ -82,6 +86,20 @@ def ftl(name):
         e = (Q != Yd).mean(axis=1)
         print(f"ftl: {label:32s} {e.mean():.6f} (second half {e[h:].mean():.6f}; "
               f"no label {Yd.mean():.6f}, {Yd[h:n].mean():.6f})")
+
+
+def lamftl(name, orders, lams=(1.0, 4.0, 16.0, 64.0)):
+    for seed in range(1000, 1000 + orders):
+        X, Y = stream(name, seed)
+        Yd = Y.toarray().astype(bool)
+        n, K = Yd.shape
+        E = np.array([(omlc.DPP(lam=lam).predict_then_learn(X, Y) > 0) != Yd for lam in lams])
+        before = np.concatenate([np.zeros((len(lams), 1, K)), np.cumsum(E, axis=1)[:, :-1]], axis=1)
+        row = E[np.argmin(before.sum(axis=2), axis=0), np.arange(n)].mean()
+        per_label = np.take_along_axis(E, np.argmin(before, axis=0)[None], 0)[0].mean()
+        print(f"lamftl: order {seed} no label {Yd.mean():.6f}; lam {lams}: "
+              + " ".join(f"{e.mean():.6f}" for e in E)
+              + f"; chosen by row {row:.6f}, per label {per_label:.6f}", flush=True)
 
 
 def split(name):
@@ -196,14 +214,14 @@ def proto(name):
 def main(argv):
     ap = argparse.ArgumentParser()
     ap.add_argument("name")
-    ap.add_argument("--parts", default="grid,ftl,split,knn,proto")
+    ap.add_argument("--parts", default="grid,ftl,lamftl,split,knn,proto")
     ap.add_argument("--orders", type=int, default=3)
     args = ap.parse_args(argv)
     parts = args.parts.split(",")
-    for part in ("grid", "ftl", "split", "knn", "proto"):
+    for part in ("grid", "ftl", "lamftl", "split", "knn", "proto"):
         if part in parts:
-            if part == "grid":
-                grid(args.name, args.orders)
+            if part in ("grid", "lamftl"):
+                globals()[part](args.name, args.orders)
             else:
                 globals()[part](args.name)
 

@@ -223,9 +223,10 @@ cdef extern from *:
 
     /* Where a feature's rows of n matrices (row pointers m[0..n), n_bytes
        each) lie within n rows' bytes of each other -- the learners keep them
-       side by side in one buffer (omlc.learners._growth.interleave) -- one
-       loop of prefetches from the lowest covers them all: *lo is set and the
-       span returned; 0 when they lie apart (then each row is prefetched). */
+       side by side in one buffer (omlc.learners._growth.interleave, each
+       row padded to whole 32-byte blocks) -- one loop of prefetches from the
+       lowest covers them all: *lo is set and the span returned; 0 when they
+       lie apart (then each row is prefetched). */
     static inline int64_t omlc_rows_span(const double* const* m, int n, int64_t n_bytes,
                                          const double** lo) {
         const double* a = m[0];
@@ -236,7 +237,7 @@ cdef extern from *:
         }
         const int64_t span = (int64_t)((b - a) * (int64_t)sizeof(double)) + n_bytes;
         *lo = a;
-        return span <= n * n_bytes ? span : 0;
+        return span <= n * (n_bytes + 64) ? span : 0;
     }
 
     /* One row's scores under two matrices of the same shape at once: su = x U
@@ -324,6 +325,13 @@ cdef extern from *:
                                  double hi, double lo, WT* OMLC_RESTRICT s,         \
                                  WT* OMLC_RESTRICT d) {                             \
         for (int64_t l = 0; l < K; l++) { s[l] = 0; d[l] = 0; }                    \
+        /* A feature's V and A rows side by side (an interleaved buffer, V      \
+           first): one run of lines for both, each line asked for once, with  \
+           fewer prefetches (they stall when the misses queue up). The span \
+           is found once, here (GCC 12 dropped prefetch runs sized per nonzero). */\
+        const int64_t rb = K * (int64_t)sizeof(WT);                                 \
+        const int64_t gap = (int64_t)((uintptr_t)A - (uintptr_t)V);                 \
+        const int64_t span = gap > 0 && gap <= rb + 64 ? gap + rb : 0;              \
         int64_t p = 0;                                                              \
         /* Two nonzeros per sweep of s and d: each weight and each s_l, d_l sees   \
            the same operations in the same order as one nonzero at a time (the \
@@ -333,8 +341,12 @@ cdef extern from *:
         for (; p + 1 < nnz; p += 2) {                                               \
             for (int64_t q = p + OMLC_AHEAD; q < p + OMLC_AHEAD + 2 && q < nnz; q++) {\
                 int64_t jn = (int64_t)idx[q];                                       \
-                omlc_prefetch_lines((const char*)(V + jn * ld), K * (int64_t)sizeof(WT));\
-                omlc_prefetch_lines((const char*)(A + jn * ld), K * (int64_t)sizeof(WT));\
+                if (span)                                                           \
+                    omlc_prefetch_lines((const char*)(V + jn * ld), span);          \
+                else {                                                              \
+                    omlc_prefetch_lines((const char*)(V + jn * ld), rb);            \
+                    omlc_prefetch_lines((const char*)(A + jn * ld), rb);            \
+                }                                                                   \
                 OMLC_PREFETCH(snap + 2 * jn);                                       \
             }                                                                       \
             int64_t j0 = idx[p], j1 = idx[p + 1];                                   \

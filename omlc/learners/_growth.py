@@ -23,7 +23,8 @@ arrays: one row per feature (+ the intercept's row last), one column per label
   threshold column (O(d) per label). ``Kcap`` doubles when full, so a stream
   that adds labels one at a time copies the weights O(log L) times in all
   (amortised O(1) copies per label). Saving and pickling write the logical
-  ``(rows, K)`` arrays; a loaded model starts with ``Kcap = K``.
+  ``(rows, K)`` arrays; a loaded model starts with ``Kcap = K`` (for the
+  arrays RankSVM/MMP interleave, K rounded up to whole 32-byte blocks).
   RankSVM and MMP keep their weights lazily: a global scale times the stored
   array (ScaledSGD; ANSGD: two arrays and three scalars) and the average as
   running sums settled row by row (``omlc/_core/averaging.pxd``). A new column
@@ -172,22 +173,69 @@ def _storage(arr):
 def _group_storage(arrs):
     """``(buffer, kc)`` when the 2-D arrays ``arrs`` (one shape, one dtype) lie
     side by side in one C-contiguous buffer of ``len(arrs) * kc`` columns,
-    member i in the top rows of columns ``i*kc .. i*kc + K``; else None."""
+    member i in the top rows of columns ``i*kc .. i*kc + K``; else None. The
+    buffer is the members' base, or (an aligned buffer, :func:`_aligned_empty`:
+    their base is the raw bytes around it) the 2-D view of those bytes from
+    the first member's first item."""
     if len(arrs) == 1:
         buf = _storage(arrs[0])
         return None if buf is None else (buf, buf.shape[1])
-    base = arrs[0].base
+    owner = arrs[0].base
     n = len(arrs)
+    base = owner
+    if isinstance(owner, np.ndarray) and owner.ndim == 1 and owner.dtype == np.uint8:
+        base = _raw_rows(arrs[0], owner)
     if not (isinstance(base, np.ndarray) and base.ndim == 2 and base.flags.c_contiguous
             and base.flags.writeable and base.shape[1] % n == 0):
         return None
     kc = base.shape[1] // n
     for i, a in enumerate(arrs):
-        if (a.base is not base or a.dtype != base.dtype or a.strides != base.strides
+        if (a.base is not owner or a.dtype != base.dtype or a.strides != base.strides
                 or a.shape[0] > base.shape[0] or a.shape[1] > kc
                 or a.ctypes.data != base.ctypes.data + i * kc * base.itemsize):
             return None
     return base, kc
+
+
+def _raw_rows(a, raw):
+    """The 2-D view of the bytes ``raw`` in rows of ``a``'s row stride, from
+    ``a``'s first item to the last whole row; None if ``a`` is not in them."""
+    step, item = a.strides[0], a.itemsize
+    off = a.ctypes.data - raw.ctypes.data
+    if a.ndim != 2 or step <= 0 or step % item or off < 0 or off % item or off >= raw.nbytes:
+        return None
+    rows = (raw.nbytes - off) // step
+    return np.ndarray((rows, step // item), dtype=a.dtype, buffer=raw, offset=off)
+
+
+# A group's member rows start on 32-byte boundaries (and its buffer on a
+# cache line, or a 2 MiB page when big): the averaging sweeps read one
+# feature's rows of every member with 32-byte loads, and a row that starts
+# mid-line splits loads across cache lines and spans a line more. On the
+# rcv1-shaped stream (101 labels, 808-byte rows) this made averaged
+# Rank-SVM SGD's pass ~15% faster, bit for bit the same results.
+_ROW_ALIGN = 32
+_BUF_ALIGN = 64
+_HUGE = 2 << 20
+
+
+def _group_columns(K, itemsize):
+    """Columns of one member of an interleaved group holding K: K rounded up
+    to whole 32-byte blocks."""
+    per = max(1, _ROW_ALIGN // itemsize)
+    return -(-K // per) * per
+
+
+def _aligned_empty(shape, dtype):
+    """np.empty whose first item starts on a cache line (a 2 MiB boundary
+    when it spans 4 MiB or more, so that transparent huge pages back all of
+    it, as ``base.zeros_huge``); its ``base`` is the raw bytes around it."""
+    dtype = np.dtype(dtype)
+    n = int(np.prod(shape)) * dtype.itemsize
+    align = _HUGE if n >= 2 * _HUGE else _BUF_ALIGN
+    raw = np.empty(-(-n // align) * align + align, dtype=np.uint8)
+    start = -raw.ctypes.data % align
+    return raw[start:start + n].view(dtype).reshape(shape)
 
 
 def _groups(model, keys):
@@ -203,7 +251,8 @@ def _groups(model, keys):
 def interleave(model):
     """Put the arrays ``model._interleaved()`` names side by side in one
     buffer (a copy, once: e.g. a model loaded from a file) unless they are;
-    ``Kcap`` stays what it was when all of them share it, else ``K``."""
+    ``Kcap`` stays what it was when all of them share it, else ``K`` rounded
+    up to whole 32-byte blocks (:func:`_group_columns`)."""
     keys = tuple(k for k in model._interleaved() if isinstance(getattr(model, k, None),
                                                                np.ndarray))
     if len(keys) < 2:
@@ -212,9 +261,10 @@ def interleave(model):
     if _group_storage(arrs) is not None:
         return
     R, K = arrs[0].shape
-    buf = np.empty((R, len(keys) * K), dtype=arrs[0].dtype)
+    kc = _group_columns(K, arrs[0].itemsize)
+    buf = _aligned_empty((R, len(keys) * kc), arrs[0].dtype)
     for i, (k, a) in enumerate(zip(keys, arrs)):
-        v = buf[:, i * K:(i + 1) * K]
+        v = buf[:, i * kc:i * kc + K]
         v[...] = a
         setattr(model, k, v)
 
@@ -239,7 +289,10 @@ def _column_capacity(model, groups, K1):
     kc = caps.pop() if len(caps) == 1 else -1
     if kc >= K1:
         return kc
-    return max(K1, 2 * max(kc, getattr(model, groups[0][0]).shape[1]), 4)
+    kc = max(K1, 2 * max(kc, getattr(model, groups[0][0]).shape[1]), 4)
+    if any(len(g) > 1 for g in groups):
+        kc = _group_columns(kc, getattr(model, groups[0][0]).itemsize)
+    return kc
 
 
 def _regrown(model, group, R1, kc):
@@ -254,7 +307,8 @@ def _regrown(model, group, R1, kc):
         rows = st[0].shape[0] if st is not None else R0
         if rows < R1:
             rows = max(R1, 2 * R0, 16)
-        buf = np.empty((rows, len(group) * kc), dtype=arrs[0].dtype)
+        buf = (_aligned_empty if len(group) > 1 else np.empty)((rows, len(group) * kc),
+                                                                arrs[0].dtype)
         for i, a in enumerate(arrs):
             buf[:R0, i * kc:i * kc + K0] = a
     else:
