@@ -30,8 +30,10 @@ Parts (``--parts``, comma-separated; all by default):
   point o = the all-negative label vector (targets coded {0, 1}, ridge
   shrinking toward "no label"), an unpenalised intercept, the
   Vovk-Azoury-Warmuth forward prediction (the prediction of y - o divided by
-  1 + x^T A^-1 x) toward o or toward the running label mean, and the basis
-  fixed to the batch PCA of the whole pass (chosen in hindsight).
+  1 + x^T A^-1 x) toward o or toward the running label mean, the basis
+  fixed to the batch PCA of the whole pass (chosen in hindsight), and lam
+  chosen by type-II maximum likelihood (the evidence) over the rows so far,
+  re-chosen at t = 16, 32, 64, ...
 """
 import argparse
 import sys
@@ -147,9 +149,32 @@ def knn(name, ks=(5, 10, 20)):
               f"no label {Yd.mean():.6f})", flush=True)
 
 
-def dpp_pbc(X, Yd, lam=1.0, o_neg=False, lam0=None, vaw=None, fixed_basis=False):
+def evidence_lam(G, B, yy, n, lam):
+    """lam = alpha / beta of type-II maximum likelihood for the ridge of the
+    K outputs B = X^T Y (shared alpha, beta; MacKay's fixed point from
+    ``lam``), G = X^T X, yy = ||Y||_F^2, clipped to [1e-3, 1e6]."""
+    K = B.shape[1]
+    s, V = np.linalg.eigh(G)
+    s = np.clip(s, 0.0, None)
+    c2 = ((V.T @ B) ** 2).sum(axis=1)
+    for _ in range(100):
+        m2 = (c2 / (s + lam) ** 2).sum()
+        res = yy - 2 * (c2 / (s + lam)).sum() + (s * c2 / (s + lam) ** 2).sum()
+        geff = (s / (s + lam)).sum()
+        new = (K * geff / max(m2, 1e-300)) / ((n * K - K * geff) / max(res, 1e-300))
+        new = min(max(new, 1e-3), 1e6)
+        if abs(new - lam) < 1e-6 * lam:
+            return new
+        lam = new
+    return lam
+
+
+def dpp_pbc(X, Yd, lam=1.0, o_neg=False, lam0=None, vaw=None, fixed_basis=False,
+            evidence=False):
     """NumPy DPP-PBC on the exact ridge (eqs. 3, 6-7; omlc's start U = 0 and
-    one uniform draw u): the prediction of each row before it is learned."""
+    one uniform draw u): the prediction of each row before it is learned.
+    ``evidence``: lam re-chosen by :func:`evidence_lam` at t = 16, 32, 64, ...
+    (PBC's ridge is then recomputed exactly from X^T X and X^T Y)."""
     X = np.hstack([X.toarray(), np.ones((X.shape[0], 1))])
     n, d = X.shape
     K = Yd.shape[1]
@@ -167,8 +192,13 @@ def dpp_pbc(X, Yd, lam=1.0, o_neg=False, lam0=None, vaw=None, fixed_basis=False)
         Pfix = np.linalg.eigh(Yc.T @ Yc)[1][:, ::-1][:, :M].T
     P = np.zeros((0, K))
     ysum = np.zeros(K)
+    G, B, yy = np.zeros((d, d)), np.zeros((d, K)), 0.0
     out = np.zeros(Yd.shape, bool)
     for t in range(n):
+        if evidence and t >= 16 and not t & (t - 1):
+            lam = evidence_lam(G, B, yy, t, lam)
+            Ainv = np.linalg.inv(G + lam * np.eye(d))
+            H = Ainv @ B
         x = X[t]
         y = np.where(Yd[t], s, -s)
         r = H.T @ x
@@ -189,6 +219,10 @@ def dpp_pbc(X, Yd, lam=1.0, o_neg=False, lam0=None, vaw=None, fixed_basis=False)
             P = Pfix if fixed_basis else (Q if i < 0 else np.delete(Q, i, axis=0))
         H -= np.outer(g, (r - v) / (1 + gam))
         Ainv -= np.outer(g, g) / (1 + gam)
+        if evidence:
+            G += np.outer(x, x)
+            B += np.outer(x, v)
+            yy += v @ v
     return out
 
 
@@ -196,7 +230,8 @@ PROTO = {"paper (o = 0)": {}, "o = all-negative": {"o_neg": True},
          "unpenalised intercept": {"lam0": 1e-3},
          "VAW toward o = all-negative": {"o_neg": True, "vaw": "o"},
          "VAW toward the label mean": {"vaw": "mean"},
-         "batch-PCA basis (hindsight)": {"fixed_basis": True}}
+         "batch-PCA basis (hindsight)": {"fixed_basis": True},
+         "lam by evidence at t = 2^k": {"evidence": True}}
 
 
 def proto(name):

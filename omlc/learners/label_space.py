@@ -219,7 +219,11 @@ emotions .2249 -> .2302, medical .0174 -> .0185, mediamill .0333 -> .0346),
 and choosing it online does not get there either: four learners (lam 1, 4,
 16, 64), each row predicted by the one of least Hamming loss so far, give
 .009410 / .009424 / .009423 over three orders (per label: .009425-.009432)
-and cost emotions .2249 -> .2367.
+and cost emotions .2249 -> .2367; lam by type-II maximum likelihood over
+the rows so far (MacKay's fixed point, re-chosen at t = 16, 32, ...; PBC
+prototype) gives .009517: it is near 0 while t < d and reaches 10.5 by
+t = 4,096 (elsewhere it gains, e.g. enron .0583 -> .0509, scene .1197 ->
+.1149, but emotions .2248 -> .2594).
 The margin to be had is small for any learner: the prequential 10-nearest-
 neighbour majority vote reaches .009369, and on Mulan's split (one pass
 over the 4,500 train rows, then the 500 test rows) DPP-PBT's test loss is
