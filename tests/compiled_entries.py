@@ -476,6 +476,19 @@ def _label_weights():
                      "yhat": "ok:dtype_i32,dtype_i64,dtype_f32,dtype_f64,strided"}
 
 
+@spec("label_space.grid_cells_py")
+def _grid_cells():
+    a = {"x": np.array([-2.0, 0.0, 0.3, 5.0]), "grid": np.array([-1.0, 0.0, 0.5, 2.0])}
+
+    def call(a):
+        from omlc._core.label_space import grid_cells_py
+        grid_cells_py(a["x"], a["grid"])
+    # any values are looked up; a grid must be non-empty and increasing (the
+    # integer casts repeat 0)
+    return a, call, {"x": "ok:short,long,empty,dtype_f32,dtype_i32,dtype_i64,strided",
+                     "grid": "ok:short,dtype_f32,strided"}
+
+
 @spec("label_space.ridge_room")
 def _ridge_room():
     a = {"P": np.eye(4), "w": np.array([0.5, -0.1, 0.3, 0.7])}

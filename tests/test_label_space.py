@@ -575,9 +575,10 @@ def test_ocs_picks_do_not_follow_the_block_split(sparsity, monkeypatch):
 #: How far the exact ridge's prequential decisions may move with the block
 #: cut, relative to max(1, |D|): rounding only (the waiting rank-q updates
 #: of A^-1 flush at a block's end; DPP writes its basis out there). Measured
-#: (/tmp script in 21x's note: one call vs rank-one updates vs blocks of 100
-#: and 7 rows) up to 5e-12 on enron (d = 1,001), 2e-12 on bibtex (d = 1,836,
-#: 4,000 rows), 8e-15 on yeast, not growing along the stream.
+#: (asv_benchmarks/scripts/label_space_block_cut.py: one call vs rank-one
+#: updates vs blocks of 100 and 7 rows) up to 5e-12 on enron (d = 1,001),
+#: 2e-12 on bibtex (d = 1,836, 4,000 rows), 8e-15 on yeast, not growing
+#: along the stream.
 BLOCK_CUT_TOL = 1e-10
 
 

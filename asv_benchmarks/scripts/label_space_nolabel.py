@@ -14,6 +14,10 @@ Parts (``--parts``, comma-separated; all by default):
 - ``ftl``: DPP's decoded values decoded per label by follow-the-leader
   between the model (cut at 0) and "no label" (each label's errors of both
   over the rows before; ties: the model) -- an online rule.
+- ``lamftl``: lam chosen online: four DPP-PBT learners (lam 1, 4, 16, 64),
+  each row predicted by the one with the least Hamming loss over the rows
+  before it (ties: the smallest lam), or per label by the one with the
+  fewest errors on that label; one line per order.
 - ``split``: Mulan's train/test split, where the set has one: one
   prequential pass over the train rows (Mulan's order and the seed order),
   then the test rows predicted by the final model without learning.
@@ -26,8 +30,10 @@ Parts (``--parts``, comma-separated; all by default):
   point o = the all-negative label vector (targets coded {0, 1}, ridge
   shrinking toward "no label"), an unpenalised intercept, the
   Vovk-Azoury-Warmuth forward prediction (the prediction of y - o divided by
-  1 + x^T A^-1 x) toward o or toward the running label mean, and the basis
-  fixed to the batch PCA of the whole pass (chosen in hindsight).
+  1 + x^T A^-1 x) toward o or toward the running label mean, the basis
+  fixed to the batch PCA of the whole pass (chosen in hindsight), and lam
+  chosen by type-II maximum likelihood (the evidence) over the rows so far,
+  re-chosen at t = 16, 32, 64, ...
 """
 import argparse
 import sys
@@ -84,6 +90,20 @@ def ftl(name):
               f"no label {Yd.mean():.6f}, {Yd[h:n].mean():.6f})")
 
 
+def lamftl(name, orders, lams=(1.0, 4.0, 16.0, 64.0)):
+    for seed in range(1000, 1000 + orders):
+        X, Y = stream(name, seed)
+        Yd = Y.toarray().astype(bool)
+        n, K = Yd.shape
+        E = np.array([(omlc.DPP(lam=lam).predict_then_learn(X, Y) > 0) != Yd for lam in lams])
+        before = np.concatenate([np.zeros((len(lams), 1, K)), np.cumsum(E, axis=1)[:, :-1]], axis=1)
+        row = E[np.argmin(before.sum(axis=2), axis=0), np.arange(n)].mean()
+        per_label = np.take_along_axis(E, np.argmin(before, axis=0)[None], 0)[0].mean()
+        print(f"lamftl: order {seed} no label {Yd.mean():.6f}; lam {lams}: "
+              + " ".join(f"{e.mean():.6f}" for e in E)
+              + f"; chosen by row {row:.6f}, per label {per_label:.6f}", flush=True)
+
+
 def split(name):
     reg = DATASETS.get(name, name)
     if not {"train", "test"} <= set(get_dataset_info(reg).splits):
@@ -129,9 +149,32 @@ def knn(name, ks=(5, 10, 20)):
               f"no label {Yd.mean():.6f})", flush=True)
 
 
-def dpp_pbc(X, Yd, lam=1.0, o_neg=False, lam0=None, vaw=None, fixed_basis=False):
+def evidence_lam(G, B, yy, n, lam):
+    """lam = alpha / beta of type-II maximum likelihood for the ridge of the
+    K outputs B = X^T Y (shared alpha, beta; MacKay's fixed point from
+    ``lam``), G = X^T X, yy = ||Y||_F^2, clipped to [1e-3, 1e6]."""
+    K = B.shape[1]
+    s, V = np.linalg.eigh(G)
+    s = np.clip(s, 0.0, None)
+    c2 = ((V.T @ B) ** 2).sum(axis=1)
+    for _ in range(100):
+        m2 = (c2 / (s + lam) ** 2).sum()
+        res = yy - 2 * (c2 / (s + lam)).sum() + (s * c2 / (s + lam) ** 2).sum()
+        geff = (s / (s + lam)).sum()
+        new = (K * geff / max(m2, 1e-300)) / ((n * K - K * geff) / max(res, 1e-300))
+        new = min(max(new, 1e-3), 1e6)
+        if abs(new - lam) < 1e-6 * lam:
+            return new
+        lam = new
+    return lam
+
+
+def dpp_pbc(X, Yd, lam=1.0, o_neg=False, lam0=None, vaw=None, fixed_basis=False,
+            evidence=False):
     """NumPy DPP-PBC on the exact ridge (eqs. 3, 6-7; omlc's start U = 0 and
-    one uniform draw u): the prediction of each row before it is learned."""
+    one uniform draw u): the prediction of each row before it is learned.
+    ``evidence``: lam re-chosen by :func:`evidence_lam` at t = 16, 32, 64, ...
+    (PBC's ridge is then recomputed exactly from X^T X and X^T Y)."""
     X = np.hstack([X.toarray(), np.ones((X.shape[0], 1))])
     n, d = X.shape
     K = Yd.shape[1]
@@ -149,8 +192,13 @@ def dpp_pbc(X, Yd, lam=1.0, o_neg=False, lam0=None, vaw=None, fixed_basis=False)
         Pfix = np.linalg.eigh(Yc.T @ Yc)[1][:, ::-1][:, :M].T
     P = np.zeros((0, K))
     ysum = np.zeros(K)
+    G, B, yy = np.zeros((d, d)), np.zeros((d, K)), 0.0
     out = np.zeros(Yd.shape, bool)
     for t in range(n):
+        if evidence and t >= 16 and not t & (t - 1):
+            lam = evidence_lam(G, B, yy, t, lam)
+            Ainv = np.linalg.inv(G + lam * np.eye(d))
+            H = Ainv @ B
         x = X[t]
         y = np.where(Yd[t], s, -s)
         r = H.T @ x
@@ -171,6 +219,10 @@ def dpp_pbc(X, Yd, lam=1.0, o_neg=False, lam0=None, vaw=None, fixed_basis=False)
             P = Pfix if fixed_basis else (Q if i < 0 else np.delete(Q, i, axis=0))
         H -= np.outer(g, (r - v) / (1 + gam))
         Ainv -= np.outer(g, g) / (1 + gam)
+        if evidence:
+            G += np.outer(x, x)
+            B += np.outer(x, v)
+            yy += v @ v
     return out
 
 
@@ -178,7 +230,8 @@ PROTO = {"paper (o = 0)": {}, "o = all-negative": {"o_neg": True},
          "unpenalised intercept": {"lam0": 1e-3},
          "VAW toward o = all-negative": {"o_neg": True, "vaw": "o"},
          "VAW toward the label mean": {"vaw": "mean"},
-         "batch-PCA basis (hindsight)": {"fixed_basis": True}}
+         "batch-PCA basis (hindsight)": {"fixed_basis": True},
+         "lam by evidence at t = 2^k": {"evidence": True}}
 
 
 def proto(name):
@@ -196,14 +249,14 @@ def proto(name):
 def main(argv):
     ap = argparse.ArgumentParser()
     ap.add_argument("name")
-    ap.add_argument("--parts", default="grid,ftl,split,knn,proto")
+    ap.add_argument("--parts", default="grid,ftl,lamftl,split,knn,proto")
     ap.add_argument("--orders", type=int, default=3)
     args = ap.parse_args(argv)
     parts = args.parts.split(",")
-    for part in ("grid", "ftl", "split", "knn", "proto"):
+    for part in ("grid", "ftl", "lamftl", "split", "knn", "proto"):
         if part in parts:
-            if part == "grid":
-                grid(args.name, args.orders)
+            if part in ("grid", "lamftl"):
+                globals()[part](args.name, args.orders)
             else:
                 globals()[part](args.name)
 

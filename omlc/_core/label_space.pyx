@@ -9,11 +9,14 @@ tests/reference_label_space.py is the slow NumPy twin of every step here.
 
 PBT with a gradient solver keeps the basis change lazily: the effective
 weights are ``W F`` with F a small M x M factor, so a row costs
-``nnz M + M^3`` for it, not ``d M^2``. The step is the gradient in the
-stored coordinates, ``x (F c)^T`` for the effective coefficient ``c``: it
-equals the direct step while F is orthogonal, and F is folded into W
-(``W <- W F``, ``F <- I``) as soon as ``||F^T F - I||_F`` exceeds
-``FOLD_TOL``, which is the case when the basis change drops a direction.
+``nnz M^2 + M^3`` for it, not ``d M^2``. Per-coordinate AdaGrad takes the
+per-row transform's step (``current_frame``): G on the effective
+coordinates, the step ``dV`` taken there and ``W -= dV F^-1``. SGD and the
+row-wise AdaGrad take the gradient in the stored coordinates, ``x (F c)^T``
+for the effective coefficient ``c``: it equals the direct step while F is
+orthogonal. F is folded into W (``W <- W F``, ``F <- I``) as soon as
+``||F^T F - I||_F`` exceeds ``FOLD_TOL``, which is the case when the basis
+change drops a direction.
 The exact ridge applies ``W <- W P_t P_{t+1}^T`` directly (its own step is
 O(d^2) anyway).
 
@@ -28,9 +31,9 @@ at rounding level only.
 """
 import numpy as np
 cimport numpy as cnp
-from libc.math cimport fabs, fmax, sqrt, isfinite
+from libc.math cimport INFINITY, fabs, fmax, sqrt, isfinite
 from libc.string cimport memcpy, memset
-from libc.stdint cimport int32_t, int64_t
+from libc.stdint cimport int32_t, int64_t, uint64_t
 from cpython.object cimport PyObject
 
 from omlc._core.losses cimport Loss, SquaredLoss, Target
@@ -239,7 +242,7 @@ cdef extern from *:
         for (int64_t p = 0; p < n; p++) {
             double* g = G + off[p];
             const double x = xs[p];
-            if (off[p] + 4 * nv <= size) {
+            if (nv && off[p] + 4 * nv <= size) {
                 const omlc_ls_v4d xv = {x, x, x, x};
                 omlc_ls_v4d* vg = (omlc_ls_v4d*)g;
                 omlc_ls_v4d* vx = (omlc_ls_v4d*)(gx + p * M);
@@ -423,69 +426,78 @@ cdef inline float64_t _rank(float64_t tp, float64_t fn, float64_t fp, float64_t 
     return _safe_ratio(fn * fp + 0.5 * (tp * fp + fn * tn), (tp + fn) * (fp + tn))
 
 
+cdef inline float64_t _weight(int cost, float64_t tp, float64_t fn, float64_t fp, float64_t K,
+                              float64_t yf) noexcept nogil:
+    # eq. 14's weight of a label from the counts of the pseudo-prediction
+    # that gets it right (yf: whether it is relevant)
+    cdef float64_t tn = K - tp - fn - fp, nf = 1 - yf
+    if cost == F1:
+        return fabs(_f1(tp - yf, fn + yf, fp + nf, tn - nf) - _f1(tp, fn, fp, tn))
+    if cost == ACCURACY:
+        return fabs(_acc(tp - yf, fn + yf, fp + nf, tn - nf) - _acc(tp, fn, fp, tn))
+    return fabs(_rank(tp - yf, fn + yf, fp + nf, tn - nf) - _rank(tp, fn, fp, tn))
+
+
 cdef void label_weights(int cost, const char* y, const char* yhat, int64_t K,
-                        float64_t* delta, float64_t* work) noexcept nogil:
+                        float64_t* delta, float64_t* v, int64_t* act) noexcept nogil:
     """Eq. 14 in O(K): the counts of both pseudo-predictions of label k from
     the counts of the (y, yhat) pairs after k and of the positives up to k.
-    The counts run first (a serial pass), the costs after in one loop per
-    cost, so that their divisions vectorise. ``work``: 4 K doubles."""
-    cdef int64_t k
+    Those counts change only at the labels relevant or predicted (``act``:
+    K entries of scratch): between two such labels they, and so the weight,
+    are the same, so the costs are computed once per run and written out.
+    ``delta`` gets the weights, ``v`` the code targets +-sqrt(delta) (+ for
+    the relevant labels); either may be NULL."""
+    cdef int64_t k, m, na = 0, i, prev = 0, end
     cdef int64_t S_pp = 0, S_pn = 0, S_np = 0, p_pp = 0, p_pn = 0, p_np = 0, pos = 0
-    cdef float64_t tp, fn, fp, tn, yf, nf
-    cdef float64_t* tpa = work
-    cdef float64_t* fna = tpa + K
-    cdef float64_t* fpa = fna + K
-    cdef float64_t* yfa = fpa + K
-    if cost == HAMMING:
-        for k in range(K):
-            delta[k] = 1.0 / K
-        return
-    # integer 0/1 and counts, not `and` on floats: no branch on the labels
+    cdef float64_t w, r, Kf = <float64_t> K
     cdef int a, b
-    for k in range(K):
+    if cost == HAMMING:
+        w = 1.0 / K
+        r = sqrt(w)
+        for k in range(K):
+            if delta != NULL:
+                delta[k] = w
+            if v != NULL:
+                v[k] = r if y[k] else -r
+        return
+    for k in range(K):                 # the labels relevant or predicted, in order
+        act[na] = k
+        na += (y[k] != 0) | (yhat[k] != 0)
+    for m in range(na):
+        k = act[m]
         a = y[k] != 0
         b = yhat[k] != 0
         S_pp += a & b
         S_pn += a & (1 - b)
         S_np += (1 - a) & b
-    for k in range(K):
+    for i in range(na + 1):
+        end = act[i] if i < na else K
+        if end > prev:
+            # labels prev..end-1: neither relevant nor predicted
+            w = _weight(cost, <float64_t> (pos + (S_pp - p_pp)), <float64_t> (S_pn - p_pn),
+                        <float64_t> (S_np - p_np), Kf, 0.0)
+            r = -sqrt(w)
+            for k in range(prev, end):
+                if delta != NULL:
+                    delta[k] = w
+                if v != NULL:
+                    v[k] = r
+        if i == na:
+            break
+        k = end
         a = y[k] != 0
         b = yhat[k] != 0
         p_pp += a & b
         p_pn += a & (1 - b)
         p_np += (1 - a) & b
         pos += a
-        tpa[k] = <float64_t> (pos + (S_pp - p_pp))     # exact counts
-        fna[k] = <float64_t> (S_pn - p_pn)
-        fpa[k] = <float64_t> (S_np - p_np)
-        yfa[k] = a
-    if cost == F1:
-        for k in range(K):
-            tp = tpa[k]
-            fn = fna[k]
-            fp = fpa[k]
-            tn = K - tp - fn - fp
-            yf = yfa[k]
-            nf = 1 - yf
-            delta[k] = fabs(_f1(tp - yf, fn + yf, fp + nf, tn - nf) - _f1(tp, fn, fp, tn))
-    elif cost == ACCURACY:
-        for k in range(K):
-            tp = tpa[k]
-            fn = fna[k]
-            fp = fpa[k]
-            tn = K - tp - fn - fp
-            yf = yfa[k]
-            nf = 1 - yf
-            delta[k] = fabs(_acc(tp - yf, fn + yf, fp + nf, tn - nf) - _acc(tp, fn, fp, tn))
-    else:
-        for k in range(K):
-            tp = tpa[k]
-            fn = fna[k]
-            fp = fpa[k]
-            tn = K - tp - fn - fp
-            yf = yfa[k]
-            nf = 1 - yf
-            delta[k] = fabs(_rank(tp - yf, fn + yf, fp + nf, tn - nf) - _rank(tp, fn, fp, tn))
+        w = _weight(cost, <float64_t> (pos + (S_pp - p_pp)), <float64_t> (S_pn - p_pn),
+                    <float64_t> (S_np - p_np), Kf, <float64_t> a)
+        if delta != NULL:
+            delta[k] = w
+        if v != NULL:
+            v[k] = sqrt(w) if a else -sqrt(w)
+        prev = k + 1
 
 
 def label_weights_py(int cost, y, yhat):
@@ -496,43 +508,86 @@ def label_weights_py(int cost, y, yhat):
         raise ValueError(f"y and yhat must be 1-d of one length, got shapes {np.shape(y)} and "
                          f"{np.shape(yhat)}")
     out = np.empty(a.shape[0])
-    work = np.empty(4 * a.shape[0] + 1)
+    work = np.empty(a.shape[0] + 1, dtype=np.int64)
     if a.shape[0]:
         label_weights(cost, <char*> cnp.PyArray_DATA(a), <char*> cnp.PyArray_DATA(b),
-                      a.shape[0], <float64_t*> cnp.PyArray_DATA(out),
-                      <float64_t*> cnp.PyArray_DATA(work))
+                      a.shape[0], <float64_t*> cnp.PyArray_DATA(out), NULL,
+                      <int64_t*> cnp.PyArray_DATA(work))
     return out
 
 
-cdef void costs_of_counts(int cost, const float64_t* tp, const float64_t* npred, float64_t ny,
+cdef void costs_of_counts(int cost, const int32_t* tpi, const int32_t* npi, float64_t ny,
                           float64_t K, int64_t J, float64_t* out) noexcept nogil:
-    """out[j] = cost_of(cost, tp, fn, fp, tn) with fn = ny - tp, fp = npred - tp,
-    tn = K - tp - fn - fp at every j, one loop per cost with _safe_ratio's
-    unconditional division, so that they vectorise. The same values."""
+    """out[j] = cost_of(cost, tp, fn, fp, tn) with tp = tpi[j], fn = ny - tp,
+    fp = npi[j] - tp, tn = K - tp - fn - fp at every j (integer counts, exact
+    as doubles), one loop per cost with _safe_ratio's unconditional
+    division, so that they vectorise. The same values."""
     cdef int64_t j
-    cdef float64_t fn, fp, tn
+    cdef float64_t tp, fn, fp, tn
     if cost == HAMMING:
         for j in range(J):
-            fn = ny - tp[j]
-            fp = npred[j] - tp[j]
-            tn = K - tp[j] - fn - fp
-            out[j] = _safe_ratio(fn + fp, tp[j] + fn + fp + tn)
+            tp = <float64_t> tpi[j]
+            fn = ny - tp
+            fp = <float64_t> npi[j] - tp
+            tn = K - tp - fn - fp
+            out[j] = _safe_ratio(fn + fp, tp + fn + fp + tn)
     elif cost == F1:
         for j in range(J):
-            fn = ny - tp[j]
-            fp = npred[j] - tp[j]
-            out[j] = _f1(tp[j], fn, fp, 0.0)
+            tp = <float64_t> tpi[j]
+            fn = ny - tp
+            fp = <float64_t> npi[j] - tp
+            out[j] = _f1(tp, fn, fp, 0.0)
     elif cost == ACCURACY:
         for j in range(J):
-            fn = ny - tp[j]
-            fp = npred[j] - tp[j]
-            out[j] = _acc(tp[j], fn, fp, 0.0)
+            tp = <float64_t> tpi[j]
+            fn = ny - tp
+            fp = <float64_t> npi[j] - tp
+            out[j] = _acc(tp, fn, fp, 0.0)
     else:
         for j in range(J):
-            fn = ny - tp[j]
-            fp = npred[j] - tp[j]
-            tn = K - tp[j] - fn - fp
-            out[j] = _rank(tp[j], fn, fp, tn)
+            tp = <float64_t> tpi[j]
+            fn = ny - tp
+            fp = <float64_t> npi[j] - tp
+            tn = K - tp - fn - fp
+            out[j] = _rank(tp, fn, fp, tn)
+
+
+cdef int64_t _leader(float64_t* thr, const float64_t* C, int64_t J, int64_t zero) noexcept nogil:
+    """The j of least total ``thr`` over the rows before this one, ties to
+    the j nearest ``zero`` (the lower on equal distance); then the row's
+    costs ``C`` join the totals (``thr += C``, row by row whatever the block
+    split: a block's own sum added to the earlier total rounded differently
+    with the split and broke exact ties between thresholds either way). Its
+    own function so that the compiler sees the arrays apart and vectorises
+    the sums."""
+    cdef int64_t j, d, best = zero
+    cdef float64_t m0, m1, m2, m3
+    # the least total in four running minima (independent chains)
+    m0 = thr[0]
+    m1 = m0
+    m2 = m0
+    m3 = m0
+    for j in range(0, J - 3, 4):
+        m0 = thr[j] if thr[j] < m0 else m0
+        m1 = thr[j + 1] if thr[j + 1] < m1 else m1
+        m2 = thr[j + 2] if thr[j + 2] < m2 else m2
+        m3 = thr[j + 3] if thr[j + 3] < m3 else m3
+    for j in range(J & ~3, J):
+        m0 = thr[j] if thr[j] < m0 else m0
+    m0 = m1 if m1 < m0 else m0
+    m0 = m2 if m2 < m0 else m0
+    m0 = m3 if m3 < m0 else m0
+    # the nearest to zero that reaches it, outwards from zero, lower side first
+    for d in range(J):
+        if zero - d >= 0 and thr[zero - d] <= m0:
+            best = zero - d
+            break
+        if zero + d < J and thr[zero + d] <= m0:
+            best = zero + d
+            break
+    for j in range(J):
+        thr[j] = thr[j] + C[j]
+    return best
 
 
 ctypedef fused label_index_t:
@@ -540,11 +595,98 @@ ctypedef fused label_index_t:
     int64_t
 
 
+# The grid cell of a value (the number of grid values below it, NumPy's
+# searchsorted side="left") from a table instead of log2(J) halvings: a
+# double's bits, sign-flipped so that unsigned integers order like the
+# doubles (zeros made +0 first), cut to their top C_CELL_BITS bits (sign,
+# exponent, 3 mantissa bits: a bucket spans a factor <= 1.125) index a
+# table (one entry per bucket of the whole double range, C_CELL_BUCKETS)
+# of the grid values below each bucket's first double; the at most two grid
+# values inside the bucket are compared with the value itself. Exact for
+# any value (NaN: some cell in [0, J]) and any increasing grid whose buckets
+# hold <= 2 points (THRESHOLD_GRID: one a bucket); other grids take the
+# halvings.
+DEF C_CELL_BITS = 15
+DEF C_CELL_SHIFT = 64 - C_CELL_BITS
+DEF C_CELL_BUCKETS = 1 << C_CELL_BITS
+
+
+cdef inline uint64_t _order_key(float64_t x) noexcept nogil:
+    cdef uint64_t b
+    x = x + 0.0                          # -0 -> +0: one key for the equal zeros
+    memcpy(&b, &x, sizeof(uint64_t))
+    return ~b if b >> 63 else b | (<uint64_t> 1 << 63)
+
+
+cdef bint _cell_table(const float64_t* grid, int64_t J, int32_t* tab) noexcept nogil:
+    """Fill ``tab`` (C_CELL_BUCKETS entries) for ``grid`` (increasing, J >= 1);
+    False when the table cannot serve the grid (a bucket holding more than
+    two of its values)."""
+    cdef int64_t b = 0, p, kb, run = 0, last = -1
+    for p in range(J):
+        kb = <int64_t> (_order_key(grid[p]) >> C_CELL_SHIFT)
+        run = run + 1 if kb == last else 1
+        if run > 2:
+            return False
+        last = kb
+        while b <= kb:          # the buckets up to p's: p grid values below their start
+            tab[b] = <int32_t> p
+            b += 1
+    while b < C_CELL_BUCKETS:
+        tab[b] = <int32_t> J
+        b += 1
+    return True
+
+
+cdef inline int64_t _grid_cell(float64_t x, const float64_t* gp, const int32_t* tab) noexcept nogil:
+    # gp: the grid followed by two +inf (compares past its end are false)
+    cdef int64_t lo = tab[_order_key(x) >> C_CELL_SHIFT]
+    return lo + (gp[lo] < x) + (gp[lo + 1] < x)
+
+
+cdef inline int64_t _grid_cell_search(float64_t x, const float64_t* grid,
+                                      int64_t J) noexcept nogil:
+    # searchsorted side="left", branch-free: a fixed number of halvings
+    cdef int64_t lo = 0, hi = J, mid
+    while hi > 1:
+        mid = hi >> 1
+        lo = lo + mid if grid[lo + mid] < x else lo
+        hi -= mid
+    return lo + (grid[lo] < x)
+
+
+def grid_cells_py(x, grid):
+    """Test hook: each value's grid cell as threshold_follow finds it (the
+    table where it serves the grid, else the halvings) and whether the
+    table served; NumPy's ``searchsorted(grid, x, side="left")`` for
+    every non-NaN value."""
+    cdef const float64_t[::1] xv = np.ascontiguousarray(x, dtype=np.float64).ravel()
+    cdef const float64_t[::1] g = np.ascontiguousarray(grid, dtype=np.float64)
+    cdef int64_t J = g.shape[0], n = xv.shape[0], i
+    if J < 1:
+        raise ValueError("grid must not be empty")
+    for i in range(1, J):
+        if not (g[i - 1] < g[i]):
+            raise ValueError("grid must be increasing")
+    gpad = np.concatenate([g, [np.inf, np.inf]])
+    tab = np.empty(C_CELL_BUCKETS, dtype=np.int32)
+    out = np.empty(n, dtype=np.int64)
+    cdef const float64_t* gp = <const float64_t*> cnp.PyArray_DATA(gpad)
+    cdef int32_t* tp = <int32_t*> cnp.PyArray_DATA(tab)
+    cdef int64_t* op = <int64_t*> cnp.PyArray_DATA(out)
+    cdef bint nb
+    with nogil:
+        nb = _cell_table(gp, J, tp)
+        for i in range(n):
+            op[i] = _grid_cell(xv[i], gp, tp) if nb else _grid_cell_search(xv[i], gp, J)
+    return out, bool(nb)
+
+
 def threshold_follow(float64_t[:, ::1] D, const label_index_t[::1] indptr,
                      const label_index_t[::1] indices, const int64_t[::1] rows,
                      float64_t[::1] thr_cost, const float64_t[::1] grid, int64_t zero, int cost):
     """CS-DPP's adaptive decoding threshold (omlc.learners.label_space, "Decoding
-    threshold") over a block in O(K log J + J) a row: row t of ``D`` (decoded
+    threshold") over a block in O(K + J) a row: row t of ``D`` (decoded
     values; label set ``rows[t]`` of the CSR ``indptr``/``indices``) is
     lowered by ``grid[j] / sqrt(K)`` for the j of least cumulative cost over
     the rows before it (``thr_cost`` holds the earlier rows' totals; ties
@@ -555,8 +697,8 @@ def threshold_follow(float64_t[:, ::1] D, const label_index_t[::1] indptr,
     arrays: ~20 us a row on rcv1-shaped data, 3x FALT's whole step. Same
     operations in the same order, so the same bits."""
     cdef int64_t n = D.shape[0], K = D.shape[1], J = grid.shape[0], nl = indptr.shape[0] - 1
-    cdef int64_t t, i, k, j, p, lo, hi, mid, best, bd, dj
-    cdef float64_t sk, x, tp, npred, ny, mn, th
+    cdef int64_t t, i, k, j, p, best, c, ny_i, tp_i, np_i
+    cdef float64_t sk, ny, th
     if rows.shape[0] != n or thr_cost.shape[0] != J or not (0 <= zero < J) or J < 1:
         raise ValueError(f"need one row index per row of D ({n}, got {rows.shape[0]}) and "
                          f"thr_cost of the grid's length {J} (got {thr_cost.shape[0]})")
@@ -583,72 +725,86 @@ def threshold_follow(float64_t[:, ::1] D, const label_index_t[::1] indptr,
                                  f"{K} labels")
     if n == 0:
         return
-    work = np.zeros(10 * (J + 1) + K)
-    cdef float64_t* tot = <float64_t*> cnp.PyArray_DATA(work)   # 4 (J + 1)
-    cdef float64_t* pos = tot + 4 * (J + 1)
-    cdef float64_t* C = pos + J + 1
-    cdef float64_t* S = C + J + 1                  # the block's running totals
-    cdef float64_t* cum = S + J + 1
-    cdef float64_t* cTP = cum + J + 1              # tp and the predicted count at j
-    cdef float64_t* cNP = cTP + J + 1
-    cdef int64_t* cell = <int64_t*> (cNP + J + 1)  # K: each label's grid cell
+    work = np.zeros(2 * (J + 1) + 2)
+    iwork = np.zeros(8 * (J + 1) + 2 * K + C_CELL_BUCKETS, dtype=np.int32)
+    cdef float64_t* C = <float64_t*> cnp.PyArray_DATA(work)     # the row's costs
+    cdef float64_t* gp = C + J + 1                 # J + 2: the grid, two +inf
+    cdef int32_t* hist = <int32_t*> cnp.PyArray_DATA(iwork)   # 4 (J + 1): counts per cell
+    cdef int32_t* h0 = hist
+    cdef int32_t* h1 = hist + (J + 1)
+    cdef int32_t* h2 = hist + 2 * (J + 1)
+    cdef int32_t* h3 = hist + 3 * (J + 1)
+    cdef float64_t* Dt
+    cdef bint nb
+    cdef int32_t* pos = hist + 4 * (J + 1)         # J + 1: positives per cell
+    cdef int32_t* tot = pos + J + 1                # J + 1
+    cdef int32_t* cell = tot + J + 1               # K: each label's grid cell
+    cdef int32_t* ycell = cell + K                 # K: the row's labels' cells
+    cdef int32_t* cTP = ycell + K                  # J + 1: tp and the predicted count at j
+    cdef int32_t* cNP = cTP + J + 1                # J + 1
+    cdef int32_t* tab = cNP + J + 1                # C_CELL_BUCKETS
     sk = sqrt(<float64_t> K)
     with nogil:
+        for j in range(J):
+            gp[j] = grid[j]
+        gp[J] = INFINITY
+        gp[J + 1] = INFINITY
+        nb = _cell_table(gp, J, tab)
         for t in range(n):
             i = rows[t]
-            memset(tot, 0, 4 * (J + 1) * sizeof(float64_t))
-            for k in range(K):
-                # the grid values below x (NumPy's searchsorted, side="left"),
-                # branch-free: a fixed number of halvings
-                x = D[t, k] * sk
-                lo = 0
-                hi = J
-                while hi > 1:
-                    mid = hi >> 1
-                    lo = lo + mid if grid[lo + mid] < x else lo
-                    hi -= mid
-                cell[k] = lo + (grid[lo] < x)
             # the counts per cell in four histograms (most labels share a
             # cell: one would make every count wait for the one before)
-            for k in range(K):
-                tot[(k & 3) * (J + 1) + cell[k]] += 1.0
-            for j in range(J + 1):
-                tot[j] = (tot[j] + tot[J + 1 + j]) + (tot[2 * (J + 1) + j] + tot[3 * (J + 1) + j])
-            memset(pos, 0, (J + 1) * sizeof(float64_t))
-            ny = 0.0
+            if nb:
+                Dt = &D[t, 0]
+                for k in range(0, K - 3, 4):
+                    c = _grid_cell(Dt[k] * sk, gp, tab)
+                    cell[k] = <int32_t> c
+                    h0[c] += 1
+                    c = _grid_cell(Dt[k + 1] * sk, gp, tab)
+                    cell[k + 1] = <int32_t> c
+                    h1[c] += 1
+                    c = _grid_cell(Dt[k + 2] * sk, gp, tab)
+                    cell[k + 2] = <int32_t> c
+                    h2[c] += 1
+                    c = _grid_cell(Dt[k + 3] * sk, gp, tab)
+                    cell[k + 3] = <int32_t> c
+                    h3[c] += 1
+                for k in range(K & ~3, K):
+                    c = _grid_cell(Dt[k] * sk, gp, tab)
+                    cell[k] = <int32_t> c
+                    h0[c] += 1
+            else:
+                for k in range(K):
+                    c = _grid_cell_search(D[t, k] * sk, gp, J)
+                    cell[k] = <int32_t> c
+                    hist[(k & 3) * (J + 1) + c] += 1
+            for j in range(J + 1):         # (and the histograms zeroed for the next row)
+                tot[j] = (h0[j] + h1[j]) + (h2[j] + h3[j])
+                h0[j] = 0
+                h1[j] = 0
+                h2[j] = 0
+                h3[j] = 0
+            ny_i = 0
             for p in range(indptr[i], indptr[i + 1]):
                 k = indices[p]
                 if cell[k] >= 0:                   # a repeated label counts once
-                    ny += 1.0
-                    pos[cell[k]] += 1.0
+                    ycell[ny_i] = cell[k]
+                    ny_i += 1
+                    pos[cell[k]] += 1
                     cell[k] = -1
+            ny = <float64_t> ny_i
             # predicted at j iff the value is above grid[j]: suffix counts
-            npred = 0.0
-            tp = 0.0
+            np_i = 0
+            tp_i = 0
             for j in range(J - 1, -1, -1):
-                npred = npred + tot[j + 1]
-                tp = tp + pos[j + 1]
-                cTP[j] = tp
-                cNP[j] = npred
+                np_i = np_i + tot[j + 1]
+                tp_i = tp_i + pos[j + 1]
+                cTP[j] = <int32_t> tp_i
+                cNP[j] = <int32_t> np_i
+            for p in range(ny_i):
+                pos[ycell[p]] = 0
             costs_of_counts(cost, cTP, cNP, ny, <float64_t> K, J, C)
-            mn = 0.0
-            # the total over the rows before this one, summed row by row
-            # whatever the block split: a block's own sum added to the earlier
-            # total (and the row's cost taken off again) rounded differently
-            # with the split and broke exact ties between thresholds either way
-            for j in range(J):
-                cum[j] = thr_cost[j]
-                thr_cost[j] = thr_cost[j] + C[j]
-                if j == 0 or cum[j] < mn:
-                    mn = cum[j]
-            best = -1
-            bd = J + 1
-            for j in range(J):
-                if cum[j] <= mn:
-                    dj = j - zero if j >= zero else zero - j
-                    if dj < bd:
-                        bd = dj
-                        best = j
+            best = _leader(&thr_cost[0], C, J, zero)
             th = grid[best] / sk
             for k in range(K):
                 D[t, k] = D[t, k] - th
@@ -1326,12 +1482,12 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                 err = _cost_callback(fnp, failp, yrel, yhat, K, delta)
                 if err:
                     break
+                for k in range(K):                 # (two passes: the first vectorises)
+                    v[k] = -sqrt(delta[k])
+                for p in range(r.y_nnz):
+                    v[r.y_indices[p]] = sqrt(delta[r.y_indices[p]])
             else:
-                label_weights(cost, yrel, yhat, K, delta, lw)
-            for k in range(K):                     # (two passes: the first vectorises)
-                v[k] = -sqrt(delta[k])
-            for p in range(r.y_nnz):
-                v[r.y_indices[p]] = sqrt(delta[r.y_indices[p]])
+                label_weights(cost, yrel, yhat, K, NULL, v, <int64_t*> lw)
             t += 1
             # ---- online PCA and the draw
             saved = False

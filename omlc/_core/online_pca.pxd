@@ -214,6 +214,23 @@ cdef extern from *:
         }
     }
 
+    /* T[l] = sum_j R[j, l] V[j] for l < nq (R: row stride ldr; V, T: nt
+       wide), each sum over j in order: the same as nq zeroed combos with
+       R's column l as coefficients, in one call. */
+    OMLC_PCA_CLONES static void omlc_pca_tmul(const double* OMLC_PCA_RESTRICT R, int64_t ldr,
+                                              const double* OMLC_PCA_RESTRICT V, int64_t nq,
+                                              int64_t nt, double* OMLC_PCA_RESTRICT T) {
+        for (int64_t l = 0; l < nq; l++) {
+            double* OMLC_PCA_RESTRICT out = T + l * nt;
+            for (int64_t k = 0; k < nt; k++) out[k] = 0.0;
+            for (int64_t j = 0; j < nq; j++) {
+                const double c = R[j * ldr + l];
+                const double* OMLC_PCA_RESTRICT v = V + j * nt;
+                for (int64_t k = 0; k < nt; k++) out[k] += c * v[k];
+            }
+        }
+    }
+
     /* A[i] += c[i] x for n rows of length K. */
     OMLC_PCA_CLONES static void omlc_pca_rank1(double* OMLC_PCA_RESTRICT A, int64_t n, int64_t K,
                                                const double* OMLC_PCA_RESTRICT c,
@@ -246,6 +263,8 @@ cdef extern from *:
                         double* out) noexcept nogil
     void omlc_pca_rank1(double* A, int64_t n, int64_t K, const double* c,
                         const double* x) noexcept nogil
+    void omlc_pca_tmul(const double* R, int64_t ldr, const double* V, int64_t nq, int64_t nt,
+                       double* T) noexcept nogil
     void omlc_pca_div(const double* x, double s, int64_t K, double* out) noexcept nogil
 
 
@@ -527,28 +546,54 @@ cdef inline void project_trace(const float64_t* lam, int64_t n, float64_t M, flo
     """sigma_i = clip(lam_i + s, 0, 1) with sum sigma = M: the sum is
     evaluated at every breakpoint (-lam_i, 1 - lam_i) and the crossing
     interpolated. ``bps``: scratch of 4 n."""
-    cdef int64_t i, j, m = 2 * n, lo
+    cdef int64_t i, j, m = 2 * n, lo, hi, mid, a, b
     cdef float64_t x, f0, f1, s
     cdef float64_t* f = bps + m
-    for i in range(n):
-        bps[2 * i] = -lam[i]
-        bps[2 * i + 1] = 1.0 - lam[i]
-    for i in range(1, m):                       # insertion sort, ascending
-        x = bps[i]
-        j = i - 1
-        while j >= 0 and bps[j] > x:
-            bps[j + 1] = bps[j]
-            j -= 1
-        bps[j + 1] = x
-    for j in range(m):
-        f[j] = 0.0
+    cdef bint desc = True
+    for i in range(1, n):
+        desc = desc and lam[i - 1] >= lam[i]
+    if desc:
+        # (msg_step's eigenvalues come sorted, largest first): both kinds of
+        # breakpoint are then ascending, and one merge sorts them
+        a = 0
+        b = 0
+        for j in range(m):
+            if b >= n or (a < n and -lam[a] <= 1.0 - lam[b]):
+                bps[j] = -lam[a]
+                a += 1
+            else:
+                bps[j] = 1.0 - lam[b]
+                b += 1
+    else:
+        for i in range(n):
+            bps[2 * i] = -lam[i]
+            bps[2 * i + 1] = 1.0 - lam[i]
+        for i in range(1, m):                   # insertion sort, ascending
+            x = bps[i]
+            j = i - 1
+            while j >= 0 and bps[j] > x:
+                bps[j + 1] = bps[j]
+                j -= 1
+            bps[j + 1] = x
+    # the first j with f[j] >= M, f[j] = sum_i clip(lam_i + bps[j]) summed
+    # in order: each term and each rounded partial sum is non-decreasing in
+    # bps[j], so f[j] is too, and a bisection finds the j a scan would (f
+    # evaluated at O(log n) breakpoints instead of all 2 n)
+    lo = 0
+    hi = m
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        f[mid] = 0.0
+        for i in range(n):
+            f[mid] += clip01(lam[i] + bps[mid])
+        if f[mid] >= M:
+            hi = mid
+        else:
+            lo = mid + 1
+    for j in range(lo - 1 if lo > 0 else 0, lo + 1 if lo < m else m):
+        f[j] = 0.0                              # the two the interpolation reads
         for i in range(n):
             f[j] += clip01(lam[i] + bps[j])
-    lo = m
-    for j in range(m):                          # first j with f[j] >= M
-        if f[j] >= M:
-            lo = j
-            break
     if lo == 0:
         s = bps[0]
     elif lo >= m:
@@ -622,11 +667,7 @@ cdef inline int64_t msg_step(float64_t* B, float64_t* R, int64_t nq, float64_t* 
             Vo[j * nt + i] = V[j * nt + order[i]]
     memset(anew, 0, nt * sizeof(float64_t))
     omlc_pca_combo(Vo, nt, nt, a, anew)
-    memset(Tt, 0, nt * nt * sizeof(float64_t))
-    for l in range(nq):
-        for j in range(nq):
-            bb[j] = R[j * Mp + l]
-        omlc_pca_combo(Vo, nq, nt, bb, Tt + l * nt)
+    omlc_pca_tmul(R, Mp, Vo, nq, nt, Tt)
     if nt > nq:
         memcpy(Tt + nq * nt, Vo + nq * nt, nt * sizeof(float64_t))
     if nk < nt:

@@ -545,6 +545,35 @@ cdef extern from *:
         }
     }
 
+    /* One relevant label k's pairs of the smoothed pairwise loss (ANSGD's
+       eq. 15): h_l = median(0, (s_l + 1 - sk) inv_w, 1) for every label,
+       cleared at the P relevant labels rel[0..P) (they pair with none), added
+       to g; returns sum_l h_l (four partial sums), g_k's share. A clamp, no
+       division nor branch a pair: the loops vectorise. */
+    OMLC_CLONES static double omlc_smoothed_pairs(const double* OMLC_RESTRICT s, int64_t L,
+                                                  double sk, double inv_w,
+                                                  const int32_t* rel, int64_t P,
+                                                  double* OMLC_RESTRICT g,
+                                                  double* OMLC_RESTRICT h) {
+        for (int64_t l = 0; l < L; l++) {
+            double b = ((s[l] + 1.0) - sk) * inv_w;
+            b = b > 0.0 ? b : 0.0;
+            h[l] = b < 1.0 ? b : 1.0;
+        }
+        for (int64_t a = 0; a < P; a++) h[rel[a]] = 0.0;
+        double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
+        int64_t l = 0;
+        for (; l + 4 <= L; l += 4) {
+            a0 += h[l];
+            a1 += h[l + 1];
+            a2 += h[l + 2];
+            a3 += h[l + 3];
+        }
+        for (; l < L; l++) a0 += h[l];
+        for (int64_t m = 0; m < L; m++) g[m] += h[m];
+        return (a0 + a1) + (a2 + a3);
+    }
+
     /* Which build the loops above run: "avx2", "baseline" (an x86-64 CPU
        without AVX2) or "single" (one build only). */
     static OMLC_MAYBE_UNUSED const char* omlc_simd_build(void) {
@@ -633,4 +662,7 @@ cdef extern from *:
                          double* d) noexcept nogil
     void omlc_axpy2(const int32_t* idx, const double* x, int64_t nnz, double* V, double* U,
                     int64_t K, int64_t ld, const double* cv, const double* cu) noexcept nogil
+    double omlc_smoothed_pairs(const double* s, int64_t L, double sk, double inv_w,
+                               const int32_t* rel, int64_t P, double* g,
+                               double* h) noexcept nogil
     const char* omlc_simd_build() noexcept nogil
