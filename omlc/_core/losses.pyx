@@ -26,7 +26,7 @@ from libc.stdint cimport int32_t, int64_t
 
 ctypedef float float32_t
 
-from omlc._core.simd cimport omlc_alt_coef, omlc_alt_step, omlc_alt_step_f
+from omlc._core.simd cimport omlc_alt_coef, omlc_alt_step, omlc_alt_step_f, omlc_smoothed_pairs
 
 
 cdef extern from *:
@@ -496,28 +496,31 @@ cdef inline float64_t _pair_beta(int kind, float64_t sk, float64_t sl, float64_t
 
 
 cdef void _direct_pairs(int kind, const float64_t* s, const Target* y, float64_t w, float64_t* g,
-                        float64_t* loss, float64_t* n_err) noexcept nogil:
+                        float64_t* loss, float64_t* n_err, float64_t* h) noexcept nogil:
     """Every pair of a row with few pairs, one relevant label at a time over
     all the labels: the pair test is a mask (relevant labels mask themselves
     out), so the inner loop has no branch; the loss is summed only if asked.
-    The comparisons are those of ``_pair_beta``."""
+    The hinges' comparisons are those of ``_pair_beta``. The smoothed pair's
+    beta is eq. 15's median(0, v / w, 1) (v = s_l + 1 - s_k) as a clamp of
+    v times 1 / w (``omlc_smoothed_pairs``: no division nor branch a pair,
+    the loops over the labels vectorise), kept in the scratch h (K) for the
+    loss and g_k's sum (four partial sums). Rounding apart (beta within an
+    ulp), the values of the pair by pair form."""
     cdef int64_t j, l, k, L = y.L, cnt
     cdef bint m
-    cdef float64_t sk, v, beta, acc, lsum = 0.0, errs = 0.0
+    cdef float64_t sk, v, lsum = 0.0, errs = 0.0
+    cdef float64_t inv_w = 1.0 / w if kind == SMOOTHED else 0.0
     cdef const char* rel = y.rel
     for j in range(y.P):
         k = y.idx[j]
         sk = s[k]
         if kind == SMOOTHED:
-            acc = 0.0
-            for l in range(L):
-                v = (s[l] + 1.0) - sk
-                beta = 0.0 if (rel[l] or v <= 0.0) else (1.0 if sk <= (s[l] + 1.0) - w else v / w)
-                g[l] += beta
-                acc += beta
-                if loss != NULL and beta != 0.0:
-                    lsum += v - 0.5 * w if beta == 1.0 else v * v / (2.0 * w)
-            g[k] -= acc
+            g[k] -= omlc_smoothed_pairs(s, L, sk, inv_w, y.idx, y.P, g, h)
+            if loss != NULL:
+                for l in range(L):
+                    if h[l] != 0.0:
+                        v = (s[l] + 1.0) - sk
+                        lsum += v - 0.5 * w if h[l] == 1.0 else v * v / (2.0 * w)
         else:
             cnt = 0
             for l in range(L):
@@ -571,7 +574,7 @@ cdef void _pairs(int kind, float64_t alpha, const float64_t* s, const Target* y,
                 g[k] -= beta
                 g[l] += beta
     elif n_pairs <= DIRECT_PAIRS_PER_LABEL * L:
-        _direct_pairs(kind, s, y, w, g, &loss if value != NULL else NULL, &n_err)
+        _direct_pairs(kind, s, y, w, g, &loss if value != NULL else NULL, &n_err, ws.pairs)
     else:
         for j in range(P):
             rs[j] = s[y.idx[j]]
