@@ -1235,6 +1235,7 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     cdef float64_t* Wp
     cdef float64_t* Ap = NULL
     cdef float64_t* Fp
+    cdef float64_t* Rr
     cdef float64_t* Qp
     cdef float64_t* sg
     cdef float64_t* Pp
@@ -1420,11 +1421,14 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                 else:
                     for m in range(nkept):
                         z[m] = reff[m]
-                for j in range(nq):                   # uu = R[kq]^T z
-                    x = 0.0
-                    for m in range(nkept):
-                        x += R[kq[m] * Mp + j] * z[m]
-                    uu[j] = x
+                # uu = R[kq]^T z, row by row (each uu[j] summed over m in
+                # order from 0, as the column dots were: the same bits)
+                memset(uu, 0, nq * sizeof(float64_t))
+                for m in range(nkept):
+                    x = z[m]
+                    Rr = R + kq[m] * Mp
+                    for j in range(nq):
+                        uu[j] += x * Rr[j]
                 memset(ytil, 0, K * sizeof(float64_t))
                 omlc_pca_combo(B, nq, K, uu, ytil)    # ytil = B^T uu
             elif basis == PBC:
