@@ -223,6 +223,28 @@ def test_scaled_sgd(loss, average, schedule):
                                rtol=0, atol=1e-12)
 
 
+@pytest.mark.parametrize("x_dtype", [np.float64, np.float32])
+def test_averaged_sweep_rounds_each_multiply_add_once(x_dtype):
+    """The averaged sweep (simd.pxd, omlc_settle_score_*) settles a += f v and
+    scores s += x v, d += x a with fma() (one rounding each, the same bits on
+    every CPU): over a stream long enough that every row's running sums are
+    settled many times, its prequential scores and average agree with the
+    plain-arithmetic twin to 1e-13 of their largest entry (the documented
+    tolerance; the lazy form alone rounds apart at that level too)."""
+    X, Y = problem(8, n=600, d=30, x_dtype=x_dtype)
+    coef = LOSSES["squared"][2]
+    W = np.zeros((X.shape[1] + 1, L))
+    opt, state, A, snap = scaled(W, True, n_features=X.shape[1], intercept=1.0, eta=0.05,
+                                 lam=0.01)
+    out = np.empty((X.shape[0], L))
+    learn(opt, SquaredLoss(), stream(X, Y), 1, out)
+    W_ref, model_ref, S_ref = ref.scaled_sgd(np.zeros_like(W), X.astype(np.float64), Y, coef,
+                                             0.05, 0.01, 0.0, 1.0, True, 1.0)
+    model = opt.output_weights()
+    assert np.abs(model - model_ref).max() <= 1e-13 * np.abs(model_ref).max()
+    assert np.abs(out - S_ref[:, :L]).max() <= 1e-13 * np.abs(S_ref[:, :L]).max()
+
+
 def test_scaled_sgd_renormalises_without_changing_the_model():
     """A strong shrink drives the scale below 1e-9 many times over: the folded
     representation must give the same iterates and average as the dense twin."""

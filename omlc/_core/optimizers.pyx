@@ -671,7 +671,9 @@ cdef class ScaledSGD(Optimizer):
                            Workspace* ws) noexcept nogil:
         """One sweep of the row's weight rows: settle each feature's running
         sum (the step would, before changing V), score it and read its
-        average -- the same roundings as ``score``, a settle and ``output``."""
+        average -- ``score``, a settle and ``output`` with each multiply-add
+        rounded once (``simd.pxd``, omlc_settle_score_*; within 1e-13 of
+        the largest entry of the plain passes')."""
         cdef int64_t l, K = self.K
         cdef float64_t sc = self.st[0], n_avg = self.st[3], inv, hi, lo
         cdef float32_t* s32 = ws.s32
