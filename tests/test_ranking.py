@@ -303,6 +303,7 @@ def test_calibrated_rule_is_chunk_free_and_counts_weights(data, monkeypatch):
     assert err.value.row == 20 and m.n_samples_seen_ == 5 + 21
     # The message names the row's place in the caller's block, not the piece's.
     assert "row 20 of the block" in str(err.value), str(err.value)
+    assert "(row 20 of the data)" in str(err.value), str(err.value)
 
 
 REPLAYED = [

@@ -45,6 +45,7 @@ from omlc._core.online_pca cimport (axpy, dot, kept_rows, materialise, msg_order
 from omlc._core.optimizers cimport AdaGrad, Optimizer, OVERFLOW
 from omlc._core.rowstream cimport (CSRRows, Row, RowStream, finite_values, get_row,
                                    row_value)
+from omlc._core.simd cimport omlc_axpy_dd
 from omlc._core.workspace cimport Workspace, workspace_alloc
 from scipy.linalg.cython_blas cimport dgemm
 
@@ -878,8 +879,9 @@ def br_ridge_learn(RowStream stream, float64_t[:, ::1] W, float64_t[:, ::1] Ainv
     ``out`` when given), targets ``+-1`` from the label set, and the RLS
     step of ``omlc.learners._rls`` on ``x`` with the intercept as a last
     feature of value 1 (``g = Ainv x / (1 + x^T Ainv x)``, ``Ainv -= w w^T``
-    with ``w = Ainv x / sqrt(1 + gamma)``, ``W -= g (s - t)^T``), the same
-    BLAS rank-one updates as ``rls_gain_sparse``/``rls_apply``. ``weights``
+    with ``w = Ainv x / sqrt(1 + gamma)``, ``W -= g (s - t)^T``), the
+    rank-one updates of ``rls_gain_sparse``/``rls_apply`` (as plain loops,
+    equal to their BLAS dger to rounding). ``weights``
     (float64, one per row, or None): a row of weight c steps on
     ``sqrt(c) x`` with residual ``sqrt(c) (s - t)`` (weighted least
     squares); weight 0 only scores the row. A row whose scores are not finite
@@ -980,6 +982,8 @@ cdef _ridge_block(RowStream stream, float64_t[:, ::1] W, float64_t[:, ::1] Ainv,
     cdef float64_t* Rs = G + nb * h                      # nb x K: their residuals
     cdef float64_t* dg = Rs + nb * K                     # h: Ainv's current diagonal
     cdef float64_t* ux = dg + h                          # nb
+    ids_arr = np.arange(h, dtype=np.int32)               # every row of Ainv and W
+    cdef const int32_t* ids = <const int32_t*> cnp.PyArray_DATA(ids_arr)
     cdef float64_t* A = &Ainv[0, 0] if h else NULL
     cdef float64_t* Wp = &W[0, 0] if h and K else NULL
     cdef float64_t c, root, gamma, x, sq
@@ -1073,33 +1077,24 @@ cdef _ridge_block(RowStream stream, float64_t[:, ::1] W, float64_t[:, ::1] Ainv,
                     _ridge_flush(A, Wp, U, G, Rs, q, h, Ki, dg)
                     q = 0
             else:
-                _ridge_rank_one(A, Wp, w, g, res, h, K)
+                # Ainv -= w w^T and W -= g res^T as row axpys (omlc's SIMD
+                # loop over all h rows), not BLAS's dger: OpenBLAS wakes its
+                # threads for it on every call, and a one-row call at h = 301
+                # took 2-8 ms on a loaded 2-core machine against 0.2 ms on one
+                # thread. ((-w_i) w_j and (-w_j) w_i are one product: Ainv
+                # stays exactly symmetric.)
+                for i in range(h):
+                    Px[i] = -w[i]
+                omlc_axpy_dd(ids, Px, h, A, h, h, w)
+                if K:
+                    for i in range(h):
+                        Px[i] = -g[i]
+                    omlc_axpy_dd(ids, Px, h, Wp, K, K, res)
         if q:           # the rows learned before the end or an error
             _ridge_flush(A, Wp, U, G, Rs, q, h, Ki, dg)
     if err:
         return pos, err, r.index
     return n, OK, -1
-
-
-cdef void _ridge_rank_one(float64_t* A, float64_t* Wp, const float64_t* w, const float64_t* g,
-                          const float64_t* res, int64_t h, int64_t K) noexcept nogil:
-    """Ainv -= w w^T and W -= g res^T by plain loops, not BLAS's dger: OpenBLAS
-    runs a dger of m n > 8,192 entries (h >= 91) on all its threads, and
-    waking them for a ~50 us update costs ~1 ms on an idle laptop and up to
-    ~30x the step on a loaded one (measured; see
-    asv_benchmarks/scripts/ridge_threads.py). The update streams the matrix
-    through memory once either way, so one core loses nothing. No fused
-    multiply-adds (as dpp_learn's rank-one step): Ainv stays exactly
-    symmetric, since w_i w_j = w_j w_i."""
-    cdef int64_t i, k
-    cdef float64_t x
-    for i in range(h):
-        x = w[i]
-        for k in range(h):
-            A[i * h + k] -= x * w[k]
-        x = g[i]
-        for k in range(K):
-            Wp[i * K + k] -= x * res[k]
 
 
 # The most multiply-adds (m n k) one BLAS-3 call of a ridge flush may hold:
@@ -1109,8 +1104,8 @@ cdef void _ridge_rank_one(float64_t* A, float64_t* Wp, const float64_t* w, const
 # and small-block ridge path never wakes BLAS threads: at h = 301 a rank-18
 # dsyrk took 28 ms on two threads of a loaded 2-core machine against 41 us
 # on one (measured). The tiles keep BLAS-3 speed on one core; a flush is at
-# most ~2 h^2 q = 0.6 GFlop (h = 1,500, q = 128), where two idle cores would
-# at best halve it.
+# most ~h^2 q / 2 + K h q multiply-adds (0.15 G at h = 1,500, q = 128), which
+# two idle cores would at best halve.
 DEF C_TILE_WORK = 262144
 
 
@@ -1164,14 +1159,14 @@ cdef void _ridge_flush(float64_t* A, float64_t* Wp, const float64_t* U, const fl
 cdef void _ainv_flush(float64_t* A, const float64_t* U, int q, int h,
                       float64_t* dg) noexcept nogil:
     """Ainv -= U^T U (U: q x h row-major, the waiting rows' w), Ainv kept
-    exactly symmetric (one triangle by dsyrk, copied onto the other) and dg
+    exactly symmetric (one triangle by dgemm tiles, copied onto the other) and dg
     set to its diagonal."""
     cdef int64_t i, j, i0, j0, i1, j1
     if h == 0 or q == 0:
         return
     # Fortran sees U as h x q (columns w_j) and A's transpose (= A): its
-    # upper triangle is C's lower one. dsyrk's tiles, as dgemm's
-    # (_gemm_nt_tiles), stay on one BLAS thread.
+    # upper triangle is C's lower one. Tiles, not one dsyrk: each stays on
+    # one BLAS thread (see C_TILE_WORK).
     _gemm_nt_tiles(h, h, q, U, h, U, h, A, h, True)
     for i0 in range(0, h, 32):          # C's upper triangle from its lower, by tiles
         i1 = min(i0 + 32, h)
@@ -1282,6 +1277,7 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     cdef float64_t* Wp
     cdef float64_t* Ap = NULL
     cdef float64_t* Fp
+    cdef float64_t* Rr
     cdef float64_t* Qp
     cdef float64_t* sg
     cdef float64_t* Pp
@@ -1467,11 +1463,14 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                 else:
                     for m in range(nkept):
                         z[m] = reff[m]
-                for j in range(nq):                   # uu = R[kq]^T z
-                    x = 0.0
-                    for m in range(nkept):
-                        x += R[kq[m] * Mp + j] * z[m]
-                    uu[j] = x
+                # uu = R[kq]^T z, row by row (each uu[j] summed over m in
+                # order from 0, as the column dots were: the same bits)
+                memset(uu, 0, nq * sizeof(float64_t))
+                for m in range(nkept):
+                    x = z[m]
+                    Rr = R + kq[m] * Mp
+                    for j in range(nq):
+                        uu[j] += x * Rr[j]
                 memset(ytil, 0, K * sizeof(float64_t))
                 omlc_pca_combo(B, nq, K, uu, ytil)    # ytil = B^T uu
             elif basis == PBC:

@@ -662,9 +662,10 @@ cdef inline int64_t msg_step(float64_t* B, float64_t* R, int64_t nq, float64_t* 
     # so that every pass is a whole row of length nt: Vo = V[:, order],
     # Tt[l] = sum_j R[j, l] Vo[j] (l < nq) and Tt[nq] = Vo[nq]; the new Q v
     # is Vo^T a. Each sum runs over j in order, as T's row axpys did.
-    for j in range(nt):
-        for i in range(nt):
-            Vo[j * nt + i] = V[j * nt + order[i]]
+    for i in range(nt):
+        l = order[i]
+        for j in range(nt):
+            Vo[j * nt + i] = V[j * nt + l]
     memset(anew, 0, nt * sizeof(float64_t))
     omlc_pca_combo(Vo, nt, nt, a, anew)
     omlc_pca_tmul(R, Mp, Vo, nq, nt, Tt)

@@ -245,10 +245,11 @@ thresholds (:data:`THRESHOLD_GRID`, 81 values on a ±1 label's scale): each
 candidate's total cost (the learner's own, from each learned row's
 prequential decoded values; ``thr_cost_``) and each row cut at the
 candidate of least total over the rows before it (ties: nearest 0);
-compiled (``omlc._core.label_space.threshold_follow``, O(K log 81 + 81) a
-row: on 50k rcv1-shaped rows CS-DPP-PBT 1.86x FALT's CPU time against 1.67x
-decoding at 0, PBC 2.36x against 2.04x; ``label_space_speed.py 50000 3
-falt,cs-pbt,cs-pbt-0,cs-pbc,cs-pbc-0``, best of 3, load 8). Only the
+compiled (``omlc._core.label_space.threshold_follow``, O(K + 81) a row,
+each label's grid interval read from a table indexed by the top bits of
+its double: ~6k instructions a row on rcv1-shaped rows, against ~91k for
+CS-DPP-PBC's whole step and ~50k for FALT's; callgrind, 20,000
+``make_rcv1_like`` rows). Only the
 reported set moves: eq. 14's weights keep the code's own
 decoding at 0, so the learning is the paper's. Measured (one pass,
 seed-1000 order, ``label_space_defaults.py SET csdpp:pbt

@@ -125,7 +125,8 @@ import numpy as np
 from omlc._core.linear import NonFiniteError, learn, loss_rows
 from omlc._core.losses import PairKind, PairwiseLoss
 from omlc._core.optimizers import ANSGD, SGD, AdaGradL2, ScaledSGD
-from omlc._validation import check_random_state
+from omlc._core.rowstream import RowStream
+from omlc._validation import check_random_state, csr_arrays
 from omlc.learners._growth import interleave
 from omlc.learners.base import LinearLearner, positive_float, weight_dtype
 
@@ -554,14 +555,31 @@ class _RankingLearner(LinearLearner):
         per_row = self._label_counts(Y, order)
         w = self._pending_weights
         step = max(1, min(_ZBUF // max(1, self.n_labels_), _ZBUF * _ZSTRIDE // _ZBINS))
+        piece = lambda a, b: self._stream(X, Y, visit[a:b])
+        sliced = order is None and visit.size > step
+        if sliced:
+            # In stream order a piece is a run of rows: its stream reads their
+            # slice of the arrays and checks only those rows (a stream of the
+            # whole block with an order checks every row of it, for each piece).
+            xi, xx, xv = csr_arrays(X)
+            yp = np.ascontiguousarray(Y.indptr, dtype=np.int64)
+            yi = np.ascontiguousarray(Y.indices, dtype=np.int32)
+            piece = lambda a, b: RowStream(xi[a:b + 1], xx, xv, X.shape[1], yp[a:b + 1] - yp[a],
+                                           yi[yp[a]:yp[b]], Y.shape[1])
         for a in range(0, visit.size, step):
             b = min(visit.size, a + step)
             buf = out[a:b] if out is not None else np.empty((b - a, self.n_labels_))
             wa = None if w is None else np.ascontiguousarray(w[a:b])
             try:
-                learn(self._optimizer(), self._loss(), self._stream(X, Y, visit[a:b]),
-                      self._steps(), buf, weights=wa)
+                learn(self._optimizer(), self._loss(), piece(a, b), self._steps(), buf, weights=wa)
             except NonFiniteError as exc:
+                row = getattr(exc, "row", None)
+                if sliced and a and isinstance(row, (int, np.integer)) and exc.args \
+                        and isinstance(exc.args[0], str):
+                    # The sliced stream numbers the data's rows from the piece's first.
+                    exc.args = (exc.args[0].replace(f"(row {row} of the data)",
+                                                    f"(row {row + a} of the data)", 1),) \
+                        + exc.args[1:]
                 _shift_error(exc, a)
                 raise
             self._replay(per_row[a:b], wa, buf, buf if out is not None else None)
