@@ -400,6 +400,56 @@ def test_ridge_learn_real_targets_match_the_twin(seed, intercept, block):
 
 
 @pytest.mark.compiled
+@pytest.mark.parametrize("h, K, block", [(65, 70, 1), (65, 70, 0), (150, 9, 18), (150, 70, 129),
+                                         (301, 20, 1), (301, 20, 0), (301, 5, 64)])
+def test_ridge_paths_cut_into_tiles_match_the_twin(h, K, block):
+    """Widths where the update is no longer one BLAS call: the rank-one
+    update's row axpys (block 1; h >= 91 is where OpenBLAS's dger would
+    wake its threads) and the rank-q flush cut into one-thread dgemm tiles
+    (64 wide, 32 for q > 64; h = 65 / 150 / 301 leave a ragged last tile, K
+    = 70 tiles W's columns too, 129 rows a tile of rank 129) against the
+    twin's rank-one steps, to 1e-12; with an empty row, an empty and a full
+    label set, a weight-0 row, the last wait partial (n = 2 q + 3). Ainv
+    stays exactly symmetric."""
+    from omlc._core.rowstream import RowStream
+    from omlc._validation import csr_arrays
+    d = h - 1
+    q = block or min(128, max(8, h // 16))
+    n = 2 * q + 3 if q > 1 else 40
+    rng = np.random.default_rng(h + K + block)
+    X = sp.random(n, d, density=0.05, format="lil", random_state=h + block)
+    X[1, :] = 0                                         # an empty row
+    X = sp.csr_matrix(X)
+    Y = (rng.random((n, K)) < 0.3).astype(np.int32)
+    Y[2] = 0                                            # an empty label set
+    Y[3] = 1                                            # a full one
+    weights = np.ones(n)
+    weights[4] = 0.0
+    weights[5] = 2.5
+    W0 = rng.standard_normal((h, K)) * 0.1
+    A0 = np.eye(h) / 0.7
+    W, A, out = W0.copy(), A0.copy(), np.empty((n, K))
+    xp, xi, xv = csr_arrays(X)
+    Ys = sp.csr_matrix(Y)
+    stream = RowStream(xp, xi, xv, d, Ys.indptr.astype(np.int64), Ys.indices, K)
+    assert lsk.br_ridge_learn(stream, W, A, True, weights, out, block)[:2] == (n, 0)
+    assert np.array_equal(A, A.T)
+    r_out, r_W, r_A, steps = ref.br_ridge_learn(X.toarray(), Y, W0, A0, True, weights)
+    assert steps == n - 1
+    np.testing.assert_allclose(out, r_out, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(W, r_W, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(A, r_A, rtol=1e-12, atol=1e-12)
+    # real targets: the same loops
+    T = rng.standard_normal((n, K))
+    W, A = W0.copy(), A0.copy()
+    assert lsk.ridge_learn(RowStream(xp, xi, xv, d), W, A, True, T, None, None, block)[:2] == (n, 0)
+    _, r_W, r_A, _ = ref.br_ridge_learn(X.toarray(), None, W0, A0, True, targets=T)
+    np.testing.assert_allclose(W, r_W, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(A, r_A, rtol=1e-12, atol=1e-12)
+    assert np.array_equal(A, A.T)
+
+
+@pytest.mark.compiled
 @pytest.mark.parametrize("block", [1, 4])
 def test_ridge_block_stops_at_the_bad_row_with_the_rows_before_learned(block):
     """A row whose step would leave Ainv to rounding (a feature of 1e9
