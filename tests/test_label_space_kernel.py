@@ -34,8 +34,8 @@ def test_label_weights_match_the_python_eq14(cost):
                                        ls.label_weights(cost, y, yhat), atol=1e-15)
 
 
-def run_both(cost, basis, solver, code_dim, K=7, n=40, seed=0, eta=None):
-    X, Y = problem(n=n, K=K, seed=seed)
+def run_both(cost, basis, solver, code_dim, K=7, n=40, seed=0, eta=None, d=9):
+    X, Y = problem(n=n, d=d, K=K, seed=seed)
     # threshold 0: the kernel's own decoding (the adaptive rule is applied after it)
     m = omlc.CSDPP(cost=cost, code_dim=code_dim, basis=basis, solver=solver, eta=eta,
                    random_state=seed, threshold=0.0)
@@ -83,6 +83,20 @@ def test_waiting_ridge_updates_equal_the_reference(basis, monkeypatch):
         np.testing.assert_allclose(m.reg_.W, st["W"], atol=1e-12)
         np.testing.assert_allclose(m.reg_.Ainv, st["Ainv"], atol=1e-12)
         assert np.array_equal(m.reg_.Ainv, m.reg_.Ainv.T)
+
+
+@pytest.mark.parametrize("basis", ["pbt", "pbc"])
+def test_ridge_folds_and_flushes_in_one_thread_tiles_equal_the_reference(basis):
+    """h = 121 with a code of 70 rows: PBT's fold W <- W R runs as dgemms of
+    53 rows (at most C_TILE_WORK = 262,144 multiply-adds, one BLAS thread),
+    three of them a row, the last ragged; A^-1's rank-8 flush as 64-wide
+    tiles (the last 57). Against the twin to 1e-12."""
+    m, D, R, st = run_both("hamming", basis, "ridge", 70, K=80, n=30, d=120)
+    assert m.F_.shape[0] == 70 and m.reg_.Ainv.shape == (121, 121)
+    np.testing.assert_allclose(D, R, atol=1e-12)
+    np.testing.assert_allclose(m.reg_.W, st["W"], atol=1e-12)
+    np.testing.assert_allclose(m.reg_.Ainv, st["Ainv"], atol=1e-12)
+    assert np.array_equal(m.reg_.Ainv, m.reg_.Ainv.T)
 
 
 @pytest.mark.parametrize("make", [lambda: omlc.DPP(code_dim=4), lambda: omlc.CSDPP(basis="pbc"),

@@ -8,7 +8,9 @@ default/one-thread ratio: about 1 when no call wakes the threads.
 
     python asv_benchmarks/scripts/ridge_threads.py [n_rows] [d] [rounds]
 
-(defaults 240 300 3; ``uptime`` before and after.) Never a test: a timing.
+(defaults 240 300 3; ``uptime`` before and after; ``RIDGE_THREADS_K`` labels,
+default 20; CS-DPP-PBT's code has min(70, K) rows; ``RIDGE_THREADS_LEARNERS``
+a comma list of obr,ocs,dpp-pbc,csdpp-pbt.) Never a test: a timing.
 """
 import os
 import subprocess
@@ -17,23 +19,28 @@ import time
 
 import numpy as np
 
-LEARNERS = ("obr", "ocs", "dpp-pbc")
+LEARNERS = tuple(os.environ.get("RIDGE_THREADS_LEARNERS", "obr,ocs,dpp-pbc,csdpp-pbt").split(","))
 MODES = {"row": 1, "block": 240}
 
 
+K = int(os.environ.get("RIDGE_THREADS_K", "20"))       # labels
+
+
 def _learner(name):
-    from omlc.learners import DPP, OnlineBR, OnlineCS
+    from omlc.learners import CSDPP, DPP, OnlineBR, OnlineCS
     if name == "obr":
         return OnlineBR(solver="ridge")
     if name == "ocs":
         return OnlineCS(solver="ridge", random_state=0)
-    return DPP(basis="pbc", solver="ridge", random_state=0)
+    if name == "dpp-pbc":
+        return DPP(basis="pbc", solver="ridge", random_state=0)
+    # a code of 70 rows: W's fold by the basis rotation is h x 70 x 70
+    return CSDPP(basis="pbt", solver="ridge", code_dim=min(70, K), random_state=0)
 
 
 def child(name, mode, n, d):
     from omlc import evaluate
     rng = np.random.default_rng(0)
-    K = 20
     X = rng.standard_normal((n, d)) * (rng.random((n, d)) < 0.2)
     V = rng.standard_normal((d, K))
     Y = (X @ V > 1.0).astype(np.int8)

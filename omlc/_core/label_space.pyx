@@ -1757,11 +1757,16 @@ cdef void fold_into(float64_t* W, const float64_t* R, int64_t h, int64_t M,
     cdef int64_t i0
     cdef char nt = b'N'
     cdef double one = 1.0, zero = 0.0
-    for i0 in range(0, h, C_FOLD_ROWS):
-        r = <int> (h - i0 if h - i0 < C_FOLD_ROWS else C_FOLD_ROWS)
+    # rows a call: at most C_TILE_WORK multiply-adds, so a fold stays on one
+    # BLAS thread (see C_TILE_WORK), at least one row
+    cdef int64_t rows = max(1, min(C_FOLD_ROWS, C_TILE_WORK // max(1, M * M)))
+    i0 = 0
+    while i0 < h:
+        r = <int> (h - i0 if h - i0 < rows else rows)
         # (Fortran sees the row-major blocks transposed: (W R)^T = R^T W^T)
         dgemm(&nt, &nt, &m, &r, &m, &one, <double*> R, &m, W + i0 * M, &m, &zero, tmp, &m)
         memcpy(W + i0 * M, tmp, r * M * sizeof(float64_t))
+        i0 += rows
 
 
 cdef void fold(float64_t* W, float64_t* F, int64_t h, int64_t M, float64_t* tmp) noexcept nogil:
