@@ -635,8 +635,9 @@ def _exact_transform(monkeypatch):
                         lambda *a, **k: learn(*a, **dict(k, fold_tol=0.0)))
 
 
+@pytest.mark.parametrize("intercept,dtype", [(True, np.float64), (False, np.float32)])
 @pytest.mark.parametrize("cost", ["hamming", "f1"])
-def test_lazy_adagrad_pbt_is_the_per_row_transform(cost, monkeypatch):
+def test_lazy_adagrad_pbt_is_the_per_row_transform(cost, intercept, dtype, monkeypatch):
     """PBT under per-coordinate AdaGrad with the lazy factor F takes the
     per-row transform's step (G on the current code's coordinates, the step
     mapped back by F^-1): decisions and effective weights W F equal the
@@ -646,13 +647,13 @@ def test_lazy_adagrad_pbt_is_the_per_row_transform(cost, monkeypatch):
     X, Y = problem(n=300, d=15, K=9, seed=6)
     X = X.toarray()
     X[40:43] = 0                               # more empty rows
-    X, Y = sp.csr_matrix(X), Y.tolil()
+    X, Y = sp.csr_matrix(X.astype(dtype)), Y.tolil()
     Y[50], Y[51] = 0, 1                        # empty and full label sets
     Y = Y.tocsr()
 
     def run(exact, current=True):
         m = omlc.CSDPP(cost=cost, code_dim=4, basis="pbt", solver="adagrad", eta=0.3,
-                       threshold=0.0, random_state=2)
+                       threshold=0.0, random_state=2, fit_intercept=intercept)
         m._current_frame = current
         with monkeypatch.context() as mp:
             if exact:
