@@ -34,8 +34,8 @@ def test_label_weights_match_the_python_eq14(cost):
                                        ls.label_weights(cost, y, yhat), atol=1e-15)
 
 
-def run_both(cost, basis, solver, code_dim, K=7, n=40, seed=0, eta=None):
-    X, Y = problem(n=n, K=K, seed=seed)
+def run_both(cost, basis, solver, code_dim, K=7, n=40, seed=0, eta=None, d=9):
+    X, Y = problem(n=n, d=d, K=K, seed=seed)
     # threshold 0: the kernel's own decoding (the adaptive rule is applied after it)
     m = omlc.CSDPP(cost=cost, code_dim=code_dim, basis=basis, solver=solver, eta=eta,
                    random_state=seed, threshold=0.0)
@@ -83,6 +83,20 @@ def test_waiting_ridge_updates_equal_the_reference(basis, monkeypatch):
         np.testing.assert_allclose(m.reg_.W, st["W"], atol=1e-12)
         np.testing.assert_allclose(m.reg_.Ainv, st["Ainv"], atol=1e-12)
         assert np.array_equal(m.reg_.Ainv, m.reg_.Ainv.T)
+
+
+@pytest.mark.parametrize("basis", ["pbt", "pbc"])
+def test_ridge_folds_and_flushes_in_one_thread_tiles_equal_the_reference(basis):
+    """h = 121 with a code of 70 rows: PBT's fold W <- W R runs as dgemms of
+    53 rows (at most C_TILE_WORK = 262,144 multiply-adds, one BLAS thread),
+    three of them a row, the last ragged; A^-1's rank-8 flush as 64-wide
+    tiles (the last 57). Against the twin to 1e-12."""
+    m, D, R, st = run_both("hamming", basis, "ridge", 70, K=80, n=30, d=120)
+    assert m.F_.shape[0] == 70 and m.reg_.Ainv.shape == (121, 121)
+    np.testing.assert_allclose(D, R, atol=1e-12)
+    np.testing.assert_allclose(m.reg_.W, st["W"], atol=1e-12)
+    np.testing.assert_allclose(m.reg_.Ainv, st["Ainv"], atol=1e-12)
+    assert np.array_equal(m.reg_.Ainv, m.reg_.Ainv.T)
 
 
 @pytest.mark.parametrize("make", [lambda: omlc.DPP(code_dim=4), lambda: omlc.CSDPP(basis="pbc"),
@@ -397,6 +411,56 @@ def test_ridge_learn_real_targets_match_the_twin(seed, intercept, block):
                     np.where(Y.toarray() > 0, 1.0, -1.0), None, b[2], block)
     for u, v in zip(a, b):
         assert np.array_equal(u, v)
+
+
+@pytest.mark.compiled
+@pytest.mark.parametrize("h, K, block", [(65, 70, 1), (65, 70, 0), (150, 9, 18), (150, 70, 129),
+                                         (301, 20, 1), (301, 20, 0), (301, 5, 64)])
+def test_ridge_paths_cut_into_tiles_match_the_twin(h, K, block):
+    """Widths where the update is no longer one BLAS call: the rank-one
+    update's row axpys (block 1; h >= 91 is where OpenBLAS's dger would
+    wake its threads) and the rank-q flush cut into one-thread dgemm tiles
+    (64 wide, 32 for q > 64; h = 65 / 150 / 301 leave a ragged last tile, K
+    = 70 tiles W's columns too, 129 rows a tile of rank 129) against the
+    twin's rank-one steps, to 1e-12; with an empty row, an empty and a full
+    label set, a weight-0 row, the last wait partial (n = 2 q + 3). Ainv
+    stays exactly symmetric."""
+    from omlc._core.rowstream import RowStream
+    from omlc._validation import csr_arrays
+    d = h - 1
+    q = block or min(128, max(8, h // 16))
+    n = 2 * q + 3 if q > 1 else 40
+    rng = np.random.default_rng(h + K + block)
+    X = sp.random(n, d, density=0.05, format="lil", random_state=h + block)
+    X[1, :] = 0                                         # an empty row
+    X = sp.csr_matrix(X)
+    Y = (rng.random((n, K)) < 0.3).astype(np.int32)
+    Y[2] = 0                                            # an empty label set
+    Y[3] = 1                                            # a full one
+    weights = np.ones(n)
+    weights[4] = 0.0
+    weights[5] = 2.5
+    W0 = rng.standard_normal((h, K)) * 0.1
+    A0 = np.eye(h) / 0.7
+    W, A, out = W0.copy(), A0.copy(), np.empty((n, K))
+    xp, xi, xv = csr_arrays(X)
+    Ys = sp.csr_matrix(Y)
+    stream = RowStream(xp, xi, xv, d, Ys.indptr.astype(np.int64), Ys.indices, K)
+    assert lsk.br_ridge_learn(stream, W, A, True, weights, out, block)[:2] == (n, 0)
+    assert np.array_equal(A, A.T)
+    r_out, r_W, r_A, steps = ref.br_ridge_learn(X.toarray(), Y, W0, A0, True, weights)
+    assert steps == n - 1
+    np.testing.assert_allclose(out, r_out, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(W, r_W, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(A, r_A, rtol=1e-12, atol=1e-12)
+    # real targets: the same loops
+    T = rng.standard_normal((n, K))
+    W, A = W0.copy(), A0.copy()
+    assert lsk.ridge_learn(RowStream(xp, xi, xv, d), W, A, True, T, None, None, block)[:2] == (n, 0)
+    _, r_W, r_A, _ = ref.br_ridge_learn(X.toarray(), None, W0, A0, True, targets=T)
+    np.testing.assert_allclose(W, r_W, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(A, r_A, rtol=1e-12, atol=1e-12)
+    assert np.array_equal(A, A.T)
 
 
 @pytest.mark.compiled

@@ -47,7 +47,7 @@ from omlc._core.rowstream cimport (CSRRows, Row, RowStream, finite_values, get_r
                                    row_value)
 from omlc._core.simd cimport omlc_axpy_dd
 from omlc._core.workspace cimport Workspace, workspace_alloc
-from scipy.linalg.cython_blas cimport dgemm, dsyrk
+from scipy.linalg.cython_blas cimport dgemm
 
 cnp.import_array()
 
@@ -368,7 +368,7 @@ cpdef enum Error:
 DEF C_PRECISION_FLOOR = 1e-12
 DEF C_REORTH_EVERY = 1000
 #: Rows whose RLS updates of Ainv (h x h) and W wait, then land as one
-#: rank-q update (BLAS-3 dsyrk / dgemm): the rank-one dger streams the whole
+#: rank-q update (BLAS-3 dgemm tiles): the rank-one update streams the whole
 #: h x h matrix through memory for each row (~1.2 ms a row at h = 1,450, 4 ms
 #: at 1,837 on one core), a rank-64 update ~0.1-0.25 ms a row. Meanwhile a
 #: row sees the waiting updates through them (x^T W - sum_j (x^T g_j)
@@ -1097,35 +1097,77 @@ cdef _ridge_block(RowStream stream, float64_t[:, ::1] W, float64_t[:, ::1] Ainv,
     return n, OK, -1
 
 
+# The most multiply-adds (m n k) one BLAS-3 call of a ridge flush may hold:
+# OpenBLAS 0.3's dgemm runs on one thread up to 65,536 x
+# GEMM_MULTITHREAD_THRESHOLD (4) = 262,144 (and its small-matrix kernels, on
+# one thread, up to 1e6). A flush is cut into tiles below it, so the per-row
+# and small-block ridge path never wakes BLAS threads: at h = 301 a rank-18
+# dsyrk took 28 ms on two threads of a loaded 2-core machine against 41 us
+# on one (measured). The tiles keep BLAS-3 speed on one core; a flush is at
+# most ~h^2 q / 2 + K h q multiply-adds (0.15 G at h = 1,500, q = 128), which
+# two idle cores would at best halve.
+DEF C_TILE_WORK = 262144
+
+
+cdef inline int _tile(int64_t rest, int64_t other) noexcept nogil:
+    """A tile's width: 64 when 64 x 64 x other fits C_TILE_WORK, else the
+    largest power of two (at least 8) whose square tile does."""
+    cdef int t = 64
+    while t > 8 and <int64_t> t * t * other > C_TILE_WORK:
+        t //= 2
+    return <int> (rest if rest < t else t)
+
+
+cdef void _gemm_nt_tiles(int m, int n, int k, const float64_t* A, int lda,
+                         const float64_t* B, int ldb, float64_t* C, int ldc,
+                         bint upper) noexcept nogil:
+    """Fortran's C (m x n) -= A (m x k) B^T (B: n x k) in tiles of at most
+    C_TILE_WORK multiply-adds (one BLAS thread each); ``upper``: only the
+    tiles that touch C's upper triangle (m = n; a diagonal tile is done whole,
+    its lower part is the caller's to overwrite)."""
+    cdef double minus_one = -1.0, plus_one = 1.0
+    cdef char nt = b'N', tr = b'T'
+    cdef int i0, j0, mi, nj, t
+    if m == 0 or n == 0 or k == 0:
+        return
+    t = _tile(max(m, n), k)
+    j0 = 0
+    while j0 < n:           # (a variable step: range() would need the GIL)
+        nj = min(t, n - j0)
+        i0 = 0
+        while i0 < (min(j0 + nj, m) if upper else m):
+            mi = min(t, m - i0)
+            dgemm(&nt, &tr, &mi, &nj, &k, &minus_one, <float64_t*> A + i0, &lda,
+                  <float64_t*> B + j0, &ldb, &plus_one, C + i0 + <int64_t> j0 * ldc, &ldc)
+            i0 += t
+        j0 += t
+
+
 cdef void _ridge_flush(float64_t* A, float64_t* Wp, const float64_t* U, const float64_t* G,
                        const float64_t* Rs, int q, int h, int K,
                        float64_t* dg) noexcept nogil:
     """Ainv -= U^T U and W -= G^T Rs for the q waiting rows (U, G: q x h,
     Rs: q x K, row-major); see _ainv_flush."""
-    cdef double minus_one = -1.0, plus_one = 1.0
-    cdef char nt = b'N', tr = b'T'
     if h == 0:
         return
     _ainv_flush(A, U, q, h, dg)
     if K:
-        # W^T (K x h to Fortran) -= Rs^T (K x q) G (q x h)
-        dgemm(&nt, &tr, &K, &h, &q, &minus_one, <float64_t*> Rs, &K, <float64_t*> G, &h,
-              &plus_one, Wp, &K)
+        # W^T (K x h to Fortran) -= Rs^T (K x q) G (q x h), G^T being h x q
+        _gemm_nt_tiles(K, h, q, Rs, K, G, h, Wp, K, False)
 
 
 cdef void _ainv_flush(float64_t* A, const float64_t* U, int q, int h,
                       float64_t* dg) noexcept nogil:
     """Ainv -= U^T U (U: q x h row-major, the waiting rows' w), Ainv kept
-    exactly symmetric (one triangle by dsyrk, copied onto the other) and dg
+    exactly symmetric (one triangle by dgemm tiles, copied onto the other) and dg
     set to its diagonal."""
-    cdef double minus_one = -1.0, plus_one = 1.0
-    cdef char uplo = b'U', nt = b'N'
     cdef int64_t i, j, i0, j0, i1, j1
     if h == 0 or q == 0:
         return
     # Fortran sees U as h x q (columns w_j) and A's transpose (= A): its
-    # upper triangle is C's lower one
-    dsyrk(&uplo, &nt, &h, &q, &minus_one, <float64_t*> U, &h, &plus_one, A, &h)
+    # upper triangle is C's lower one. Tiles, not one dsyrk: each stays on
+    # one BLAS thread (see C_TILE_WORK).
+    _gemm_nt_tiles(h, h, q, U, h, U, h, A, h, True)
     for i0 in range(0, h, 32):          # C's upper triangle from its lower, by tiles
         i1 = min(i0 + 32, h)
         for j0 in range(i0, h, 32):
@@ -1715,11 +1757,16 @@ cdef void fold_into(float64_t* W, const float64_t* R, int64_t h, int64_t M,
     cdef int64_t i0
     cdef char nt = b'N'
     cdef double one = 1.0, zero = 0.0
-    for i0 in range(0, h, C_FOLD_ROWS):
-        r = <int> (h - i0 if h - i0 < C_FOLD_ROWS else C_FOLD_ROWS)
+    # rows a call: at most C_TILE_WORK multiply-adds, so a fold stays on one
+    # BLAS thread (see C_TILE_WORK), at least one row
+    cdef int64_t rows = max(1, min(C_FOLD_ROWS, C_TILE_WORK // max(1, M * M)))
+    i0 = 0
+    while i0 < h:
+        r = <int> (h - i0 if h - i0 < rows else rows)
         # (Fortran sees the row-major blocks transposed: (W R)^T = R^T W^T)
         dgemm(&nt, &nt, &m, &r, &m, &one, <double*> R, &m, W + i0 * M, &m, &zero, tmp, &m)
         memcpy(W + i0 * M, tmp, r * M * sizeof(float64_t))
+        i0 += rows
 
 
 cdef void fold(float64_t* W, float64_t* F, int64_t h, int64_t M, float64_t* tmp) noexcept nogil:

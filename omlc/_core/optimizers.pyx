@@ -841,7 +841,12 @@ cdef class ANSGD(Optimizer):
     shrink and both mixings are scalar updates and a step adds multiples of
     ``x ⊗ g`` to the row's features in U and V; ``U = 0, V = M_0, p = q = r =
     1`` at the start; when ``min(|p|, r) < 1e-12`` the scalars are folded into
-    U and V (O(d K), rare). The bound ``W`` is V.
+    U and V (O(d K), rare). The bound ``W`` is V. A row's scores at any point
+    ``cu U + cv V`` are ``cu (x U) + cv (x V)`` from one sweep of both
+    (``omlc_score_uv``); the averaged sweep settles, scores and reads the
+    average at once (``omlc_ansgd_pass``); both round each multiply-add once
+    (fma(), the same bits on every CPU): the dense algorithm up to rounding
+    (twin tolerance rtol 1e-10).
 
     With ``A``, the output is the trajectory average ``(1/T) sum_t M_{t+1}``,
     kept lazily (``omlc/_core/averaging.pxd``: running sums of p and q, per-row

@@ -8,13 +8,16 @@
 #
 # The AVX2 build does not enable FMA: every clone rounds each multiply and add
 # exactly as the baseline does, so one build's results are bit-identical on every CPU
-# (another compiler's build may differ in the last bits). One exception, the
-# averaged SGD sweep (omlc_settle_score_*): it multiplies and adds in single
+# (another compiler's build may differ in the last bits). The exceptions, the
+# averaged SGD sweep (omlc_settle_score_*) and ANSGD's two sweeps (omlc_score_uv,
+# omlc_ansgd_pass): they multiply and add in single
 # roundings, C's fma() -- an x86-64-v3 (AVX2 + FMA) build of it uses the
 # instruction, every other build libm's correctly rounded fma(), so its results
 # too are the same bits on every CPU. Rounded once where the plain loops round
 # twice, they differ from the separate score/settle passes (and the NumPy twin)
-# by rounding only: within the twins' tolerance (1e-12); see that sweep.
+# by rounding only: within the twins' tolerance (1e-12; ANSGD's lazy form
+# rtol 1e-10 as before); see those sweeps. A CPU without FMA pays for libm's
+# fma() in them (a call a multiply-add).
 # Cython cannot attach the attribute to a function of its own, hence C here.
 #
 # A loop over a weight matrix's rows is told K (the columns it touches) and ld
@@ -263,8 +266,9 @@ cdef extern from *:
        sweep of su, sv (half their loads and stores). ANSGD's scores at any
        point cu U + cv V are then cu su + cv sv: its gradient point and its
        last iterate from one sweep of the weights, where two sweeps of
-       x (c U + c' V) read them twice and did twice the arithmetic. */
-    OMLC_CLONES static void omlc_score_uv(const int32_t* idx, const double* x, int64_t nnz,
+       x (c U + c' V) read them twice and did twice the arithmetic. Each
+       multiply-add rounded once (fma(), as omlc_ansgd_pass). */
+    OMLC_CLONES_FMA static void omlc_score_uv(const int32_t* idx, const double* x, int64_t nnz,
                                            const double* U, const double* V, int64_t K,
                                            int64_t ld, double* OMLC_RESTRICT su,
                                            double* OMLC_RESTRICT sv) {
@@ -290,15 +294,18 @@ cdef extern from *:
             const double* OMLC_RESTRICT v1 = V + (int64_t)idx[p + 1] * ld;
             const double x0 = x[p], x1 = x[p + 1];
             for (int64_t l = 0; l < K; l++) {
-                su[l] = (su[l] + x0 * u0[l]) + x1 * u1[l];
-                sv[l] = (sv[l] + x0 * v0[l]) + x1 * v1[l];
+                su[l] = fma(x1, u1[l], fma(x0, u0[l], su[l]));
+                sv[l] = fma(x1, v1[l], fma(x0, v0[l], sv[l]));
             }
         }
         for (; p < nnz; p++) {
             const double* OMLC_RESTRICT u = U + (int64_t)idx[p] * ld;
             const double* OMLC_RESTRICT v = V + (int64_t)idx[p] * ld;
             const double xv = x[p];
-            for (int64_t l = 0; l < K; l++) { su[l] += xv * u[l]; sv[l] += xv * v[l]; }
+            for (int64_t l = 0; l < K; l++) {
+                su[l] = fma(xv, u[l], su[l]);
+                sv[l] = fma(xv, v[l], sv[l]);
+            }
         }
     }
 
@@ -443,14 +450,15 @@ cdef extern from *:
                                       double* OMLC_RESTRICT s, double* OMLC_RESTRICT d) {
         if (fu != 0.0 || fv != 0.0) {
             for (int64_t l = 0; l < K; l++) {
-                a[l] += fu * u[l] + fv * v[l];
-                s[l] += xa * u[l] + xb * v[l];
-                d[l] += xv * a[l];
+                const double b = fma(fv, v[l], fma(fu, u[l], a[l]));
+                a[l] = b;
+                s[l] = fma(xb, v[l], fma(xa, u[l], s[l]));
+                d[l] = fma(xv, b, d[l]);
             }
         } else {
             for (int64_t l = 0; l < K; l++) {
-                s[l] += xa * u[l] + xb * v[l];
-                d[l] += xv * a[l];
+                s[l] = fma(xb, v[l], fma(xa, u[l], s[l]));
+                d[l] = fma(xv, a[l], d[l]);
             }
         }
     }
@@ -458,9 +466,13 @@ cdef extern from *:
     /* ANSGD's prequential pass over one row, in one sweep of A, U, V: each
        feature's running sum settled (omlc_settle with its own fu, fv, from
        snap[4j..4j+3] and hu, lu, hv, lv), the gradient point's scores s = x (cu U +
-       cv V) (as omlc_score_uv, summed per weight) and the settled sums' d = x A (as omlc_score_dd):
-       bit for bit the separate passes. */
-    OMLC_CLONES static void omlc_ansgd_pass(const int32_t* idx, const double* x, int64_t nnz,
+       cv V) (summed per weight) and the settled sums' d = x A, each
+       multiply-add rounded once (fma(): x86-64-v3 clone, libm elsewhere, the
+       same bits on every CPU): the separate passes up to that rounding (the
+       lazy form's twin tolerance, rtol 1e-10). With the interleaved rows the
+       sweep waits on memory; fused multiply-adds took 0.59 -> 0.50 s off a
+       50k-row pass (issue 22's seventh pass). */
+    OMLC_CLONES_FMA static void omlc_ansgd_pass(const int32_t* idx, const double* x, int64_t nnz,
                                              double* A, const double* U, const double* V,
                                              int64_t K, int64_t ld, double* snap,
                                              double hu, double lu,
@@ -508,12 +520,12 @@ cdef extern from *:
             if ((fu0 != 0.0 || fv0 != 0.0) && (fu1 != 0.0 || fv1 != 0.0)) {
                 for (int64_t l = 0; l < K; l++) {
                     const double p0 = u0[l], q0 = v0[l], p1 = u1[l], q1 = v1[l];
-                    const double b0 = a0[l] + (fu0 * p0 + fv0 * q0);
-                    const double b1 = a1[l] + (fu1 * p1 + fv1 * q1);
+                    const double b0 = fma(fv0, q0, fma(fu0, p0, a0[l]));
+                    const double b1 = fma(fv1, q1, fma(fu1, p1, a1[l]));
                     a0[l] = b0;
                     a1[l] = b1;
-                    s[l] = (s[l] + (xa0 * p0 + xb0 * q0)) + (xa1 * p1 + xb1 * q1);
-                    d[l] = (d[l] + xv0 * b0) + xv1 * b1;
+                    s[l] = fma(xb1, q1, fma(xa1, p1, fma(xb0, q0, fma(xa0, p0, s[l]))));
+                    d[l] = fma(xv1, b1, fma(xv0, b0, d[l]));
                 }
             } else {
                 omlc_ansgd_one(a0, u0, v0, K, fu0, fv0, xa0, xb0, xv0, s, d);

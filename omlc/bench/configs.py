@@ -85,6 +85,8 @@ LEARNERS = {
     # output (the paper's protocol); the learners' defaults otherwise (label
     # sets by the calibrated rule since issue 22c, not the learned column).
     "ansgd": LearnerConfig("ranksvm", "ANSGD (Rank-SVM)", {"average": True}),
+    # RankSVM(solver="ansgd") at its defaults: the last iterate (two matrices, U and V).
+    "ansgd-default": LearnerConfig("ranksvm", "ANSGD (Rank-SVM) last iterate"),
     "ranksvm-sgd": LearnerConfig("ranksvm-sgd", "Rank-SVM by SGD", {"lam": 1e-3,
                                                                    "average": True}),
     "ranksvm-default": LearnerConfig("ranksvm-sgd", "Rank-SVM defaults"),
