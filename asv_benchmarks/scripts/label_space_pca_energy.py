@@ -27,7 +27,9 @@ Printed: the captured share ``sum ||P v||^2 / sum ||v||^2`` over the whole
 pass, its first 5% and its second half, and the residual ``1 - share``
 relative to the batch basis' residual.
 
-    python asv_benchmarks/scripts/label_space_pca_energy.py medical enron --steps 1,4,16
+    python asv_benchmarks/scripts/label_space_pca_energy.py medical enron --steps 1,4,16 --caps 2,8
+    python asv_benchmarks/scripts/label_space_pca_energy.py medical --hamming msg,le,running,batch
+    python asv_benchmarks/scripts/label_space_pca_energy.py medical enron --learners
 """
 import argparse
 import time
