@@ -140,6 +140,43 @@ The paper's Algorithm 1 is absent from its available text; omlc fills in:
   delicious, M = 10 of K = 983: 1.3% of the label energy after 10 rows,
   11% after 1,000; from 0: ~93% after 10). While the basis fills, P_t has
   zero rows in place of the missing directions.
+  Measured (issue 21; ``asv_benchmarks/scripts/label_space_pca_energy.py``,
+  one seed-1000 pass): the ``= M`` half of this convention is why the online
+  basis lags the batch PCA of the pass (which, in hindsight, gives DPP-PBC a
+  lower Hamming loss on medical, enron, mediamill, bibtex). Once the basis
+  has M+1 rows the projection onto ``tr = M`` lifts the sigma of the early
+  rows' directions from ~eta to ~0.87 (medical), against which every later
+  step (``eta_t ||v||^2 = 2M / (K sqrt(t))``) is small: the basis keeps
+  0.89 of its overlap with the span it had at row M+1 for the whole pass.
+  Label energy it misses, prequentially, relative to the batch basis':
+  medical 1.58x, enron 1.35x, mediamill_reduced 1.64x, bibtex 1.27x,
+  corel5k 1.74x, cal500 1.47x, yeast 1.11x. Neither ``pca_step``
+  (0.01-64: medical 1.58-1.77x, enron 1.23-1.55x, mediamill 1.36-1.84x),
+  a larger rank cap (M+2 to M+16, rows dropped with marginals
+  ``1 - sigma_i``), nor the M rows of largest sigma in place of the draw
+  closes it; the PCA of the rows so far does (1.03-1.12x), and so does the
+  same MSG with its iterate kept under ``tr(U) <= M`` throughout (its M
+  largest rows: medical 1.24x, enron 1.12x, mediamill 1.15x; the trace then
+  stays at 2-4 of M and U is a 1/sqrt(t)-weighted running sum of the
+  ``v v^T`` cut at rank M+1). With P_t drawn by Lemma 2 from that iterate's
+  projection onto ``tr = M`` (omlc's own per-row Python loop, exact ridge,
+  the step swapped; as shipped -> this), DPP's Hamming loss PBT / PBC:
+  medical .01743 / .01747 -> .01606 / .01577 (batch basis in hindsight, a
+  NumPy PBC: .01550), enron .05818 / .05844 -> .05668 / .05695 (.05656),
+  mediamill_reduced .03326 / .03324 -> .03244 / .03234 (.03222), yeast
+  .20752 / .20758 -> .20725 / .20737, bibtex (NumPy PBC) .01378 -> .01356
+  (.01364), but corel5k .00961 / .00961 -> .00976 / .00977 (.00979: a
+  data-fitted basis is worse there, away from predicting no label) and
+  cal500 .14367 / .14362 -> .14480 / .14488; CS-DPP's F1 cost PBT / PBC
+  .4483 / .4412 -> .4448 / .4359 medical, .5618 / .5540 -> .5523 / .5450
+  enron, .4686 / .4683 -> .4637 / .4632 mediamill_reduced, .8282 / .8138
+  -> .8014 / .7943 corel5k, .5421 / .5415 -> .5403 / .5398 cal500, but
+  .3633 / .3636 -> .3663 / .3641 yeast (``label_space_pca_energy.py SET
+  --learners``; ``--hamming msg,le,batch`` for the NumPy PBC). Not adopted: it loses on
+  corel5k and cal500 (DPP) and yeast (CS-DPP), its iterate leaves the
+  paper's feasible set (``tr(U) = M``, Sect. 4.1), and the compiled step,
+  rcv1subset1's learners and the reproduction rows were not redone with
+  it; a candidate for a later session.
 - the draw ``P_t ~ Gamma_t``: one uniform ``u`` per learner (``u_``), reused
   at every t, picks the dropped row from the cumulative drop probabilities.
   Lemma 2 fixes only the distribution of each P_t, which this keeps; a fresh
