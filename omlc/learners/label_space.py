@@ -168,19 +168,20 @@ The paper's Algorithm 1 is absent from its available text; omlc fills in:
   NumPy PBC: .01550), enron .05818 / .05844 -> .05668 / .05695 (.05656),
   mediamill_reduced .03326 / .03324 -> .03244 / .03234 (.03222), yeast
   .20752 / .20758 -> .20725 / .20737, bibtex (NumPy PBC) .01378 -> .01356
-  (.01364), but corel5k .00961 / .00961 -> .00976 / .00977 (.00979: a
-  data-fitted basis is worse there, away from predicting no label) and
+  (.01364), rcv1subset1 (AdaGrad / row-wise AdaGrad) .02747 / .02721 ->
+  .02685 / .02655, but corel5k .00961 / .00961 -> .00976 / .00977 (.00979:
+  a data-fitted basis is worse there, away from predicting no label) and
   cal500 .14367 / .14362 -> .14480 / .14488; CS-DPP's F1 cost PBT / PBC
-  .4483 / .4412 -> .4448 / .4359 medical, .5618 / .5540 -> .5523 / .5450
+  rcv1subset1 .6481 / .6913 -> .6252 / .6728, .4483 / .4412 -> .4448 / .4359 medical, .5618 / .5540 -> .5523 / .5450
   enron, .4686 / .4683 -> .4637 / .4632 mediamill_reduced, .8282 / .8138
   -> .8014 / .7943 corel5k, .5421 / .5415 -> .5403 / .5398 cal500, but
   .3633 / .3636 -> .3663 / .3641 yeast (``label_space_pca_energy.py SET
   --learners``; ``--hamming msg,le,batch`` for the NumPy PBC). Not
   adopted: it loses on corel5k and cal500 (DPP) and yeast (CS-DPP), its
   iterate leaves the
-  paper's feasible set (``tr(U) = M``, Sect. 4.1), and the compiled step,
-  rcv1subset1's learners and the reproduction rows were not redone with
-  it; a candidate for a later session.
+  paper's feasible set (``tr(U) = M``, Sect. 4.1), and the compiled step
+  and the reproduction rows were not redone with it; a candidate for a
+  later session.
 - the draw ``P_t ~ Gamma_t``: one uniform ``u`` per learner (``u_``), reused
   at every t, picks the dropped row from the cumulative drop probabilities.
   Lemma 2 fixes only the distribution of each P_t, which this keeps; a fresh
