@@ -170,7 +170,7 @@ The paper's Algorithm 1 is absent from its available text; omlc fills in:
   mediamill_reduced .03326 / .03324 -> .03244 / .03234 (.03222), yeast
   .20752 / .20758 -> .20725 / .20737, bibtex (NumPy PBC) .01378 -> .01356
   (.01364), rcv1subset1 (AdaGrad / row-wise AdaGrad) .02747 / .02721 ->
-  .02685 / .02655, but corel5k .00961 / .00961 -> .00976 / .00977 (.00979:
+  .02685 / .02655, delicious .01885 / .01885 -> .01884 / .01885, but corel5k .00961 / .00961 -> .00976 / .00977 (.00979:
   a data-fitted basis is worse there, away from predicting no label) and
   cal500 .14367 / .14362 -> .14480 / .14488; CS-DPP's F1 cost PBT / PBC
   rcv1subset1 .6481 / .6913 -> .6252 / .6728, .4483 / .4412 -> .4448 / .4359 medical, .5618 / .5540 -> .5523 / .5450
