@@ -46,6 +46,7 @@ import numbers
 import numpy as np
 
 from omlc._validation import check_random_state
+from omlc.learners.base import aligned_array
 
 __all__ = ["grow", "cannot_grow", "grows_labels"]
 
@@ -216,7 +217,6 @@ def _raw_rows(a, raw):
 # Rank-SVM SGD's pass ~15% faster, bit for bit the same results.
 _ROW_ALIGN = 32
 _BUF_ALIGN = 64
-_HUGE = 2 << 20
 
 
 def _group_columns(K, itemsize):
@@ -228,14 +228,8 @@ def _group_columns(K, itemsize):
 
 def _aligned_empty(shape, dtype):
     """np.empty whose first item starts on a cache line (a 2 MiB boundary
-    when it spans 4 MiB or more, so that transparent huge pages back all of
-    it, as ``base.zeros_huge``); its ``base`` is the raw bytes around it."""
-    dtype = np.dtype(dtype)
-    n = int(np.prod(shape)) * dtype.itemsize
-    align = _HUGE if n >= 2 * _HUGE else _BUF_ALIGN
-    raw = np.empty(-(-n // align) * align + align, dtype=np.uint8)
-    start = -raw.ctypes.data % align
-    return raw[start:start + n].view(dtype).reshape(shape)
+    when it spans 4 MiB or more, as ``base.zeros_huge``)."""
+    return aligned_array(shape, dtype, np.empty, _BUF_ALIGN)
 
 
 def _groups(model, keys):

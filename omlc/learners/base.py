@@ -748,6 +748,24 @@ def repetitions(M, n_labels):
 _HUGE = 2 << 20
 
 
+def aligned_array(shape, dtype, alloc=np.zeros, small_align=None):
+    """``alloc(shape, dtype)`` (np.zeros or np.empty) starting on a 2 MiB
+    boundary and spanning whole 2 MiB regions when it holds 4 MiB or more;
+    smaller, on a ``small_align``-byte boundary (or as ``alloc`` places it
+    when None). Its ``base`` is the raw bytes around it."""
+    dtype = np.dtype(dtype)
+    n = int(np.prod(shape)) * dtype.itemsize
+    if n >= 2 * _HUGE:
+        align = _HUGE
+    elif small_align is None:
+        return alloc(shape, dtype=dtype)
+    else:
+        align = small_align
+    raw = alloc(-(-n // align) * align + align, dtype=np.uint8)
+    start = -raw.ctypes.data % align
+    return raw[start:start + n].view(dtype).reshape(shape)
+
+
 def zeros_huge(shape, dtype):
     """np.zeros whose memory starts on a 2 MiB boundary and spans whole 2 MiB
     regions. NumPy asks for transparent huge pages on big arrays, but the
@@ -757,11 +775,4 @@ def zeros_huge(shape, dtype):
     copy-on-write) the first time a row there is written -- ~0.5 faults a
     River row early in a stream. Untouched memory stays uncommitted, as
     with np.zeros."""
-    dtype = np.dtype(dtype)
-    n = int(np.prod(shape)) * dtype.itemsize
-    if n < 2 * _HUGE:
-        return np.zeros(shape, dtype=dtype)
-    span = -(-n // _HUGE) * _HUGE
-    raw = np.zeros(span + _HUGE, dtype=np.uint8)
-    start = -raw.ctypes.data % _HUGE
-    return raw[start:start + n].view(dtype).reshape(shape)
+    return aligned_array(shape, dtype)
