@@ -39,13 +39,12 @@ from cpython.object cimport PyObject
 from omlc._core.losses cimport Loss, SquaredLoss, Target
 from omlc._core.online_pca cimport (axpy, dot, kept_rows, materialise, msg_order,
                                     msg_scratch_size, msg_step, msg_V, omlc_pca_combo,
-                                    omlc_pca_dot, omlc_pca_dots, reorthonormalise, reset_lazy,
+                                    omlc_pca_dot, omlc_pca_dots, omlc_pca_rank1, reorthonormalise, reset_lazy,
                                     sample_drop, secular_eigh, secular_iwork_size,
                                     secular_work_size)
 from omlc._core.optimizers cimport AdaGrad, Optimizer, OVERFLOW
 from omlc._core.rowstream cimport (CSRRows, Row, RowStream, finite_values, get_row,
                                    row_value)
-from omlc._core.simd cimport omlc_axpy_dd
 from omlc._core.workspace cimport Workspace, workspace_alloc
 from scipy.linalg.cython_blas cimport dgemm
 
@@ -392,24 +391,8 @@ RIDGE_BLOCK_MAX = C_RIDGE_BLOCK_MAX
 
 
 # ----------------------------------------------------------------------------- eq. 14
-cdef inline float64_t cost_of(int cost, float64_t tp, float64_t fn, float64_t fp,
-                              float64_t tn) noexcept nogil:
-    cdef float64_t den, K
-    if cost == HAMMING:
-        K = tp + fn + fp + tn
-        return (fn + fp) / K if K > 0 else 0.0
-    if cost == F1:
-        den = 2 * tp + fn + fp
-        return (fn + fp) / den if den > 0 else 0.0
-    if cost == ACCURACY:
-        den = tp + fn + fp
-        return (fn + fp) / den if den > 0 else 0.0
-    den = (tp + fn) * (fp + tn)
-    return (fn * fp + 0.5 * (tp * fp + fn * tn)) / den if den > 0 else 0.0
-
-
 cdef inline float64_t _safe_ratio(float64_t num, float64_t den) noexcept nogil:
-    # cost_of's num / den, 0 when den is 0: each cost's num is 0 whenever its
+    # a cost's num / den, 0 when den is 0: each cost's num is 0 whenever its
     # den is (the counts are >= 0), so 0 / 1 gives that 0; den + (den == 0)
     # is den or 1 with no branch, so the loops below vectorise
     return num / (den + (den == 0.0))
@@ -519,7 +502,7 @@ def label_weights_py(int cost, y, yhat):
 
 cdef void costs_of_counts(int cost, const int32_t* tpi, const int32_t* npi, float64_t ny,
                           float64_t K, int64_t J, float64_t* out) noexcept nogil:
-    """out[j] = cost_of(cost, tp, fn, fp, tn) with tp = tpi[j], fn = ny - tp,
+    """out[j] = the cost (``_f1``, ``_acc``, ``_rank``, Hamming) of tp, fn, fp, tn with tp = tpi[j], fn = ny - tp,
     fp = npi[j] - tp, tn = K - tp - fn - fp at every j (integer counts, exact
     as doubles), one loop per cost with _safe_ratio's unconditional
     division, so that they vectorise. The same values."""
@@ -982,8 +965,6 @@ cdef _ridge_block(RowStream stream, float64_t[:, ::1] W, float64_t[:, ::1] Ainv,
     cdef float64_t* Rs = G + nb * h                      # nb x K: their residuals
     cdef float64_t* dg = Rs + nb * K                     # h: Ainv's current diagonal
     cdef float64_t* ux = dg + h                          # nb
-    ids_arr = np.arange(h, dtype=np.int32)               # every row of Ainv and W
-    cdef const int32_t* ids = <const int32_t*> cnp.PyArray_DATA(ids_arr)
     cdef float64_t* A = &Ainv[0, 0] if h else NULL
     cdef float64_t* Wp = &W[0, 0] if h and K else NULL
     cdef float64_t c, root, gamma, x, sq
@@ -1077,19 +1058,19 @@ cdef _ridge_block(RowStream stream, float64_t[:, ::1] W, float64_t[:, ::1] Ainv,
                     _ridge_flush(A, Wp, U, G, Rs, q, h, Ki, dg)
                     q = 0
             else:
-                # Ainv -= w w^T and W -= g res^T as row axpys (omlc's SIMD
-                # loop over all h rows), not BLAS's dger: OpenBLAS wakes its
+                # Ainv -= w w^T and W -= g res^T as omlc's own rank-one loop
+                # (online_pca's), not BLAS's dger: OpenBLAS wakes its
                 # threads for it on every call, and a one-row call at h = 301
                 # took 2-8 ms on a loaded 2-core machine against 0.2 ms on one
                 # thread. ((-w_i) w_j and (-w_j) w_i are one product: Ainv
                 # stays exactly symmetric.)
                 for i in range(h):
                     Px[i] = -w[i]
-                omlc_axpy_dd(ids, Px, h, A, h, h, w)
+                omlc_pca_rank1(A, h, h, Px, w)
                 if K:
                     for i in range(h):
                         Px[i] = -g[i]
-                    omlc_axpy_dd(ids, Px, h, Wp, K, K, res)
+                    omlc_pca_rank1(Wp, h, K, Px, res)
         if q:           # the rows learned before the end or an error
             _ridge_flush(A, Wp, U, G, Rs, q, h, Ki, dg)
     if err:
