@@ -974,8 +974,9 @@ cdef class ANSGD(Optimizer):
                            Workspace* ws) noexcept nogil:
         """Settle the averages of the row's features (the step's own settling
         is then free), score the row at the gradient point and read its
-        average, in one sweep of A, U and V (``omlc_ansgd_pass``); the same
-        roundings as the separate passes."""
+        average, in one sweep of A, U and V (``omlc_ansgd_pass``); each
+        multiply-add rounded once (fused), so the separate passes agree up to
+        rounding."""
         cdef float64_t cu, cv, p, q, su, T = self.st[3]
         cdef int64_t l, j, K = self.K
         cdef const float64_t* Vb = <const float64_t*> self.Wb
