@@ -16,13 +16,12 @@ the Hamming loss difference.
 """
 import sys
 import time
+from contextlib import nullcontext
 
 import numpy as np
 
 import omlc
-from omlc.datasets import load
-from omlc.experiments.csdpp import DATASETS, load_full
-from omlc.learners import label_space as ls
+from label_space_ridge_speed import _load, _rank_one  # the same data order and rank-one switch
 
 MAKERS = {
     "O-BR": lambda: omlc.OnlineBR(),
@@ -33,29 +32,12 @@ MAKERS = {
 }
 
 
-def _load(name):
-    name, _, rows = name.partition(":")
-    if name in DATASETS:
-        X, Y = load_full(name)
-    else:
-        data = load(name)
-        X, Y = data.X.tocsr(), data.Y.tocsr()
-    order = np.random.default_rng(1000).permutation(X.shape[0])
-    if rows:
-        order = order[:int(rows)]
-    return X[order], Y[order]
-
-
 def _pass(make, X, Y, block, rank_one=False):
-    saved = ls._OnlineLSR._ridge_block
-    ls._OnlineLSR._ridge_block = 1 if rank_one else 0
-    try:
+    with _rank_one() if rank_one else nullcontext():
         m = make()
         n, K = Y.shape
         return np.vstack([m.predict_then_learn(X[a:a + block], Y[a:a + block], n_labels=K)
                           for a in range(0, n, block)])
-    finally:
-        ls._OnlineLSR._ridge_block = saved
 
 
 def main(argv):

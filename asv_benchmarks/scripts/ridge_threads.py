@@ -28,14 +28,14 @@ K = int(os.environ.get("RIDGE_THREADS_K", "20"))       # labels
 
 def _learner(name):
     from omlc.learners import CSDPP, DPP, OnlineBR, OnlineCS
-    if name == "obr":
-        return OnlineBR(solver="ridge")
-    if name == "ocs":
-        return OnlineCS(solver="ridge", random_state=0)
-    if name == "dpp-pbc":
-        return DPP(basis="pbc", solver="ridge", random_state=0)
-    # a code of 70 rows: W's fold by the basis rotation is h x 70 x 70
-    return CSDPP(basis="pbt", solver="ridge", code_dim=min(70, K), random_state=0)
+    makers = {
+        "obr": lambda: OnlineBR(solver="ridge"),
+        "ocs": lambda: OnlineCS(solver="ridge", random_state=0),
+        "dpp-pbc": lambda: DPP(basis="pbc", solver="ridge", random_state=0),
+        # a code of 70 rows: W's fold by the basis rotation is h x 70 x 70
+        "csdpp-pbt": lambda: CSDPP(basis="pbt", solver="ridge", code_dim=min(70, K), random_state=0),
+    }
+    return makers[name]()     # a typo is a KeyError, not another learner timed
 
 
 def child(name, mode, n, d):
