@@ -1195,11 +1195,12 @@ OMP_TIE = 1e-9
 def _omp_pick(c, tie):
     """The columns picked from correlations ``c`` (rows x K): the first
     within relative ``tie`` of each row's largest (0: NumPy's argmax, the
-    first exact largest)."""
+    first exact largest); and each row's largest, which the pursuit's stop
+    test reads too."""
+    top = c.max(axis=-1)
     if not tie:
-        return np.argmax(c, axis=-1)
-    top = c.max(axis=-1, keepdims=True)
-    return np.argmax(c >= top * (1.0 - tie), axis=-1)
+        return np.argmax(c, axis=-1), top
+    return np.argmax(c >= top[..., None] * (1.0 - tie), axis=-1), top
 
 
 def omp(A, z, s, tie=OMP_TIE):
@@ -1218,10 +1219,10 @@ def omp(A, z, s, tie=OMP_TIE):
     for _ in range(min(s, A.shape[0], K)):
         c = np.abs(A.T @ res) / norms
         c[support] = -1.0
-        j = int(_omp_pick(c, tie))
-        if c.max() <= 1e-12:
+        j, top = _omp_pick(c, tie)
+        if top <= 1e-12:
             break
-        support.append(j)
+        support.append(int(j))
         coef = np.linalg.lstsq(A[:, support], z, rcond=None)[0]
         res = z - A[:, support] @ coef
     if support:
@@ -1255,8 +1256,8 @@ def omp_rows(A, Z, s, tie=OMP_TIE):
         c = np.abs(res[active] @ A) / norms
         if k:
             np.put_along_axis(c, support[active, :k], -1.0, axis=1)
-        j = _omp_pick(c, tie)
-        go = c.max(axis=1) > 1e-12
+        j, top = _omp_pick(c, tie)
+        go = top > 1e-12
         if k:
             # a row that stops keeps the coefficients of its last refit
             out[active[~go, None], support[active[~go], :k]] = coef[~go]
