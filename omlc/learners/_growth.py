@@ -46,7 +46,7 @@ import numbers
 import numpy as np
 
 from omlc._validation import check_random_state
-from omlc.learners.base import aligned_array
+from omlc.learners._aligned import aligned_array
 
 __all__ = ["grow", "cannot_grow", "grows_labels"]
 

@@ -19,6 +19,7 @@ import scipy.sparse as sp
 
 from omlc._core.linear import NonFiniteError, decide, learn
 from omlc._core.rowstream import RowStream
+from omlc.learners._aligned import aligned_array
 from omlc._validation import (check_feature_names, check_fits, check_random_state, check_row,
                               check_row_labels, check_sample_weight, check_X, check_Y,
                               csr_arrays)
@@ -743,27 +744,6 @@ def repetitions(M, n_labels):
     if isinstance(M, bool) or not isinstance(M, (int, np.integer)) or M < 1:
         raise ValueError(f"M must be a positive integer or None (= n_labels), got {M!r}")
     return int(M)
-
-
-_HUGE = 2 << 20
-
-
-def aligned_array(shape, dtype, alloc=np.zeros, small_align=None):
-    """``alloc(shape, dtype)`` (np.zeros or np.empty) starting on a 2 MiB
-    boundary and spanning whole 2 MiB regions when it holds 4 MiB or more;
-    smaller, on a ``small_align``-byte boundary (or as ``alloc`` places it
-    when None). Its ``base`` is the raw bytes around it."""
-    dtype = np.dtype(dtype)
-    n = int(np.prod(shape)) * dtype.itemsize
-    if n >= 2 * _HUGE:
-        align = _HUGE
-    elif small_align is None:
-        return alloc(shape, dtype=dtype)
-    else:
-        align = small_align
-    raw = alloc(-(-n // align) * align + align, dtype=np.uint8)
-    start = -raw.ctypes.data % align
-    return raw[start:start + n].view(dtype).reshape(shape)
 
 
 def zeros_huge(shape, dtype):
