@@ -31,7 +31,7 @@ at rounding level only.
 """
 import numpy as np
 cimport numpy as cnp
-from libc.math cimport INFINITY, fabs, fmax, sqrt, isfinite
+from libc.math cimport INFINITY, fabs, sqrt, isfinite
 from libc.string cimport memcpy, memset
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from cpython.object cimport PyObject
@@ -1417,6 +1417,8 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     cdef float64_t* msg = lw + 4 * K               # msg_step's scratch
     cdef float64_t* msgV = msg_V(msg)              # its eigenvectors and their order
     cdef int64_t* msgo = msg_order(msg, M)
+    if not lazy:
+        reff = s                                   # the effective scores are the stored ones
     # the current-frame step: F^-1 (M x ldf), its Gauss-Jordan scratch
     # (M x ldf), u and the coefficient c (ldf each, the padding 0); per entry
     # of the longest row: x, its offset in W (int64), x c and dv (M each,
@@ -1485,8 +1487,7 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                 break
             if lazy:
                 omlc_ls_combo(Fq, M, ldf, s, reff)     # F^T s
-            else:
-                memcpy(reff, s, width * sizeof(float64_t))
+            # (else reff is s)
             # ---- decoding: P = R[kq] B (or the identity at full rank)
             if not full_rank:
                 nkept = kept_rows(nq, drop, M, kq)
@@ -1590,7 +1591,9 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
             if gradient and (not full_rank or Gp != NULL):
                 xmax = 1.0 if intercept else 0.0     # max |x_j| of the row
                 for p in range(r.x_nnz):
-                    xmax = fmax(xmax, fabs(row_value(&r, p)))
+                    x = fabs(row_value(&r, p))
+                    if x > xmax:
+                        xmax = x
             if not full_rank:
                 if gradient:
                     # Only a squared gradient near DBL_MAX makes the step
@@ -1619,9 +1622,10 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                 drop = sample_drop(sg, nq, u, M)
             # ---- the regression's target and prediction (effective coordinates)
             if basis == PBC:
-                for k in range(K):
-                    tgt[k] = v[k]
-                    pred[k] = reff[k]
+                if not gradient or solver == SGD_SOLVER:
+                    for k in range(K):
+                        tgt[k] = v[k]
+                        pred[k] = reff[k]
             else:
                 if full_rank:
                     for m in range(L):
@@ -1638,17 +1642,12 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                     # (the same as the dense product up to the basis'
                     # rounding, which the re-orthonormalisation bounds).
                     memset(Rm, 0, M * ldf * sizeof(float64_t))
-                    i = 0
-                    for p in range(nq_old):
-                        if p == drop_old:
-                            continue
-                        j = 0
-                        for m in range(nq):
-                            if m == drop:
-                                continue
-                            Rm[i * ldf + j] = msgV[p * nt + msgo[m]]
-                            j += 1
-                        i += 1
+                    for j in range(nkept2):
+                        kq2[j] = msgo[kq2[j]]          # V's column of P_{t+1}'s row j
+                    for i in range(nkept):
+                        Rr = msgV + kq[i] * nt
+                        for j in range(nkept2):
+                            Rm[i * ldf + j] = Rr[kq2[j]]
                     omlc_ls_combo(Rm, M, ldf, reff, pred)     # pred = Rm^T r
                     if lazy:
                         # F <- F Rm and ||F^T F - I||_F^2
@@ -1678,7 +1677,9 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                 cmax = 0.0
                 for j in range(M):
                     tgt[j] = pred[j] - tgt[j]          # the effective coefficient
-                    cmax = fmax(cmax, fabs(tgt[j]))
+                    x = fabs(tgt[j])
+                    if x > cmax:
+                        cmax = x
                 overflow = not (cmax * xmax < C_SQRT_DBL_MAX)
                 if not overflow and (r.x_nnz or intercept):
                     if finv_stale:                     # F changed since the last inverse
@@ -1695,6 +1696,11 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                     memcpy(cpad, tgt, M * sizeof(float64_t))
                     omlc_ls_frame_row(offf, xsf, p, cpad, M, Wp, Gp, h * M, Finv, ldf, ada_eta,
                                       ada_delta, gxf, dvf, uf)
+            elif gradient and basis == PBC and solver != SGD_SOLVER:
+                for k in range(K):                     # s - (r - v), as below
+                    x = reff[k] - v[k]
+                    pred[k] = s[k] - x
+                overflow = opt.fit_row(&r, s, loss, &tg, 1, &ws) == OVERFLOW
             elif gradient:
                 # the stored-coordinate target: s - F (pred - tgt) [/ sqrt(t) for SGD]
                 for j in range(width):
