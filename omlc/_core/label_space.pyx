@@ -1301,7 +1301,7 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     cdef int64_t n = rows.n_rows, K = rows.n_labels, d = rows.n_features
     cdef int64_t h = d + (1 if intercept else 0)
     cdef int64_t width = K if basis == PBC else M
-    cdef int64_t i, j, k, m, p, idx, nq, drop, t, nrow, nq_old = 0, drop_old = -1, nt = 0
+    cdef int64_t i, j, k, m, p, idx, nq, drop, t, nrow, nt = 0
     cdef int err = OK
     cdef float64_t x, eta, gamma, gam1, sq, fnorm
     cdef Row r
@@ -1609,8 +1609,6 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                         memcpy(Rsave, R, Mp * Mp * sizeof(float64_t))
                         memcpy(ssave, sg, (M + 1) * sizeof(float64_t))
                 eta = pca_step * 2.0 / sqrt(<float64_t> t) * M / K
-                nq_old = nq
-                drop_old = drop
                 nq = msg_step(B, R, nq, sg, eta, v, M, K, msg, &nt, anew)
                 if t % C_REORTH_EVERY == 0 and nq > 0:
                     # rounding slowly breaks the rows' orthonormality
