@@ -735,6 +735,10 @@ class CSDPP(_OnlineLSR):
     (4, 12)
     """
 
+    # Models from before the decoding threshold (issue 21) decode at the
+    # paper's 0 and hold no threshold costs.
+    _LEGACY_STATE = {"threshold": 0.0, "thr_cost_": np.zeros(THRESHOLD_GRID.shape[0])}
+
     def __init__(self, cost="f1", code_dim="auto", basis="pbt", lam=1.0, solver="auto", eta=None,
                  fit_intercept=True, pca_step=1.0, threshold="auto", random_state=0):
         self.cost = cost
@@ -1010,12 +1014,6 @@ class CSDPP(_OnlineLSR):
         theta = self._theta()
         return D - theta if theta != 0.0 else D
 
-    def __setstate__(self, state):
-        # Pickles from before the decoding threshold: the paper's round().
-        state.setdefault("threshold", 0.0)
-        if "n_labels_" in state:
-            state.setdefault("thr_cost_", np.zeros(THRESHOLD_GRID.shape[0]))
-        super().__setstate__(state)
 
 
 class DPP(CSDPP):
@@ -1304,6 +1302,9 @@ class OnlineCS(OnlineRandomProjection):
     (3, 12)
     """
 
+    # Models from before the pursuit's tie rule: NumPy's argmax, as they predicted.
+    _LEGACY_STATE = {"omp_tie_": 0.0}
+
     def __init__(self, code_dim="auto", sparsity=None, lam=1.0, solver="auto", eta=None,
                  fit_intercept=True, random_state=0):
         self.code_dim = code_dim
@@ -1327,11 +1328,6 @@ class OnlineCS(OnlineRandomProjection):
         # the pursuit's tie (OMP_TIE); 0 in models from before it
         self.omp_tie_ = OMP_TIE
 
-    def __setstate__(self, state):
-        # Pickles from before the tie rule: NumPy's argmax, as they predicted.
-        if "n_labels_" in state:
-            state.setdefault("omp_tie_", 0.0)
-        super().__setstate__(state)
 
     def _target(self, y):
         self.n_relevant_ += int(y.sum())
