@@ -20,6 +20,7 @@ import scipy.sparse as sp
 from omlc._core.linear import NonFiniteError, decide, learn
 from omlc._core.rowstream import RowStream
 from omlc.learners._aligned import aligned_array
+from omlc.learners._growth import _group_columns
 from omlc._validation import (check_feature_names, check_fits, check_random_state, check_row,
                               check_row_labels, check_sample_weight, check_X, check_Y,
                               csr_arrays)
@@ -591,6 +592,8 @@ class LinearLearner(BaseLearner):
 
     _unit_scale_step = True
     _native_weights = True
+    #: W_'s rows padded to whole 32-byte blocks (see ``_init_state``).
+    _aligned_rows = False
 
     def _loss(self):
         raise NotImplementedError
@@ -609,10 +612,14 @@ class LinearLearner(BaseLearner):
         K = n_labels + self._loss().n_extra
         rows = n_features + (1 if self._intercept else 0)
         dtype = weight_dtype(getattr(self, "dtype", np.float64))
-        check_fits(rows * K * dtype.itemsize,
+        # _aligned_rows: W_ is the first K columns of rows padded to whole
+        # 32-byte blocks, on a cache line (omlc.learners._growth._aligned).
+        kc = _group_columns(K, dtype.itemsize) if self._aligned_rows else K
+        check_fits(rows * kc * dtype.itemsize,
                    f"{type(self).__name__}: the dense weight matrix ({rows:,} features x {K:,} "
                    f"columns of {dtype.name})")
-        self.W_ = zeros_huge((rows, K), dtype)
+        self.W_ = aligned_array((rows, kc), dtype, np.zeros, 64)[:, :K] if self._aligned_rows \
+            else zeros_huge((rows, K), dtype)
 
     def _learn(self, X, Y, order, out):
         learn(self._optimizer(), self._loss(), self._stream(X, Y, order), self._steps(), out,
