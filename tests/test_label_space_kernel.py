@@ -563,6 +563,33 @@ def test_ridge_scores_are_scipys_product_bit_for_bit(dtype):
 
 
 @pytest.mark.compiled
+def test_ridge_scores_read_rows_a_stride_apart():
+    """W as the first K columns of a wider buffer (the gradient solvers'
+    rows on cache lines): the same bits as the dense copy, with and without
+    the intercept, a one-row W included; rows that are not each contiguous
+    are refused before the loop."""
+    from omlc._core.rowstream import RowStream
+    from omlc._validation import csr_arrays
+    X, _, rng = _br_problem(4, n=25, d=11, K=7)
+    for rows, intercept in ((12, True), (11, False)):
+        buf = rng.standard_normal((rows, 16))
+        W = buf[:, :7]
+        a, b = np.empty((25, 7)), np.empty((25, 7))
+        assert lsk.ridge_scores(RowStream(*csr_arrays(X), 11), W, intercept, a) == -1
+        lsk.ridge_scores(RowStream(*csr_arrays(X), 11), np.ascontiguousarray(W), intercept, b)
+        assert np.array_equal(a, b)
+    one = rng.standard_normal((1, 16))[:, :7]
+    a, b = np.empty((25, 7)), np.empty((25, 7))
+    empty = sp.csr_matrix((25, 0))
+    lsk.ridge_scores(RowStream(*csr_arrays(empty), 0), one, True, a)
+    lsk.ridge_scores(RowStream(*csr_arrays(empty), 0), np.ascontiguousarray(one), True, b)
+    assert np.array_equal(a, b) and np.array_equal(a[3], one[0])
+    for bad in (rng.standard_normal((12, 14))[:, ::2], rng.standard_normal((7, 12)).T):
+        with pytest.raises(ValueError, match="contiguous"):
+            lsk.ridge_scores(RowStream(*csr_arrays(X), 11), bad, True, np.empty((25, 7)))
+
+
+@pytest.mark.compiled
 def test_onlinebr_single_rows_score_as_the_block():
     """decision_function of one row equals that row of the block's, and the
     prequential scores equal decision_function before each step."""

@@ -627,6 +627,76 @@ def test_ocs_file_from_before_the_pursuits_tie_rule_keeps_argmax(tmp_path):
     assert legacy.omp_tie_ == 0.0
 
 
+def _legacy_tables():
+    from omlc.learners.base import Estimator
+    out, seen = [], set()
+    for name in learner_names():
+        cls = type(make_learner(name))
+        if cls not in seen and cls._LEGACY_STATE is not Estimator._LEGACY_STATE:
+            seen.add(cls)
+            out.append(name)
+    return out
+
+
+@pytest.mark.parametrize("name", _legacy_tables())
+def test_legacy_state_names_what_a_fitted_model_holds(name):
+    """Every entry of a learner's ``_LEGACY_STATE`` is one of its parameters
+    or an attribute a fitted model has, of that attribute's type (an array:
+    dtype and shape): a misspelt or stale entry would fill a name nothing
+    reads."""
+    X, Y = _data()
+    model = make_learner(name).fit(X, Y)
+    assert type(model)._LEGACY_STATE
+    for k, v in type(model)._LEGACY_STATE.items():
+        if not k.endswith("_"):
+            assert k in model.get_params(), k
+            continue
+        have = getattr(model, k)
+        assert type(have) is type(v), k
+        if isinstance(v, np.ndarray):
+            assert (v.dtype, v.shape) == (have.dtype, have.shape), k
+
+
+def test_legacy_state_table_fills_pickles_and_files_alike(tmp_path, monkeypatch):
+    """One line in ``_LEGACY_STATE`` serves both ways in: an attribute a
+    model gains later is filled in an old pickle (``__setstate__``) and in
+    an old file (the loader, before its checks), each with its own copy of
+    an array; a state that has it keeps its own value; an unfitted pickle
+    gets no fitted attribute."""
+    cls = omlc.OnlineBR
+    init = cls._init_state
+
+    def init_state(self, d, L):
+        init(self, d, L)
+        self.gained_ = np.full(3, 2.0)
+    monkeypatch.setattr(cls, "_init_state", init_state)
+    monkeypatch.setattr(cls, "_LEGACY_STATE", {"gained_": np.zeros(3)})
+    X, Y = _data()
+    m = cls().fit(X, Y)
+    state = dict(m.__dict__)
+    del state["gained_"], state["_lock"]
+    a, b = cls.__new__(cls), cls.__new__(cls)
+    a.__setstate__(dict(state))
+    b.__setstate__(dict(state))
+    assert not a.gained_.any() and a.gained_ is not b.gained_
+    np.testing.assert_array_equal(a.decision_function(X), m.decision_function(X))
+    fresh = cls.__new__(cls)
+    fresh.__setstate__(dict(cls().__dict__))
+    assert not hasattr(fresh, "gained_")
+
+    src = omlc.save(m, tmp_path / "m.omlc")
+    assert omlc.load_model(src).gained_.tolist() == [2.0, 2.0, 2.0]
+
+    def drop(doc):
+        del doc["state"]["gained_"]
+    old = omlc.load_model(_rewrite(src, tmp_path / "old.omlc", doc_fn=drop))
+    assert old.gained_.tolist() == [0.0, 0.0, 0.0]
+    np.testing.assert_array_equal(old.decision_function(X), m.decision_function(X))
+    monkeypatch.setattr(cls, "_LEGACY_STATE", {})
+    with pytest.raises(ModelFileError, match="'gained_' is missing"):
+        omlc.load_model(tmp_path / "old.omlc")
+
+
 @pytest.mark.parametrize("name,key,edit,message", [
     ("obr", "Ainv", lambda A: A + np.triu(np.full_like(A, 1e-3), 1), "reg_.Ainv must be symmetric"),
     ("ocs", "Ainv", lambda A: A - 2 * np.diag(np.diag(A)), "positive diagonal"),

@@ -867,20 +867,21 @@ def ridge_room(const float64_t[:, ::1] P, const float64_t[::1] w):
 
 # ----------------------------------------------------------------------------- O-BR's ridge
 cdef inline void _ridge_scores_row(const Row* r, const float64_t* W, int64_t d, int64_t K,
-                                   bint intercept, float64_t* s) noexcept nogil:
+                                   int64_t ld, bint intercept, float64_t* s) noexcept nogil:
     # x^T W[:d] as a sparse-times-dense product: zeros, then one axpy per
     # stored entry in order, then the intercept row added: SciPy's
-    # csr_matvecs order, so one row scores as it does inside a block.
+    # csr_matvecs order, so one row scores as it does inside a block. W's
+    # rows are ld items apart (ld >= K).
     cdef int64_t p, k
     memset(s, 0, K * sizeof(float64_t))
     for p in range(r.x_nnz):
-        axpy(row_value(r, p), W + r.x_indices[p] * K, s, K)
+        axpy(row_value(r, p), W + r.x_indices[p] * ld, s, K)
     if intercept:
         for k in range(K):
-            s[k] += W[d * K + k]
+            s[k] += W[d * ld + k]
 
 
-cdef void _check_ridge_shapes(RowStream stream, const float64_t[:, ::1] W, bint intercept,
+cdef void _check_ridge_shapes(RowStream stream, const float64_t[:, :] W, bint intercept,
                               out) except *:
     cdef int64_t h = stream.rows.n_features + (1 if intercept else 0)
     if W.shape[0] != h:
@@ -889,22 +890,33 @@ cdef void _check_ridge_shapes(RowStream stream, const float64_t[:, ::1] W, bint 
         raise ValueError(f"out must be {stream.rows.n_rows} x {W.shape[1]}, got {out.shape}")
 
 
-def ridge_scores(RowStream stream, const float64_t[:, ::1] W, bint intercept,
+def ridge_scores(RowStream stream, const float64_t[:, :] W, bint intercept,
                  float64_t[:, ::1] out):
     """``out[i] = x_i^T W[:d] (+ W[d])`` for every row of ``stream`` (the
     label-space regressors' decision values, in SciPy's summation order) with
     the finiteness check fused in: returns the position of the first row
-    whose scores are not all finite, or -1 (every row is written)."""
+    whose scores are not all finite, or -1 (every row is written). W's rows
+    each contiguous, possibly further apart than its width (the first
+    columns of a wider buffer: the linear engine's rows on cache lines)."""
     _check_ridge_shapes(stream, W, intercept, out)
     cdef CSRRows* rows = &stream.rows
     cdef int64_t n = rows.n_rows, K = W.shape[1], d = rows.n_features, i, bad = -1
+    cdef int64_t ld = K
     cdef Row r
     if n == 0 or K == 0:
         return -1
+    if W.shape[0] > 1:
+        ld = W.strides[0] // <int64_t> sizeof(float64_t)
+        if (K > 1 and W.strides[1] != sizeof(float64_t)) \
+                or W.strides[0] % <int64_t> sizeof(float64_t) or ld < K:
+            raise ValueError(f"W's rows must each be contiguous and must not overlap (strides "
+                             f"{(W.strides[0], W.strides[1])})")
+    elif K > 1 and W.strides[1] != sizeof(float64_t):
+        raise ValueError("W's row must be contiguous")
     with nogil:
         for i in range(n):
             get_row(rows, i, &r)
-            _ridge_scores_row(&r, &W[0, 0], d, K, intercept, &out[i, 0])
+            _ridge_scores_row(&r, &W[0, 0], d, K, ld, intercept, &out[i, 0])
             if bad < 0 and not finite_values(&out[i, 0], K):
                 bad = i
     return bad
@@ -1030,7 +1042,7 @@ cdef _ridge_block(RowStream stream, float64_t[:, ::1] W, float64_t[:, ::1] Ainv,
                 dg[i] = A[i * h + i]
         for pos in range(n):
             get_row(rows, pos, &r)
-            _ridge_scores_row(&r, Wp, d, K, intercept, s)
+            _ridge_scores_row(&r, Wp, d, K, K, intercept, s)
             # x^T W of the rows that wait: W - sum_j g_j res_j^T
             for j in range(q):
                 x = G[j * h + d] if intercept else 0.0
