@@ -1338,10 +1338,21 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     for arr, shape, name in ((W, (h, width), "W"), (F, (M, M), "F"), (Q, (M + 1, K), "Q"),
                              (sigma, (M + 1,), "sigma"), (P, (M if not full_rank else K, K), "P"),
                              (counters, (4,), "counters")):
-        if tuple(arr.shape) != shape or not arr.flags.c_contiguous:
+        if tuple(arr.shape) != shape or not (arr.flags.c_contiguous or name == "W"):
             raise ValueError(f"{name} must be C-contiguous of shape {shape}, got {arr.shape}")
         if arr.dtype != (np.int64 if name == "counters" else np.float64):
             raise ValueError(f"{name} has dtype {arr.dtype}")
+    # W's rows are ld items apart: dense, or (PBC under a gradient solver,
+    # which reaches W only through the optimiser) the first width columns of
+    # a wider buffer, the linear engine's rows on cache lines
+    cdef int64_t ld = width
+    if not W.flags.c_contiguous:
+        wstr = (<object> W).strides
+        ld = wstr[0] // 8 if h > 1 else width
+        if not (solver != RIDGE and basis == PBC and (width <= 1 or wstr[1] == 8)
+                and wstr[0] % 8 == 0 and ld >= width and W.flags.aligned):
+            raise ValueError(f"W must be C-contiguous, or (PBC under a gradient solver) rows each "
+                             f"contiguous and apart by at least their width; strides {wstr}")
     nq, drop, t, nt = (int(v) for v in counters)
     if not (0 <= nq <= M + 1 and (drop == -1 or 0 <= drop < nq) and t >= 0 and nt >= 0):
         raise ValueError(f"counters [rows of Q, dropped row, t, folds] out of range for M = {M}: "
@@ -1357,10 +1368,10 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
         # The loop reads and folds W through its own pointer with row stride
         # `width` while the optimiser steps on its binding: both must be one
         # dense float64 buffer, or a fold and a step would write different rows.
-        if opt.W != <char*> cnp.PyArray_DATA(W) or opt.ld != width or opt.w_f32 \
+        if opt.W != <char*> cnp.PyArray_DATA(W) or opt.ld != ld or opt.w_f32 \
                 or (opt.b != 0.0) != intercept:
             raise ValueError(f"the optimiser must be bound to W itself (float64, row stride "
-                             f"{width}, intercept {bool(intercept)}), got row stride {opt.ld}")
+                             f"{ld}, intercept {bool(intercept)}), got row stride {opt.ld}")
         if lazy and type(opt) is AdaGrad:
             if (<AdaGrad> opt).round_metric:
                 raise ValueError("PBT's current-frame AdaGrad step takes one step a row "
