@@ -524,8 +524,12 @@ cdef void _direct_pairs(int kind, const float64_t* s, const Target* y, float64_t
                         v = (s[l] + 1.0) - sk
                         lsum += v - 0.5 * w if h[l] == 1.0 else v * v / (2.0 * w)
         elif loss == NULL:
-            # The step's path (no loss wanted): vectorised (omlc_hinge_pairs).
-            cnt = omlc_hinge_pairs(s, rel, L, sk, kind != HINGE, g)
+            # The step's path (no loss wanted): vectorised (omlc_hinge_pairs),
+            # the irrelevant labels as 1.0 in the scratch h.
+            if j == 0:
+                for l in range(L):
+                    h[l] = 0.0 if rel[l] else 1.0
+            cnt = omlc_hinge_pairs(s, h, L, sk, kind != HINGE, g)
             g[k] -= cnt
             errs += cnt
         else:
