@@ -1,11 +1,25 @@
-"""Slow, obvious NumPy twin of ``omlc/_core/rank_rule.pyx`` (test use only):
-the calibrated rule row by row, each row's threshold from the full tail sums
-of the histogram as it stands before the row."""
+"""Slow, obvious NumPy twins of ``omlc/_core/rank_rule.pyx`` (test use only):
+the rule's standardised scores, and the calibrated rule row by row, each
+row's threshold from the full tail sums of the histogram as it stands before
+the row."""
 import numpy as np
 
 
+def standardise(S):
+    """(Z, ok): per row (s - mean) / sd, sd the root mean square of s - mean;
+    a row with sd = 0 keeps s - mean, ok False."""
+    if not S.shape[1]:
+        return S.copy(), np.zeros(S.shape[0], dtype=bool)
+    Z = S - S.mean(axis=1, keepdims=True)
+    sd = np.sqrt((Z ** 2).mean(axis=1))
+    ok = sd > 0
+    Z[ok] /= sd[ok][:, None]
+    return Z, ok
+
+
 def calibrated_rows(Z, ok, card, hist, theta_of, zmax, stride, out):
-    """Same arguments and results as the kernel: returns the rows' thresholds
+    """The kernel's results from the rows' standardised scores Z and flags
+    ok (the kernel standardises S itself): returns the rows' thresholds
     (NaN before the histogram has weight), updates ``hist`` and writes
     ``out = Z - theta`` for the rows that have one."""
     nb = hist.size - 2

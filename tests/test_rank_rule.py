@@ -1,7 +1,9 @@
 """The compiled calibrated label-set rule (omlc/_core/rank_rule.pyx) agrees
-bit for bit with its NumPy twin (tests/reference_rank_rule.py) and with the
-ranking learners' NumPy path (``_add_z``, which weighted rows still take);
-the learners' prequential decisions and rule state are the same either way."""
+with its NumPy twins (tests/reference_rank_rule.py): the standardised scores
+to 1e-12, the thresholds, decisions and histogram bit for bit (given the
+same z), and bit for bit with the ranking learners' NumPy path (``_add_z``,
+which weighted rows still take); the learners' prequential decisions and
+rule state are the same either way."""
 import numpy as np
 import pytest
 
@@ -9,7 +11,7 @@ import omlc
 import omlc.learners.ranking as rk
 import reference_rank_rule as ref
 from learner_cases import planted_problem
-from omlc._core.rank_rule import calibrated_rows
+from omlc._core.rank_rule import calibrated_rows, standardise
 
 pytestmark = pytest.mark.compiled
 
@@ -20,7 +22,7 @@ def _run(seed, n, L, start, stride=rk._ZSTRIDE, seen=3):
     S[::7] = 1.5                      # equal scores: not in the histogram
     if n > 3:
         S[2, 0] = 1e3                 # z near the range's ends (clipped bins)
-    Z, ok = rk._standardise(S.copy())
+    Z, ok = rk._standardise(S)
     card = rng.random(n) * 4
     card[:2] = 0.0
     hist = np.zeros(rk._ZBINS + 2)
@@ -31,6 +33,26 @@ def _run(seed, n, L, start, stride=rk._ZSTRIDE, seen=3):
     return S, Z, ok, card, hist
 
 
+@pytest.mark.parametrize("seed,n,L", [(0, 1, 1), (1, 5, 3), (2, 300, 30), (3, 64, 101),
+                                      (4, 9, 0)])
+def test_standardise_matches_the_twin(seed, n, L):
+    rng = np.random.default_rng(seed)
+    S = rng.normal(size=(n, L)) * rng.gamma(1.0, size=(n, 1)) * 10.0 ** rng.integers(-3, 4)
+    S[::4] = 0.25                     # equal scores: sd = 0
+    Z = np.full_like(S, np.nan)
+    ok = standardise(S, Z)
+    Z_t, ok_t = ref.standardise(S)
+    np.testing.assert_array_equal(ok, ok_t)
+    np.testing.assert_allclose(Z, Z_t, rtol=1e-12, atol=1e-12)
+    assert (n < 5 or L < 2) or ok.sum() > 0
+    np.testing.assert_array_equal(rk._standardise(S)[0], Z)      # the learners' form
+    inplace = S.copy()
+    standardise(inplace, inplace)                                 # Z may be S
+    np.testing.assert_array_equal(inplace, Z)
+    with pytest.raises(ValueError, match="shape"):
+        standardise(S, np.zeros((n + 1, L)))
+
+
 @pytest.mark.parametrize("seed,n,L", [(0, 1, 1), (1, 5, 3), (2, 300, 30), (3, 64, 101)])
 @pytest.mark.parametrize("start", [False, True])      # an empty histogram / one with weight
 @pytest.mark.parametrize("stride", [1, 4])
@@ -38,21 +60,25 @@ def test_calibrated_rows_match_the_twin_and_the_numpy_path(seed, n, L, start, st
                                                              monkeypatch):
     S, Z, ok, card, hist = _run(seed, n, L, start)
     out, h = S.copy(), hist.copy()
-    theta = calibrated_rows(Z, ok.view(np.uint8), card, h, rk._THETAS, rk._ZMAX, stride, out)
+    theta = calibrated_rows(S, card, h, rk._THETAS, rk._ZMAX, stride, out)
     out_t, h_t = S.copy(), hist.copy()
     theta_t = ref.calibrated_rows(Z, ok, card, h_t, rk._THETAS, rk._ZMAX, stride, out_t)
     np.testing.assert_array_equal(theta, theta_t)
     np.testing.assert_array_equal(out, out_t)
     np.testing.assert_array_equal(h, h_t)
-    # Rows before the histogram has weight keep their scores, the others Z - theta.
+    # Rows before the histogram has weight keep their scores, the others z - theta.
     none = np.isnan(theta)
     np.testing.assert_array_equal(out[none], S[none])
     assert start or none[0]
+    # In place (out is S): the same.
+    inplace, h2 = S.copy(), hist.copy()
+    calibrated_rows(inplace, card, h2, rk._THETAS, rk._ZMAX, stride, inplace)
+    np.testing.assert_array_equal(inplace, out)
     # The learners' NumPy path: the same thresholds and histogram, bit for bit.
     monkeypatch.setattr(rk, "_ZSTRIDE", stride)
     m = omlc.RankSVM()
     m.zhist_ = hist.copy()
-    np.testing.assert_array_equal(m._add_z(S, None, card, (Z, ok)), theta)
+    np.testing.assert_array_equal(m._add_z(S, None, card), theta)
     np.testing.assert_array_equal(m.zhist_, h)
 
 
@@ -62,11 +88,11 @@ def test_calibrated_rows_refuse_a_histogram_without_exact_sums():
         h = hist.copy()
         h[rk._ZBINS if bad == 2.0**53 else 3] = bad
         with pytest.raises(ValueError, match="hist"):
-            calibrated_rows(Z, ok.view(np.uint8), card, h, rk._THETAS, rk._ZMAX, 4, S.copy())
+            calibrated_rows(S, card, h, rk._THETAS, rk._ZMAX, 4, S.copy())
     c = card.copy()
     c[1] = np.nan
     with pytest.raises(ValueError, match="card"):
-        calibrated_rows(Z, ok.view(np.uint8), c, hist.copy(), rk._THETAS, rk._ZMAX, 4, S.copy())
+        calibrated_rows(S, c, hist.copy(), rk._THETAS, rk._ZMAX, 4, S.copy())
 
 
 @pytest.fixture(scope="module")

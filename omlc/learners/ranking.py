@@ -125,7 +125,7 @@ import numpy as np
 from omlc._core.linear import NonFiniteError, learn, loss_rows
 from omlc._core.losses import PairKind, PairwiseLoss
 from omlc._core.optimizers import ANSGD, SGD, AdaGradL2, ScaledSGD
-from omlc._core.rank_rule import calibrated_rows
+from omlc._core.rank_rule import calibrated_rows, standardise
 from omlc._core.rowstream import RowStream
 from omlc._validation import check_random_state, csr_arrays
 from omlc.learners._growth import interleave
@@ -166,14 +166,12 @@ def _capped(w):
 
 def _standardise(S, out=None):
     """Per row (s - mean) / sd over the labels; a row of equal scores is 0
-    (and flagged in the second result). Few passes over S: it runs on every
-    decision and on the learned rows' scores. ``out``: where to write Z (may
-    be S)."""
-    Z = np.subtract(S, S.mean(axis=1, keepdims=True), out=out)
-    sd = np.sqrt(np.einsum("ij,ij->i", Z, Z) / max(1, S.shape[1]))
-    ok = sd > 0
-    Z /= np.where(ok, sd, 1.0)[:, None]
-    return Z, ok
+    (and flagged in the second result). Compiled (``rank_rule.standardise``:
+    the form the compiled replay uses, so every path sees the same bits).
+    ``out``: where to write Z (C-contiguous float64; may be S)."""
+    S = np.ascontiguousarray(S, dtype=np.float64)
+    Z = np.empty_like(S) if out is None else out
+    return Z, standardise(S, Z)
 
 
 def _lower_bound(lo, hi, le):
@@ -548,15 +546,8 @@ class _RankingLearner(LinearLearner):
         card = _card(total, rows)
         n = card.size
         if self._replay_compiled(w, out):
-            # Unweighted rows, a histogram of counts: compiled, a run of rows
-            # at a time (its standardised scores stay in cache), the same bits.
-            theta = np.empty(n)
-            Zb = np.empty((min(n, _RUN), out.shape[1]))
-            for a in range(0, n, _RUN):
-                b = min(n, a + _RUN)
-                Z, ok = _standardise(out[a:b], out=Zb[:b - a])
-                theta[a:b] = calibrated_rows(Z, ok.view(np.uint8), card[a:b], self.zhist_,
-                                             _THETAS, _ZMAX, _ZSTRIDE, out[a:b])
+            # Unweighted rows, a histogram of counts: compiled, the same bits.
+            theta = calibrated_rows(out, card, self.zhist_, _THETAS, _ZMAX, _ZSTRIDE, out)
             cut = np.isnan(theta)
             if cut.any():
                 # Rows before the histogram has any weight take the rank cut
@@ -582,7 +573,8 @@ class _RankingLearner(LinearLearner):
         (``omlc/_core/rank_rule.pyx``): no weights, labels, and a histogram
         of integer counts whose sums stay exact over the rows (the kernel's
         bounds; a histogram past them takes the NumPy path)."""
-        if w is not None or not _COMPILED_RULE or out.shape[1] == 0 or not out.shape[0]:
+        if (w is not None or not _COMPILED_RULE or out.shape[1] == 0 or not out.shape[0]
+                or out.dtype != np.float64 or not out.flags.c_contiguous):
             return False
         if "zhist_" not in self.__dict__:
             self.zhist_ = np.zeros(_ZBINS + 2)
