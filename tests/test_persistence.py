@@ -725,25 +725,55 @@ def test_label_space_state_the_loops_rely_on_is_checked(tmp_path, name, key, edi
         omlc.load_model(bad)
 
 
+def _twin_learned(X, Y, current_frame):
+    """A CS-DPP-PBT (AdaGrad, lazy F) whose state after the rows of X, Y
+    comes from the NumPy twin of the compiled loop, with the current-frame
+    step or the stored-frame rule omlc learned with before issue 21's fix."""
+    import reference_label_space as ref
+    m = omlc.CSDPP(code_dim=4, basis="pbt", solver="adagrad", eta=0.3, threshold=0.0)
+    m._check_params()
+    m._reset()
+    m._validate(X, Y, None)
+    reg = m.reg_
+    _, st = ref.dpp_learn(X.toarray(), Y.toarray(), cost="f1", basis="pbt", solver="adagrad",
+                          M=4, full_rank=False, pca_step=1.0, u=m.u_, intercept=True, eta=reg.eta,
+                          W=reg.W, Ainv=None, F=m.F_, Q=m.Q_, sigma=m.sigma_, P=m.P_, t=0,
+                          G=reg.G, current_frame=current_frame)
+    nq = len(st["Q"])
+    reg.W[:], reg.G[:], m.F_[:], m.proj_[:] = st["W"], st["G"], st["F"], st["P"]
+    m.Qb_[:nq], m.sb_[:nq] = st["Q"], st["sigma"]
+    m.cnt_[:] = [nq, st["drop"], st["t"], st["folds"]]
+    reg.t = m.t_
+    return m
+
+
 def test_lazy_pbt_adagrad_file_from_before_the_current_frame_continues_exactly(tmp_path,
                                                                                 monkeypatch):
     """PBT under AdaGrad with the lazy factor F: a file learned with the
     stored-frame rule (before issue 21's current-frame step; the same
-    state layout) loads and predicts the same, and goes on learning with
-    the current-frame step, its accumulators G read as the current code
+    state layout; the state made by the NumPy twin, which keeps that rule)
+    loads and predicts the same, and goes on learning with the
+    current-frame step, its accumulators G read as the current code
     frame's: exactly the per-row transform (fold_tol=0) continued from the
     same state, as if W had been rotated by F once (the transform's G is a
     sum over frames that turn every row as well)."""
     from omlc._core import label_space as lsk
     from omlc.learners import label_space as ls
     X, Y = _data(n=160, d=14, L=9, seed=4)
-    old = omlc.CSDPP(code_dim=4, basis="pbt", solver="adagrad", eta=0.3, threshold=0.0)
-    old._current_frame = False                 # what omlc learned before the fix
-    old.partial_fit(X[:80], Y[:80])
+    # the twin's state is the compiled loop's: the current-frame twin's
+    # learner predicts and goes on as one the loop taught
+    mine = omlc.CSDPP(code_dim=4, basis="pbt", solver="adagrad", eta=0.3, threshold=0.0)
+    mine.partial_fit(X[:80], Y[:80])
+    twin = _twin_learned(X[:80], Y[:80], current_frame=True)
+    np.testing.assert_allclose(twin.decision_function(X), mine.decision_function(X), rtol=0,
+                               atol=1e-12)
+    np.testing.assert_allclose(twin.predict_then_learn(X[80:], Y[80:]),
+                               mine.predict_then_learn(X[80:], Y[80:]), rtol=0, atol=1e-10)
+    old = _twin_learned(X[:80], Y[:80], current_frame=False)   # what omlc learned before the fix
     assert not np.allclose(old.F_, np.eye(4))  # an in-flight lazy factor
+    assert np.abs(old.decision_function(X) - mine.decision_function(X)).max() > 1e-3
     path = omlc.save(old, tmp_path / "old.omlc")
     a, b = omlc.load_model(path), omlc.load_model(path)
-    assert a._current_frame
     np.testing.assert_array_equal(a.decision_function(X), old.decision_function(X))
     Da = a.predict_then_learn(X[80:], Y[80:])
     learn = lsk.dpp_learn

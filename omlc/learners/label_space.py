@@ -86,8 +86,8 @@ O(d M^2). Per-coordinate AdaGrad takes its step in the current code frame,
 as the per-row transform does: the accumulators G belong to the effective
 coordinates (``G += (x c^T)^2``, c the effective coefficient), the step
 ``dV = eta x c^T / (delta + sqrt(G))`` is taken there and lands on W as
-``W -= dV F^-1`` (F^-1 by Gauss-Jordan, O(M^3) a row; the product
-O(nnz M^2)), so ``W F`` moves exactly as ``dpp_learn(fold_tol=0)``'s
+``W -= dV F^-1`` (F^-1 by Gauss-Jordan, O(M^3), again only after F
+changed; the product O(nnz M^2)), so ``W F`` moves exactly as ``dpp_learn(fold_tol=0)``'s
 weights (tested to rounding). SGD and row-wise AdaGrad step in W's
 coordinates with the stored-frame coefficient ``F c`` (the same step while F
 is orthogonal; one accumulator per feature does not see the frame).
@@ -98,8 +98,9 @@ CS-DPP-PBT's F1: the eigenvectors of the near-equal (capped) sigma turn by
 O(1) every row (``||P_t P_{t+1}^T - I||_F`` about 4.4 at M = 10, a random
 rotation's sqrt(2M) = 4.5), and the per-row transform takes each AdaGrad
 step in that freshly turned frame. Measured one pass (seed-1000 order,
-``label_space_defaults.py SET csdpp:pbt@threshold=0.0 csdpp:pbt@threshold=0.0,frame=stored``,
-stored frame -> current frame): CS-DPP-PBT F1 cost at threshold 0
+``label_space_defaults.py SET csdpp:pbt@threshold=0.0`` with a switch to the
+stored frame that has since been removed; tests/reference_label_space.py keeps
+the rule; stored frame -> current frame): CS-DPP-PBT F1 cost at threshold 0
 rcv1subset1-3 .7725 / .6772 / .6919 -> .6601 / .6072 / .6349, at the
 default adaptive threshold .7411 / .6650 / .6813 -> .6485 / .6040 / .6301
 (now below PBC's .6913 / .6588 / .6609); DPP-PBT's Hamming loss .02759 /
@@ -752,12 +753,6 @@ class CSDPP(_OnlineLSR):
         self.threshold = threshold
         self.random_state = random_state
 
-    #: PBT under per-coordinate AdaGrad (the lazy factor F): G and the step
-    #: in the current code frame, ``W -= dV F^-1`` (the per-row transform's
-    #: step); False: the stored frame, the rule before issue 21's fix (kept
-    #: for the before/after measurements and the persistence test).
-    _current_frame = True
-
     def _cost(self):
         return self.cost
 
@@ -940,8 +935,7 @@ class CSDPP(_OnlineLSR):
             BASIS_IDS[self.basis], SOLVER_IDS[reg.solver], Mw, self.full_rank_,
             float(self.pca_step), self.u_, reg.intercept, reg.W, opt,
             reg.Ainv if reg.solver == "ridge" else None, self.F_, self.Qb_, self.sb_, self.proj_,
-            self.cnt_, out=out, cost_fn=cost_fn, ridge_block=self._ridge_block,
-            current_frame=self._current_frame)
+            self.cnt_, out=out, cost_fn=cost_fn, ridge_block=self._ridge_block)
         reg.t = self.t_
         if err:
             raise NonFiniteError(_ERRORS[err].format(pos=done + offset, index=index, lam=self.lam),
