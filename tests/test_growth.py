@@ -117,7 +117,9 @@ def test_one_feature_at_a_time_costs_amortised_constant_copies():
     for d in range(6, 2006):
         model.grow(n_features=d)
         buffers.add(model.W_.base.ctypes.data if model.W_.base is not None else id(model.W_))
-    assert model.W_.shape == (2006, 7) and model.W_.flags.c_contiguous
+    # FALT's rows stay padded to whole 32-byte blocks (columns never grew).
+    assert model.W_.shape == (2006, 7) and capacity(model)[1] == _group_columns(7, 8)
+    assert model.W_.ctypes.data % 32 == 0 and model.W_.strides[0] % 32 == 0
     assert len(buffers) <= 12            # doublings: log2(2006 / 16) + a few
     rows = sp.csr_matrix(([1.0], ([0], [2004])), shape=(1, 2005))
     model.partial_fit(rows, Y[:1])
@@ -175,11 +177,13 @@ def test_one_label_at_a_time_costs_amortised_constant_copies(name, params):
     # Saved and pickled models hold the logical arrays only.
     again = pickle.loads(pickle.dumps(model))
     K = again.W_.shape[1]
-    # RankSVM/MMP's interleaved arrays: K in whole 32-byte blocks, no spare room beyond.
+    # RankSVM/MMP's interleaved arrays and FALT's rows: K in whole 32-byte
+    # blocks, no spare room beyond.
     shared = [k for k in getattr(again, "_interleaved", lambda: ())()
               if isinstance(getattr(again, k, None), np.ndarray)]
+    padded = len(shared) > 1 or getattr(again, "_aligned_rows", False)
     assert again.W_.shape == model.W_.shape
-    assert capacity(again)[1] == (_group_columns(K, again.W_.itemsize) if len(shared) > 1 else K)
+    assert capacity(again)[1] == (_group_columns(K, again.W_.itemsize) if padded else K)
     np.testing.assert_array_equal(again.decision_function(X), model.decision_function(X))
 
 
@@ -311,3 +315,36 @@ def test_interleaved_rows_start_on_32_byte_boundaries(name, params, dtype):
     np.testing.assert_array_equal(out, twin.predict_then_learn(X[30:], Y9))
     np.testing.assert_array_equal(model.W_, twin.W_)
     assert capacity(pickle.loads(pickle.dumps(model)))[1] == _group_columns(9, model.W_.itemsize)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("fit_intercept", [False, True])
+def test_falt_rows_start_on_32_byte_boundaries(dtype, fit_intercept, tmp_path):
+    """FALT's W_ keeps every row on a 32-byte boundary (K padded to whole
+    32-byte blocks) after a fit, a pickle round
+    trip, a model file and growth; the results are those of a C-contiguous
+    W_ (the layout changes no arithmetic)."""
+    X, Y = _stream(n=90, L=8)        # K = 9: not whole 32-byte blocks
+    model = omlc.FALT(dtype=dtype, fit_intercept=fit_intercept).partial_fit(X[:30], Y[:30])
+
+    def check(m):
+        st = _group_storage([m.W_])
+        assert st is not None and st[1] % (32 // m.W_.itemsize) == 0 and st[1] >= m.W_.shape[1]
+        assert m.W_.ctypes.data % 32 == 0 and m.W_.strides[0] % 32 == 0
+
+    check(model)
+    twin = pickle.loads(pickle.dumps(model))
+    check(twin)
+    loaded = omlc.load_model(omlc.save(model, tmp_path / "falt.omlc"))
+    check(loaded)
+    assert capacity(loaded)[1] == _group_columns(9, model.W_.itemsize) > 9
+    model.grow(n_labels=10)
+    twin.grow(n_labels=10)
+    check(model)
+    twin.W_ = np.ascontiguousarray(twin.W_).copy()
+    assert twin.W_.strides[0] == 11 * twin.W_.itemsize       # the plain layout
+    Y10 = sp.hstack([Y[30:], sp.csr_matrix((60, 2), dtype=np.int32)]).tocsr()
+    out = model.predict_then_learn(X[30:], Y10)
+    np.testing.assert_array_equal(out, twin.predict_then_learn(X[30:], Y10))
+    np.testing.assert_array_equal(model.W_, twin.W_)
+    np.testing.assert_array_equal(model.decision_function(X), twin.decision_function(X))

@@ -180,7 +180,8 @@ def _group_storage(arrs):
     the first member's first item."""
     if len(arrs) == 1:
         buf = _storage(arrs[0])
-        return None if buf is None else (buf, buf.shape[1])
+        if buf is not None:
+            return buf, buf.shape[1]
     owner = arrs[0].base
     n = len(arrs)
     base = owner
@@ -232,6 +233,15 @@ def _aligned_empty(shape, dtype):
     return aligned_array(shape, dtype, np.empty, _BUF_ALIGN)
 
 
+def _aligned(model, group):
+    """Whether ``group`` (of :func:`_groups`) is kept in an aligned buffer
+    with its rows padded to whole 32-byte blocks: an interleaved group, or a
+    learner's lone weight matrix when it asks for it (``_aligned_rows``:
+    FALT, whose scoring and update loops read and write whole rows with
+    32-byte loads)."""
+    return len(group) > 1 or bool(getattr(model, "_aligned_rows", False))
+
+
 def _groups(model, keys):
     """The column-growing arrays of ``model`` as the groups that share one
     buffer (``model._interleaved()``: one feature's rows of each side by
@@ -246,13 +256,18 @@ def interleave(model):
     """Put the arrays ``model._interleaved()`` names side by side in one
     buffer (a copy, once: e.g. a model loaded from a file) unless they are;
     ``Kcap`` stays what it was when all of them share it, else ``K`` rounded
-    up to whole 32-byte blocks (:func:`_group_columns`)."""
+    up to whole 32-byte blocks (:func:`_group_columns`). A lone array is laid
+    out so only for a learner with ``_aligned_rows`` (:func:`_aligned`)."""
     keys = tuple(k for k in model._interleaved() if isinstance(getattr(model, k, None),
                                                                np.ndarray))
-    if len(keys) < 2:
+    if not keys or not _aligned(model, keys):
         return
     arrs = [getattr(model, k) for k in keys]
-    if _group_storage(arrs) is not None:
+    st = _group_storage(arrs)
+    # (A lone array is its own storage when C-contiguous: laid out only if
+    # its rows are on 32-byte boundaries.)
+    if st is not None and (len(keys) > 1 or (
+            arrs[0].ctypes.data % _ROW_ALIGN == 0 and st[1] * arrs[0].itemsize % _ROW_ALIGN == 0)):
         return
     R, K = arrs[0].shape
     kc = _group_columns(K, arrs[0].itemsize)
@@ -284,7 +299,7 @@ def _column_capacity(model, groups, K1):
     if kc >= K1:
         return kc
     kc = max(K1, 2 * max(kc, getattr(model, groups[0][0]).shape[1]), 4)
-    if any(len(g) > 1 for g in groups):
+    if any(_aligned(model, g) for g in groups):
         kc = _group_columns(kc, getattr(model, groups[0][0]).itemsize)
     return kc
 
@@ -301,8 +316,8 @@ def _regrown(model, group, R1, kc):
         rows = st[0].shape[0] if st is not None else R0
         if rows < R1:
             rows = max(R1, 2 * R0, 16)
-        buf = (_aligned_empty if len(group) > 1 else np.empty)((rows, len(group) * kc),
-                                                                arrs[0].dtype)
+        buf = (_aligned_empty if _aligned(model, group) else np.empty)((rows, len(group) * kc),
+                                                                        arrs[0].dtype)
         for i, a in enumerate(arrs):
             buf[:R0, i * kc:i * kc + K0] = a
     else:

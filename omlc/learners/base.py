@@ -20,6 +20,7 @@ import scipy.sparse as sp
 from omlc._core.linear import NonFiniteError, decide, learn
 from omlc._core.rowstream import RowStream
 from omlc.learners._aligned import aligned_array
+from omlc.learners._growth import _group_columns
 from omlc._validation import (check_feature_names, check_fits, check_random_state, check_row,
                               check_row_labels, check_sample_weight, check_X, check_Y,
                               csr_arrays)
@@ -36,6 +37,16 @@ def clone(learner, **overrides):
     return type(learner)(**params)
 
 
+def fill_legacy_state(cls, state, fitted, params=True):
+    """Add to ``state`` (a dict, changed in place) the entries of
+    ``cls._LEGACY_STATE`` it lacks: parameters if ``params``, fitted
+    attributes if ``fitted``."""
+    for k, v in cls._LEGACY_STATE.items():
+        if k not in state and (fitted if k.endswith("_") else params):
+            state[k] = np.array(v) if isinstance(v, np.ndarray) else v
+    return state
+
+
 class Estimator:
     """What every omlc estimator shares, learners and the stand-alone
     :class:`omlc.learners.HoeffdingTree` alike: a lock per object (dropped
@@ -48,12 +59,22 @@ class Estimator:
         self._lock = threading.RLock()
         return self
 
+    #: What a state saved by an older omlc lacks, name -> the value that
+    #: keeps such a model doing what it did: a parameter (no trailing
+    #: underscore) in any state, a fitted attribute in a fitted one
+    #: (``n_features_in_`` in it). Filled by ``__setstate__`` (pickles) and by
+    #: ``omlc.load_model`` (a parameter missing from a file takes it instead of
+    #: its default; fitted attributes before the loader's checks): a new
+    #: attribute needs one line in its learner's table. Arrays are copied.
+    _LEGACY_STATE = {}
+
     def __getstate__(self):
         state = self.__dict__.copy()
         state.pop("_lock", None)
         return state
 
     def __setstate__(self, state):
+        fill_legacy_state(type(self), state, "n_features_in_" in state)
         # A model loaded from a read-only memory map (joblib hands large
         # arrays to worker processes that way; ``joblib.load(mmap_mode="r")``)
         # gets private writeable copies: the kernels update state in place.
@@ -571,6 +592,8 @@ class LinearLearner(BaseLearner):
 
     _unit_scale_step = True
     _native_weights = True
+    #: W_'s rows padded to whole 32-byte blocks (see ``_init_state``).
+    _aligned_rows = False
 
     def _loss(self):
         raise NotImplementedError
@@ -589,10 +612,14 @@ class LinearLearner(BaseLearner):
         K = n_labels + self._loss().n_extra
         rows = n_features + (1 if self._intercept else 0)
         dtype = weight_dtype(getattr(self, "dtype", np.float64))
-        check_fits(rows * K * dtype.itemsize,
+        # _aligned_rows: W_ is the first K columns of rows padded to whole
+        # 32-byte blocks, on a cache line (omlc.learners._growth._aligned).
+        kc = _group_columns(K, dtype.itemsize) if self._aligned_rows else K
+        check_fits(rows * kc * dtype.itemsize,
                    f"{type(self).__name__}: the dense weight matrix ({rows:,} features x {K:,} "
                    f"columns of {dtype.name})")
-        self.W_ = zeros_huge((rows, K), dtype)
+        self.W_ = aligned_array((rows, kc), dtype, np.zeros, 64)[:, :K] if self._aligned_rows \
+            else zeros_huge((rows, K), dtype)
 
     def _learn(self, X, Y, order, out):
         learn(self._optimizer(), self._loss(), self._stream(X, Y, order), self._steps(), out,

@@ -21,6 +21,7 @@ import numpy as np
 
 from omlc._core.losses import ALTLoss
 from omlc._core.optimizers import SGD, AdaGrad
+from omlc.learners._growth import interleave
 from omlc.learners.base import LinearLearner, positive_float, repetitions, weight_dtype
 
 
@@ -59,6 +60,14 @@ class FALT(LinearLearner):
     (500, 10)
     """
 
+    # Each row of W_ starts on a 32-byte boundary (K padded to whole 32-byte
+    # blocks): scoring and the update read and write a feature's whole row
+    # with 32-byte loads, and an 816-byte float64 row (101 labels) from a
+    # 16-byte offset splits every other load across two cache lines and
+    # spans a line more. Same arithmetic, same results; pickles and model
+    # files hold the logical (rows, K) array, laid out again when loaded.
+    _aligned_rows = True
+
     def __init__(self, eta=1.0, M=None, fit_intercept=False, dtype=np.float64,
                  random_state=None):
         self.eta = eta
@@ -71,6 +80,13 @@ class FALT(LinearLearner):
         positive_float("eta", self.eta)
         repetitions(self.M, 1)
         weight_dtype(self.dtype)
+
+    def _interleaved(self):
+        return ("W_",)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        interleave(self)       # a pickle holds the logical array
 
     def _loss(self):
         # A float32 model also takes its repetitions in float32.
