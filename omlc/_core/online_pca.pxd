@@ -454,6 +454,17 @@ cdef inline int64_t secular_iwork_size(int64_t n) noexcept nogil:
     return 8 * n + 24
 
 
+cdef inline int64_t sec_pad(float64_t* orgv, float64_t* yv, int64_t* exv, int64_t na) noexcept nogil:
+    """Pads na (>= 1) packed roots to whole vectors with copies of the last;
+    returns the padded count."""
+    cdef int64_t r, nr = (na + 3) // 4 * 4
+    for r in range(na, nr):
+        orgv[r] = orgv[na - 1]
+        yv[r] = yv[na - 1]
+        exv[r] = exv[na - 1]
+    return nr
+
+
 cdef inline void secular_eigh(const float64_t* d, const float64_t* z, float64_t rho, int64_t n,
                               float64_t* lam, float64_t* V, float64_t* work,
                               int64_t* iw) noexcept nogil:
@@ -486,13 +497,14 @@ cdef inline void secular_eigh(const float64_t* d, const float64_t* z, float64_t 
     cdef float64_t* dl = mu + n4
     cdef float64_t* col = dl + n4
     cdef float64_t* yb = col + n4
-    cdef float64_t* orgv = yb + n4                  # per root: its origin pole,
+    cdef float64_t* orgv = yb + n4                  # packed: a root's origin pole,
     cdef float64_t* yv = orgv + n4                  # its point,
-    cdef float64_t* gv = yv + n4                    # the sums there,
+    cdef float64_t* gv = yv + n4                    # the sums there
     cdef float64_t* gdv = gv + n4
     cdef float64_t* gav = gdv + n4
-    cdef float64_t* lov = gav + n4                  # and its bracket
+    cdef float64_t* lov = gav + n4                  # per root: its bracket
     cdef float64_t* hiv = lov + n4
+    cdef float64_t* yr = hiv + n4                   # per root: its point
     cdef int64_t* perm = iw
     cdef int64_t* idx = perm + n
     cdef int64_t* gp = idx + n
@@ -501,7 +513,8 @@ cdef inline void secular_eigh(const float64_t* d, const float64_t* z, float64_t 
     cdef int64_t* oi = exv + n4                     # the origin's index,
     cdef int64_t* act = oi + n4                     # still iterating
     cdef int64_t* ro = act + n4                     # the vectors' rows' offsets in V
-    cdef int64_t i, j, a, b, k, k4, ng, last, _it, cx, nact, nr
+    cdef int64_t* al = ro                           # (before them) the packed roots
+    cdef int64_t i, j, a, b, k, k4, ng, last, _it, cx, na
     cdef float64_t zn2, rhop, tol, dmax, tau, c, s, m, g, gd, ga, w, y, nrm
     cdef bint desc
     memset(V, 0, n * n * sizeof(float64_t))
@@ -573,18 +586,35 @@ cdef inline void secular_eigh(const float64_t* d, const float64_t* z, float64_t 
         dso[a] = 0.0
         mu[a] = 0.0
         col[a] = 0.0
-    # ---- the roots, as offsets mu[a] from the pole dso[a], all k side by
-    # side (each root's steps are its own: the twin finds them one by one)
-    for a in range(k4):
-        orgv[a] = dsk[a] if a < k else 0.0
-        yv[a] = 0.5 * (dsk[a + 1] - dsk[a]) if a < k - 1 else 0.0
-        exv[a] = -1
-    # the origin: the pole nearer the root (g's sign at the midpoint)
-    omlc_sec_sums_many(dsk, rzk, k4, orgv, yv, exv, k4, gv, gdv, gav)
+    # ---- the roots, as offsets mu[a] from the pole dso[a], side by side:
+    # each call of omlc_sec_sums_many takes the roots still iterating packed
+    # into whole vectors (orgv, yv, exv: al says whose), padded with a copy
+    # of the last; each root's steps are its own (the twin finds them one by
+    # one), so packing changes no bit, only the vectors computed.
+    # The origin: the pole nearer the root (g's sign at the midpoint m).
+    # Where m >= 2 rho' the root is nearer d_a without evaluating g(m): the
+    # terms of the poles up to d_a sum to at least -rho' / m >= -1/2 (their
+    # weights sum to rho'), the others are positive, so g(m) > 0.
+    na = 0
+    for a in range(k - 1):
+        m = 0.5 * (dsk[a + 1] - dsk[a])
+        if not (m >= 2.0 * rhop):
+            al[na] = a
+            orgv[na] = dsk[a]
+            yv[na] = m
+            exv[na] = -1
+            na += 1
+    if na > 0:
+        omlc_sec_sums_many(dsk, rzk, k4, orgv, yv, exv, sec_pad(orgv, yv, exv, na), gv, gdv, gav)
+    j = 0
     for a in range(k):
         if a < k - 1:
-            m = yv[a]
-            if gv[a] >= 0.0:
+            m = 0.5 * (dsk[a + 1] - dsk[a])
+            g = 1.0
+            if j < na and al[j] == a:
+                g = gv[j]
+                j += 1
+            if g >= 0.0:
                 oi[a] = a
                 lov[a] = 0.0
                 hiv[a] = m
@@ -601,30 +631,32 @@ cdef inline void secular_eigh(const float64_t* d, const float64_t* z, float64_t 
         exv[a] = oi[a]
     # start: the origin's own pole with the others frozen at mu = 0
     # (within O(rho) of the root once the MSG step is small)
-    omlc_sec_sums_many(dsk, rzk, k4, orgv, yv, exv, k4, gv, gdv, gav)
+    omlc_sec_sums_many(dsk, rzk, k4, orgv, yv, exv, sec_pad(orgv, yv, exv, k), gv, gdv, gav)
     for a in range(k):
         y = rzk[oi[a]] / gv[a]
         if not (y > lov[a] and y < hiv[a]):
             y = 0.5 * (lov[a] + hiv[a])
-        yv[a] = y
-        exv[a] = -1
+        yr[a] = y
         act[a] = 1
-    nact = k
-    nr = k4
     for _it in range(SECULAR_ITERS):
-        if nact == 0:
-            break
-        omlc_sec_sums_many(dsk, rzk, k4, orgv, yv, exv, nr, gv, gdv, gav)
-        last = -1
+        na = 0
         for a in range(k):
-            if not act[a]:
-                continue
-            y = yv[a]
-            g = gv[a]
-            gd = gdv[a]
-            ga = gav[a]
+            if act[a]:
+                al[na] = a
+                orgv[na] = dsk[oi[a]]
+                yv[na] = yr[a]
+                exv[na] = -1
+                na += 1
+        if na == 0:
+            break
+        omlc_sec_sums_many(dsk, rzk, k4, orgv, yv, exv, sec_pad(orgv, yv, exv, na), gv, gdv, gav)
+        for j in range(na):
+            a = al[j]
+            y = yr[a]
+            g = gv[j]
+            gd = gdv[j]
+            ga = gav[j]
             act[a] = 0
-            nact -= 1
             if fabs(g) <= DBL_EPSILON * ga:        # a root to rounding
                 continue
             if g < 0.0:
@@ -636,15 +668,12 @@ cdef inline void secular_eigh(const float64_t* d, const float64_t* z, float64_t 
                 m = 0.5 * (lov[a] + hiv[a])
                 if not (m > lov[a] and m < hiv[a]):
                     continue
-            yv[a] = m
+            yr[a] = m
             if fabs(m - y) <= 2.0 * DBL_EPSILON * fabs(m):
                 continue
             act[a] = 1
-            nact += 1
-            last = a
-        nr = (last + 4) // 4 * 4                   # the blocks still iterating
     for a in range(k):
-        mu[a] = yv[a]
+        mu[a] = yr[a]
         dso[a] = dsk[oi[a]]
         lam[idx[a]] = dso[a] + mu[a]
     # ---- the z that the roots make exact, then the eigenvectors
