@@ -1013,7 +1013,6 @@ class CSDPP(_OnlineLSR):
         return D - theta if theta != 0.0 else D
 
 
-
 class DPP(CSDPP):
     """Dynamic principal projection (DPP; Chu, Huang & Lin 2019, "Dynamic
     principal projection for cost-sensitive online multi-label
@@ -1325,7 +1324,6 @@ class OnlineCS(OnlineRandomProjection):
         self.n_coded_ = 0
         # the pursuit's tie (OMP_TIE); 0 in models from before it
         self.omp_tie_ = OMP_TIE
-
 
     def _target(self, y):
         self.n_relevant_ += int(y.sum())
