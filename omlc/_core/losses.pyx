@@ -26,7 +26,8 @@ from libc.stdint cimport int32_t, int64_t
 
 ctypedef float float32_t
 
-from omlc._core.simd cimport (omlc_alt_coef, omlc_alt_setup_f, omlc_alt_step, omlc_alt_step_f,
+from omlc._core.simd cimport (OMLC_ALT_ONE_COUNT_MAX, omlc_alt_coef, omlc_alt_setup_f,
+                              omlc_alt_step, omlc_alt_step_f, omlc_alt_step_fw,
                               omlc_smoothed_pairs, omlc_widen_f)
 
 
@@ -256,11 +257,15 @@ cdef int64_t _alt_steps_single(float64_t* s, float64_t* c, const Target* y, floa
     cdef float32_t* c32 = ws.c32
     # The setup and the steps in vector builds; the steps run on whole
     # vectors (Lv lanes, the ones past the labels inert).
-    Lv = omlc_alt_setup_f(s, c, y.rel, L, -e * inv_p, e * inv_n, s32, c32, ws.a32, ws.b32)
+    Lv = omlc_alt_setup_f(s, c, y.rel, L, -e * inv_p, e * inv_n, s32, c32, ws.a32, ws.b32,
+                          ws.ids)
     rep = 0
     while rep < M:
         thr = s32[L]
-        n_act = omlc_alt_step_f(s32, c32, ws.a32, ws.b32, Lv, thr, qf, &n_rel_act)
+        if L < OMLC_ALT_ONE_COUNT_MAX:
+            n_act = omlc_alt_step_fw(s32, c32, ws.a32, ws.b32, ws.ids, Lv, thr, qf, &n_rel_act)
+        else:
+            n_act = omlc_alt_step_f(s32, c32, ws.a32, ws.b32, Lv, thr, qf, &n_rel_act)
         if n_act == 0:
             break
         dthr = e * (n_rel_act * inv_p - (n_act - n_rel_act) * inv_n)

@@ -355,6 +355,35 @@ cdef extern from *:
     OMLC_DEFINE_ALT_STEP(omlc_alt_step, double, int64_t)
     OMLC_DEFINE_ALT_STEP(omlc_alt_step_f, float, int32_t)
 
+    /* One of FALT's float32 repetitions (omlc_alt_step_f, bit for bit) with
+       one count: a label adds its weight wt_l to it while its hinge is
+       active, 1 + OMLC_ALT_REL_COUNT if relevant, 1 if not (0: an inert
+       lane), so the low 16 bits count the active hinges and the high ones
+       the relevant among them (fewer than OMLC_ALT_ONE_COUNT_MAX labels,
+       or the sum overflows: omlc_alt_step_f beyond) -- one integer select
+       and add a lane instead of two counts. */
+    #define OMLC_ALT_ONE_COUNT_MAX 32768
+    #define OMLC_ALT_REL_COUNT 65536
+    OMLC_CLONES static int64_t omlc_alt_step_fw(float* OMLC_RESTRICT s, float* OMLC_RESTRICT c,
+                                                const float* OMLC_RESTRICT coef,
+                                                const float* OMLC_RESTRICT sgn,
+                                                const int32_t* OMLC_RESTRICT wt, int64_t L,
+                                                float thr, float q, int64_t* n_rel) {
+        int32_t cnt = 0;
+        for (int64_t l = 0; l < L; l++) {
+            /* (Loads unconditional, a mask not a select for the count: what
+               the vectoriser takes; GCC turned a select of wt_l into a branch.) */
+            const int32_t m = (sgn[l] * (s[l] - thr)) < 1.0f;
+            const float cv = coef[l];
+            const float ck = m ? cv : 0.0f;
+            c[l] -= ck;
+            s[l] -= ck * q;
+            cnt += wt[l] & -m;
+        }
+        *n_rel = cnt / OMLC_ALT_REL_COUNT;
+        return cnt % OMLC_ALT_REL_COUNT;
+    }
+
     /* The float32 repetitions' setup (ALTLoss.plain_steps of a float32
        model): the row's scores and coefficients (K = L + 1) rounded to
        float32, each label's sign and step coefficient (cp if relevant,
@@ -371,7 +400,8 @@ cdef extern from *:
                                                 float* OMLC_RESTRICT s32,
                                                 float* OMLC_RESTRICT c32,
                                                 float* OMLC_RESTRICT coef,
-                                                float* OMLC_RESTRICT sgn) {
+                                                float* OMLC_RESTRICT sgn,
+                                                int32_t* OMLC_RESTRICT wt) {
         const int64_t Lv = (L + 7) / 8 * 8;
         for (int64_t l = 0; l <= L; l++) {
             s32[l] = (float)s[l];
@@ -381,10 +411,12 @@ cdef extern from *:
             const int r = rel[l] != 0;
             sgn[l] = r ? 1.0f : -1.0f;
             coef[l] = r ? cp : cn;
+            wt[l] = r ? OMLC_ALT_REL_COUNT + 1 : 1;
         }
         for (int64_t l = L; l < Lv; l++) {
             sgn[l] = NAN;
             coef[l] = 0.0f;
+            wt[l] = 0;
             if (l > L) {
                 s32[l] = 0.0f;
                 c32[l] = 0.0f;
@@ -806,7 +838,11 @@ cdef extern from *:
                             int64_t L, float thr, float q, int64_t* n_rel) noexcept nogil
     int64_t omlc_alt_setup_f(const double* s, const double* c, const char* rel, int64_t L,
                              float cp, float cn, float* s32, float* c32, float* coef,
-                             float* sgn) noexcept nogil
+                             float* sgn, int32_t* wt) noexcept nogil
+    enum: OMLC_ALT_ONE_COUNT_MAX
+    int64_t omlc_alt_step_fw(float* s, float* c, const float* coef, const float* sgn,
+                             const int32_t* wt, int64_t L, float thr, float q,
+                             int64_t* n_rel) noexcept nogil
     void omlc_widen_f(const float* s32, const float* c32, int64_t K, double* s,
                       double* c) noexcept nogil
     void omlc_score_uv(const int32_t* idx, const double* x, int64_t nnz, const double* U,
