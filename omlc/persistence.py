@@ -41,8 +41,9 @@ so an omlc that would not apply the scaler refuses it; a file without one stays
 version 1.
 
 Compatibility: a file records ``format_version``; this version reads versions
-``<= FORMAT_VERSION``. A parameter missing from an older file takes its current
-default; a parameter unknown to this omlc (a newer file) is an error.
+``<= FORMAT_VERSION``. A parameter missing from an older file takes the value
+its learner's ``_LEGACY_STATE`` names (what models of that time did), else its
+current default; a parameter unknown to this omlc (a newer file) is an error.
 """
 import json
 import math
@@ -369,6 +370,9 @@ def load_model(path):
         used = set()
         try:
             params = {k: _decode(v, zf, used) for k, v in params.items()}
+            legacy = getattr(cls, "_LEGACY_STATE", {})
+            params.update({k: v for k, v in legacy.items()
+                           if not k.endswith("_") and k in valid and k not in params})
             model = cls(**params)
             try:
                 model._check_params()

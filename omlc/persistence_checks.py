@@ -483,14 +483,12 @@ def _validated_hoeffding_tree(model, state):
     return state
 
 
-def _check_dpp_threshold(model, state, ref):
-    """DPP / CS-DPP: files from before the decoding threshold (issue 21) have
-    no ``thr_cost_`` and decoded at 0 (the paper's round): they keep that
-    rule (``threshold=0.0``), so they predict and go on learning as before."""
-    if "thr_cost_" not in state:
-        model.threshold = 0.0
-        state["thr_cost_"] = ref["thr_cost_"].copy()
-        return {"thr_cost_"}
+def _check_dpp_threshold(state, ref, d):
+    """DPP / CS-DPP: the adaptive threshold's cost totals, non-negative.
+    Files from before the decoding threshold (issue 21) have neither
+    ``threshold`` nor ``thr_cost_`` and decoded at 0 (the paper's round):
+    ``CSDPP._LEGACY_STATE`` gives them ``threshold=0.0`` and zero totals, so
+    they predict and go on learning as before."""
     v = state["thr_cost_"]
     _check_array("thr_cost_", ref["thr_cost_"], v)
     if (v < 0).any():
@@ -499,15 +497,13 @@ def _check_dpp_threshold(model, state, ref):
 
 
 def _check_ocs_tie(state, ref, d):
-    """OnlineCS: files from before the pursuit's tie rule (OMP_TIE) have no
-    ``omp_tie_`` and picked by NumPy's argmax (with ``code_dim=1`` every
-    label ties, so the label that argmax picked followed the scores' last
-    bit): they keep it (``omp_tie_ = 0.0``) and predict as they did. A file
-    that has it holds one of the two rules."""
-    v = state.get("omp_tie_", None)
-    if v is None:
-        state["omp_tie_"] = 0.0
-    elif type(v) is not float or v not in (0.0, ref["omp_tie_"]):
+    """OnlineCS: one of the pursuit's two tie rules. Files from before the
+    tie rule (OMP_TIE) have no ``omp_tie_`` and picked by NumPy's argmax
+    (with ``code_dim=1`` every label ties, so the label that argmax picked
+    followed the scores' last bit): ``OnlineCS._LEGACY_STATE`` gives them
+    ``omp_tie_ = 0.0``, so they predict as they did."""
+    v = state["omp_tie_"]
+    if type(v) is not float or v not in (0.0, ref["omp_tie_"]):
         raise _Invalid(f"omp_tie_ must be 0.0 or {ref['omp_tie_']!r}, got {v!r}")
     return {"omp_tie_"}
 
@@ -521,7 +517,7 @@ def _group_checks(model):
         return [_check_elm_buffers]
     if name in ("DPP", "CSDPP"):
         return [_check_regressor_solver, _check_dpp_state, _check_regressor_values,
-                lambda state, ref, d: _check_dpp_threshold(model, state, ref)]
+                _check_dpp_threshold]
     if name == "OnlineCS":
         return [_check_regressor_solver, _check_regressor_values, _check_ocs_tie]
     if name in ("OnlineBR", "OnlineRandomProjection"):
@@ -553,6 +549,10 @@ def _validated_state(model, state):
     except (ValueError, TypeError) as exc:
         raise _Invalid(f"n_features_in_={d}, n_labels_={L}: {exc}") from None
     ref = {k: v for k, v in vars(ref_model).items() if k.endswith("_") and not k.startswith("_")}
+    # Fitted attributes older files lack take the learner's legacy value
+    # (checked below as any saved value is; parameters: load_model).
+    from omlc.learners.base import fill_legacy_state
+    fill_legacy_state(type(model), state, fitted=True, params=False)
     done = set()
     if "feature_names_in_" in state:
         state["feature_names_in_"] = _feature_names(state["feature_names_in_"], d,

@@ -1,5 +1,7 @@
 """DPP / CS-DPP and the online LSDR baselines (Chu, Huang & Lin 2019), against
 dense references and hand-worked cases."""
+import pickle
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -894,3 +896,47 @@ def test_adaptive_rule_in_chunks_names_the_failing_row(monkeypatch):
     assert exc.value.row == 45
     ref = omlc.CSDPP(code_dim=3).fit(sp.csr_matrix(X[:45]), Y[:45])
     np.testing.assert_allclose(m.thr_cost_, ref.thr_cost_, atol=1e-12)
+
+
+@pytest.mark.parametrize("make", [lambda: omlc.OnlineBR(),
+                                  lambda: omlc.OnlineBR(solver="adagrad"),
+                                  lambda: omlc.OnlineBR(solver="sgd"),
+                                  lambda: omlc.OnlineCS(code_dim=33, solver="adagrad"),
+                                  lambda: omlc.OnlineRandomProjection(code_dim=34, solver="sgd")])
+def test_gradient_regressors_rows_on_cache_lines_change_no_bit(make, monkeypatch):
+    """The gradient solvers' W (and AdaGrad's G) rows start on 64-byte
+    lines once learning runs (37 labels: rows of 40 items); the outputs,
+    weights and decisions are bit for bit those of dense rows (the layout
+    only moves where a row starts), also after a pickle, which keeps the
+    dense arrays and is laid out again by the next learning call; few
+    outputs keep dense rows."""
+    from omlc.learners import _regressor
+    rng = np.random.default_rng(3)
+    X = sp.random(300, 2500, density=0.01, random_state=3, format="lil")
+    X[5] = 0                                        # an empty row
+    X = X.tocsr()
+    Y = rng.random((300, 37)) < 0.1
+    Y[7], Y[8] = False, True                        # empty and full label sets
+    Y = sp.csr_matrix(Y)
+    lined = make()
+    o1 = lined.predict_then_learn(X[:200], Y[:200])
+    reg = lined.reg_
+    assert reg.W.ctypes.data % 64 == 0 and reg.W.strides[0] % 64 == 0
+    assert not reg.W.flags.c_contiguous
+    if reg.solver == "adagrad":
+        assert reg.G.strides == reg.W.strides and reg.G.ctypes.data % 64 == 0
+    monkeypatch.setattr(_regressor, "ALIGN_MIN_WIDTH", 10 ** 9)
+    dense = make()
+    o2 = dense.predict_then_learn(X[:200], Y[:200])
+    assert dense.reg_.W.flags.c_contiguous
+    assert np.array_equal(o1, o2) and np.array_equal(lined.reg_.W, dense.reg_.W)
+    assert np.array_equal(lined.decision_function(X), dense.decision_function(X))
+    monkeypatch.undo()
+    back = pickle.loads(pickle.dumps(lined))
+    assert back.reg_.W.flags.c_contiguous
+    o3 = back.predict_then_learn(X[200:], Y[200:])
+    assert back.reg_.W.strides[0] % 64 == 0 and not back.reg_.W.flags.c_contiguous
+    assert np.array_equal(o3, lined.predict_then_learn(X[200:], Y[200:]))
+    assert np.array_equal(back.reg_.W, lined.reg_.W)
+    few = omlc.OnlineBR().fit(X, Y[:, :5].tocsr())
+    assert few.reg_.W.flags.c_contiguous

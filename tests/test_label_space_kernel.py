@@ -563,6 +563,33 @@ def test_ridge_scores_are_scipys_product_bit_for_bit(dtype):
 
 
 @pytest.mark.compiled
+def test_ridge_scores_read_rows_a_stride_apart():
+    """W as the first K columns of a wider buffer (the gradient solvers'
+    rows on cache lines): the same bits as the dense copy, with and without
+    the intercept, a one-row W included; rows that are not each contiguous
+    are refused before the loop."""
+    from omlc._core.rowstream import RowStream
+    from omlc._validation import csr_arrays
+    X, _, rng = _br_problem(4, n=25, d=11, K=7)
+    for rows, intercept in ((12, True), (11, False)):
+        buf = rng.standard_normal((rows, 16))
+        W = buf[:, :7]
+        a, b = np.empty((25, 7)), np.empty((25, 7))
+        assert lsk.ridge_scores(RowStream(*csr_arrays(X), 11), W, intercept, a) == -1
+        lsk.ridge_scores(RowStream(*csr_arrays(X), 11), np.ascontiguousarray(W), intercept, b)
+        assert np.array_equal(a, b)
+    one = rng.standard_normal((1, 16))[:, :7]
+    a, b = np.empty((25, 7)), np.empty((25, 7))
+    empty = sp.csr_matrix((25, 0))
+    lsk.ridge_scores(RowStream(*csr_arrays(empty), 0), one, True, a)
+    lsk.ridge_scores(RowStream(*csr_arrays(empty), 0), np.ascontiguousarray(one), True, b)
+    assert np.array_equal(a, b) and np.array_equal(a[3], one[0])
+    for bad in (rng.standard_normal((12, 14))[:, ::2], rng.standard_normal((7, 12)).T):
+        with pytest.raises(ValueError, match="contiguous"):
+            lsk.ridge_scores(RowStream(*csr_arrays(X), 11), bad, True, np.empty((25, 7)))
+
+
+@pytest.mark.compiled
 def test_onlinebr_single_rows_score_as_the_block():
     """decision_function of one row equals that row of the block's, and the
     prequential scores equal decision_function before each step."""
@@ -707,7 +734,8 @@ def test_lazy_adagrad_pbt_is_the_per_row_transform(cost, intercept, dtype, monke
     mapped back by F^-1): decisions and effective weights W F equal the
     fold_tol=0 run's to rounding, with an empty row and empty and full label
     sets, over blocks; the lazy run folds far less often. The stored-frame
-    rule (G in W's coordinates) does not: it moves the decisions by O(1)."""
+    rule (G in W's coordinates; the twin keeps it) does not: it moves the
+    decisions by O(1)."""
     X, Y = problem(n=300, d=15, K=9, seed=6)
     X = X.toarray()
     X[40:43] = 0                               # more empty rows
@@ -715,10 +743,12 @@ def test_lazy_adagrad_pbt_is_the_per_row_transform(cost, intercept, dtype, monke
     Y[50], Y[51] = 0, 1                        # empty and full label sets
     Y = Y.tocsr()
 
-    def run(exact, current=True):
-        m = omlc.CSDPP(cost=cost, code_dim=4, basis="pbt", solver="adagrad", eta=0.3,
-                       threshold=0.0, random_state=2, fit_intercept=intercept)
-        m._current_frame = current
+    def make():
+        return omlc.CSDPP(cost=cost, code_dim=4, basis="pbt", solver="adagrad", eta=0.3,
+                          threshold=0.0, random_state=2, fit_intercept=intercept)
+
+    def run(exact):
+        m = make()
         with monkeypatch.context() as mp:
             if exact:
                 _exact_transform(mp)
@@ -732,33 +762,39 @@ def test_lazy_adagrad_pbt_is_the_per_row_transform(cost, intercept, dtype, monke
     np.testing.assert_allclose(D, E, rtol=0, atol=1e-9)
     np.testing.assert_allclose(lazy.reg_.W @ lazy.F_, exact.reg_.W @ exact.F_, rtol=0, atol=1e-9)
     np.testing.assert_allclose(lazy.reg_.G, exact.reg_.G, rtol=1e-9, atol=1e-12)
-    stored, S = run(False, current=False)
+    m, state = _fresh(make(), X, Y)
+    S, _ = ref.dpp_learn(X.toarray(), Y.toarray(), cost=cost, basis="pbt", solver="adagrad", M=4,
+                         full_rank=False, pca_step=1.0, u=m.u_, intercept=intercept,
+                         eta=m.reg_.eta, current_frame=False, **state)
     assert np.abs(S - E).max() > 1e-3
 
 
-@pytest.mark.parametrize("K,M", [(9, 4), (9, 5), (24, 18)])
-@pytest.mark.parametrize("current", [True, False])
-@pytest.mark.parametrize("cost", ["hamming", "f1"])
-def test_lazy_adagrad_frames_equal_the_twin(cost, current, K, M):
-    """Both frames of PBT's lazy AdaGrad step against the twin, to 1e-12
-    (F within FOLD_TOL of orthogonal, not folded on most rows); M = 4 and 5
-    take the kernel's whole-vector paths (5: a partial last vector), 18 its
-    plain loops, feature 0 included."""
-    X, Y = problem(n=120, d=15, K=K, seed=7)
-    assert X[:, 0].nnz
-    m = omlc.CSDPP(cost=cost, code_dim=M, basis="pbt", solver="adagrad", eta=0.3,
-                   threshold=0.0, random_state=3)
-    m._current_frame = current
+def _fresh(m, X, Y):
+    """A learner ready for its first row, and its state as the twin's keywords."""
     m._check_params()
     m._reset()
     m._validate(X, Y, None)
     reg = m.reg_
-    state = dict(W=reg.W.copy(), Ainv=None, F=m.F_.copy(), Q=m.Q_.copy(), sigma=m.sigma_.copy(),
-                 P=m.P_.copy(), t=0, G=reg.G.copy())
+    return m, dict(W=reg.W.copy(), Ainv=None, F=m.F_.copy(), Q=m.Q_.copy(),
+                   sigma=m.sigma_.copy(), P=m.P_.copy(), t=0, G=reg.G.copy())
+
+
+@pytest.mark.parametrize("K,M", [(9, 4), (9, 5), (24, 18)])
+@pytest.mark.parametrize("cost", ["hamming", "f1"])
+def test_lazy_adagrad_frame_equals_the_twin(cost, K, M):
+    """PBT's lazy current-frame AdaGrad step against the twin, to 1e-12 (F
+    within FOLD_TOL of orthogonal, not folded on most rows); M = 4 and 5
+    take the kernel's whole-vector paths (5: a partial last vector), 18 its
+    plain loops, feature 0 included."""
+    X, Y = problem(n=120, d=15, K=K, seed=7)
+    assert X[:, 0].nnz
+    m, state = _fresh(omlc.CSDPP(cost=cost, code_dim=M, basis="pbt", solver="adagrad", eta=0.3,
+                                 threshold=0.0, random_state=3), X, Y)
+    reg = m.reg_
     D = m.predict_then_learn(X, Y)
     R, st = ref.dpp_learn(X.toarray(), Y.toarray(), cost=cost, basis="pbt", solver="adagrad", M=M,
                           full_rank=False, pca_step=1.0, u=m.u_, intercept=True, eta=reg.eta,
-                          current_frame=current, **state)
+                          **state)
     assert st["folds"] == m.cnt_[3] < 100
     np.testing.assert_allclose(D, R, rtol=0, atol=1e-12)
     np.testing.assert_allclose(m.reg_.W, st["W"], rtol=0, atol=1e-12)
@@ -783,3 +819,42 @@ def test_current_frame_step_refuses_an_overflowing_gradient():
     np.testing.assert_array_equal(m.reg_.G, first.reg_.G)
     np.testing.assert_array_equal(m.reg_.W, first.reg_.W)
     np.testing.assert_array_equal(m.Q_, first.Q_)
+
+
+@pytest.mark.compiled
+@pytest.mark.parametrize("solver", ["row_adagrad", "adagrad", "sgd"])
+def test_pbc_rows_on_cache_lines_learn_as_dense_rows(solver, monkeypatch):
+    """CS-DPP-PBC under a gradient solver lays W's K-wide rows on cache
+    lines (as O-BR), and the loop then reads them a stride apart: the same
+    decisions, weights and accumulators, bit for bit, as a run on dense rows;
+    PBT's M-wide rows stay dense, and the loop refuses strided W where it
+    indexes W itself (PBT's fold) before it starts."""
+    from omlc._core.optimizers import SGD, AdaGrad, RowAdaGrad
+    from omlc.learners import _regressor
+    X, Y = problem(n=200, d=15, K=41, seed=9)
+
+    def run():
+        m = omlc.CSDPP(code_dim=5, basis="pbc", solver=solver, random_state=4)
+        D = np.vstack([m.predict_then_learn(X[a:a + 50], Y[a:a + 50]) for a in range(0, 200, 50)])
+        return m, D
+
+    m, D = run()
+    W = m.reg_.W
+    assert not W.flags.c_contiguous and W.strides[0] % 64 == 0 and W.ctypes.data % 64 == 0
+    with monkeypatch.context() as mp:
+        mp.setattr(_regressor._Regressor, "align_rows", lambda self: None)
+        dense, E = run()
+    assert dense.reg_.W.flags.c_contiguous
+    assert np.array_equal(D, E) and np.array_equal(W, dense.reg_.W)
+    if solver != "sgd":
+        assert np.array_equal(m.reg_.G, dense.reg_.G)
+    pbt = omlc.CSDPP(code_dim=5, basis="pbt", solver=solver, random_state=4).fit(X, Y)
+    assert pbt.reg_.W.flags.c_contiguous
+    Wb = np.zeros((16, 8))[:, :5]
+    opt = {"sgd": lambda: SGD(Wb, 15, 1.0, 0.1),
+           "adagrad": lambda: AdaGrad(Wb, np.zeros((16, 8))[:, :5], 15, 1.0, 0.1, 1e-8),
+           "row_adagrad": lambda: RowAdaGrad(Wb, np.zeros(16), 15, 1.0, 0.1, 1e-8)}[solver]()
+    with pytest.raises(ValueError, match="apart by at least their width"):
+        lsk.dpp_learn(pbt._stream(X[:5], Y[:5], None), 0, 1, 1 if solver == "sgd" else 2, 5,
+                      False, 1.0, 0.5, True, Wb, opt, None, np.eye(5), np.zeros((6, 41)),
+                      np.zeros(6), np.zeros((5, 41)), np.array([0, -1, 0, 0], np.int64))

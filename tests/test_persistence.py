@@ -627,6 +627,76 @@ def test_ocs_file_from_before_the_pursuits_tie_rule_keeps_argmax(tmp_path):
     assert legacy.omp_tie_ == 0.0
 
 
+def _legacy_tables():
+    from omlc.learners.base import Estimator
+    out, seen = [], set()
+    for name in learner_names():
+        cls = type(make_learner(name))
+        if cls not in seen and cls._LEGACY_STATE is not Estimator._LEGACY_STATE:
+            seen.add(cls)
+            out.append(name)
+    return out
+
+
+@pytest.mark.parametrize("name", _legacy_tables())
+def test_legacy_state_names_what_a_fitted_model_holds(name):
+    """Every entry of a learner's ``_LEGACY_STATE`` is one of its parameters
+    or an attribute a fitted model has, of that attribute's type (an array:
+    dtype and shape): a misspelt or stale entry would fill a name nothing
+    reads."""
+    X, Y = _data()
+    model = make_learner(name).fit(X, Y)
+    assert type(model)._LEGACY_STATE
+    for k, v in type(model)._LEGACY_STATE.items():
+        if not k.endswith("_"):
+            assert k in model.get_params(), k
+            continue
+        have = getattr(model, k)
+        assert type(have) is type(v), k
+        if isinstance(v, np.ndarray):
+            assert (v.dtype, v.shape) == (have.dtype, have.shape), k
+
+
+def test_legacy_state_table_fills_pickles_and_files_alike(tmp_path, monkeypatch):
+    """One line in ``_LEGACY_STATE`` serves both ways in: an attribute a
+    model gains later is filled in an old pickle (``__setstate__``) and in
+    an old file (the loader, before its checks), each with its own copy of
+    an array; a state that has it keeps its own value; an unfitted pickle
+    gets no fitted attribute."""
+    cls = omlc.OnlineBR
+    init = cls._init_state
+
+    def init_state(self, d, L):
+        init(self, d, L)
+        self.gained_ = np.full(3, 2.0)
+    monkeypatch.setattr(cls, "_init_state", init_state)
+    monkeypatch.setattr(cls, "_LEGACY_STATE", {"gained_": np.zeros(3)})
+    X, Y = _data()
+    m = cls().fit(X, Y)
+    state = dict(m.__dict__)
+    del state["gained_"], state["_lock"]
+    a, b = cls.__new__(cls), cls.__new__(cls)
+    a.__setstate__(dict(state))
+    b.__setstate__(dict(state))
+    assert not a.gained_.any() and a.gained_ is not b.gained_
+    np.testing.assert_array_equal(a.decision_function(X), m.decision_function(X))
+    fresh = cls.__new__(cls)
+    fresh.__setstate__(dict(cls().__dict__))
+    assert not hasattr(fresh, "gained_")
+
+    src = omlc.save(m, tmp_path / "m.omlc")
+    assert omlc.load_model(src).gained_.tolist() == [2.0, 2.0, 2.0]
+
+    def drop(doc):
+        del doc["state"]["gained_"]
+    old = omlc.load_model(_rewrite(src, tmp_path / "old.omlc", doc_fn=drop))
+    assert old.gained_.tolist() == [0.0, 0.0, 0.0]
+    np.testing.assert_array_equal(old.decision_function(X), m.decision_function(X))
+    monkeypatch.setattr(cls, "_LEGACY_STATE", {})
+    with pytest.raises(ModelFileError, match="'gained_' is missing"):
+        omlc.load_model(tmp_path / "old.omlc")
+
+
 @pytest.mark.parametrize("name,key,edit,message", [
     ("obr", "Ainv", lambda A: A + np.triu(np.full_like(A, 1e-3), 1), "reg_.Ainv must be symmetric"),
     ("ocs", "Ainv", lambda A: A - 2 * np.diag(np.diag(A)), "positive diagonal"),
@@ -655,25 +725,55 @@ def test_label_space_state_the_loops_rely_on_is_checked(tmp_path, name, key, edi
         omlc.load_model(bad)
 
 
+def _twin_learned(X, Y, current_frame):
+    """A CS-DPP-PBT (AdaGrad, lazy F) whose state after the rows of X, Y
+    comes from the NumPy twin of the compiled loop, with the current-frame
+    step or the stored-frame rule omlc learned with before issue 21's fix."""
+    import reference_label_space as ref
+    m = omlc.CSDPP(code_dim=4, basis="pbt", solver="adagrad", eta=0.3, threshold=0.0)
+    m._check_params()
+    m._reset()
+    m._validate(X, Y, None)
+    reg = m.reg_
+    _, st = ref.dpp_learn(X.toarray(), Y.toarray(), cost="f1", basis="pbt", solver="adagrad",
+                          M=4, full_rank=False, pca_step=1.0, u=m.u_, intercept=True, eta=reg.eta,
+                          W=reg.W, Ainv=None, F=m.F_, Q=m.Q_, sigma=m.sigma_, P=m.P_, t=0,
+                          G=reg.G, current_frame=current_frame)
+    nq = len(st["Q"])
+    reg.W[:], reg.G[:], m.F_[:], m.proj_[:] = st["W"], st["G"], st["F"], st["P"]
+    m.Qb_[:nq], m.sb_[:nq] = st["Q"], st["sigma"]
+    m.cnt_[:] = [nq, st["drop"], st["t"], st["folds"]]
+    reg.t = m.t_
+    return m
+
+
 def test_lazy_pbt_adagrad_file_from_before_the_current_frame_continues_exactly(tmp_path,
                                                                                 monkeypatch):
     """PBT under AdaGrad with the lazy factor F: a file learned with the
     stored-frame rule (before issue 21's current-frame step; the same
-    state layout) loads and predicts the same, and goes on learning with
-    the current-frame step, its accumulators G read as the current code
+    state layout; the state made by the NumPy twin, which keeps that rule)
+    loads and predicts the same, and goes on learning with the
+    current-frame step, its accumulators G read as the current code
     frame's: exactly the per-row transform (fold_tol=0) continued from the
     same state, as if W had been rotated by F once (the transform's G is a
     sum over frames that turn every row as well)."""
     from omlc._core import label_space as lsk
     from omlc.learners import label_space as ls
     X, Y = _data(n=160, d=14, L=9, seed=4)
-    old = omlc.CSDPP(code_dim=4, basis="pbt", solver="adagrad", eta=0.3, threshold=0.0)
-    old._current_frame = False                 # what omlc learned before the fix
-    old.partial_fit(X[:80], Y[:80])
+    # the twin's state is the compiled loop's: the current-frame twin's
+    # learner predicts and goes on as one the loop taught
+    mine = omlc.CSDPP(code_dim=4, basis="pbt", solver="adagrad", eta=0.3, threshold=0.0)
+    mine.partial_fit(X[:80], Y[:80])
+    twin = _twin_learned(X[:80], Y[:80], current_frame=True)
+    np.testing.assert_allclose(twin.decision_function(X), mine.decision_function(X), rtol=0,
+                               atol=1e-12)
+    np.testing.assert_allclose(twin.predict_then_learn(X[80:], Y[80:]),
+                               mine.predict_then_learn(X[80:], Y[80:]), rtol=0, atol=1e-10)
+    old = _twin_learned(X[:80], Y[:80], current_frame=False)   # what omlc learned before the fix
     assert not np.allclose(old.F_, np.eye(4))  # an in-flight lazy factor
+    assert np.abs(old.decision_function(X) - mine.decision_function(X)).max() > 1e-3
     path = omlc.save(old, tmp_path / "old.omlc")
     a, b = omlc.load_model(path), omlc.load_model(path)
-    assert a._current_frame
     np.testing.assert_array_equal(a.decision_function(X), old.decision_function(X))
     Da = a.predict_then_learn(X[80:], Y[80:])
     learn = lsk.dpp_learn

@@ -9,9 +9,7 @@ to PBC.
     python asv_benchmarks/scripts/label_space_defaults.py bibtex:3000 dpp:pbt csdpp:pbt obr:-
 
 A learner is ``KIND:BASIS[:SOLVER[:ETA]][@KEY=VALUE,...]`` (KIND dpp, csdpp or
-obr; ``-`` for the default; ``@lam=10,code_dim=16`` sets other parameters;
-``@frame=stored`` takes PBT's lazy AdaGrad step in W's stored frame, the rule
-before issue 21's current-frame step);
+obr; ``-`` for the default; ``@lam=10,code_dim=16`` sets other parameters);
 ``NAME:ROWS`` keeps the first ROWS rows of the permuted set. Besides the whole
 pass, the Hamming loss of the second half of the pass is printed (an
 early-stream effect shows as a gap between the two).
@@ -42,7 +40,6 @@ def _model(spec):
             kw[key] = ast.literal_eval(value)
         except (ValueError, SyntaxError):
             kw[key] = value
-    stored = kw.pop("frame", "current") == "stored"
     if solver != "-":
         kw["solver"] = solver
     if eta != "-":
@@ -51,10 +48,7 @@ def _model(spec):
         return omlc.OnlineBR(**kw)
     if basis != "-":
         kw["basis"] = basis
-    model = (omlc.DPP if kind == "dpp" else omlc.CSDPP)(**kw)
-    if stored:
-        model._current_frame = False
-    return model
+    return (omlc.DPP if kind == "dpp" else omlc.CSDPP)(**kw)
 
 
 def main(argv):

@@ -18,11 +18,6 @@ import omlc
 from omlc.datasets import make_rcv1_like
 from omlc.learners.registry import learner_class
 
-def _stored(model):
-    model._current_frame = False
-    return model
-
-
 LEARNERS = {
     "falt": lambda: learner_class("falt")(),
     # the defaults (solver="auto": row-wise AdaGrad onto the K labels, O-BR
@@ -36,11 +31,6 @@ LEARNERS = {
     # an adaptive threshold: its cost over the grid, O(K + 81) a row)
     "cs-pbc-0": lambda: omlc.CSDPP(code_dim=10, basis="pbc", threshold=0.0),
     "cs-pbt-0": lambda: omlc.CSDPP(code_dim=10, basis="pbt", threshold=0.0),
-    # PBT's lazy AdaGrad in W's stored frame (the rule before issue 21's
-    # current-frame step; the default is the current frame)
-    "dpp-pbt-stored": lambda: _stored(omlc.DPP(code_dim=10, basis="pbt")),
-    "cs-pbt-stored": lambda: _stored(omlc.CSDPP(code_dim=10, basis="pbt")),
-    "cs-pbt-0-stored": lambda: _stored(omlc.CSDPP(code_dim=10, basis="pbt", threshold=0.0)),
     # per-coordinate vs row-wise AdaGrad, named (whatever "auto" picks)
     "obr-ada": lambda: omlc.OnlineBR(solver="adagrad"),
     "obr-row": lambda: omlc.OnlineBR(solver="row_adagrad"),

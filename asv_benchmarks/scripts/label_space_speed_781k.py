@@ -6,7 +6,7 @@ blocks); each learner in turn per round, ``time.process_time`` around
 Learner names are label_space_speed.py's.
 
     OPENBLAS_NUM_THREADS=1 python asv_benchmarks/scripts/label_space_speed_781k.py 1 \\
-        falt,dpp-pbt,dpp-pbt-stored,cs-pbt,cs-pbt-stored
+        falt,obr,dpp-pbc,cs-pbc,dpp-pbt,cs-pbt
 """
 import os
 import sys

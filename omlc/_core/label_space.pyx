@@ -31,7 +31,7 @@ at rounding level only.
 """
 import numpy as np
 cimport numpy as cnp
-from libc.math cimport INFINITY, fabs, fmax, sqrt, isfinite
+from libc.math cimport INFINITY, fabs, sqrt, isfinite
 from libc.string cimport memcpy, memset
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from cpython.object cimport PyObject
@@ -50,49 +50,102 @@ from scipy.linalg.cython_blas cimport dgemm
 
 cnp.import_array()
 
-# PBT's AdaGrad step in the current code frame (dpp_learn, ``current_frame``)
-# on one row's n entries (its nonzeros, then the intercept): G += (x c)^2 and
+# PBT's lazy factor F under a gradient solver, on rows padded to ``ldf`` (a
+# multiple of 4: whole vectors, the padding 0): the M x M work of a row
+# (F^T s, Rm^T r, F <- F Rm and F^T F) as row combinations, and the
+# per-coordinate AdaGrad step in the current code frame on one row's n
+# entries (its nonzeros, then the intercept): G += (x c)^2 and
 # dv = eta x c / (delta + sqrt(G)) on the M effective coordinates, then the
-# stored weights take w -= dv F^-1. In three passes: the square roots and
-# divisions of all n M entries run as one flat vector loop (one entry's M
-# alone is a latency-bound chain), and the M x M product sums rows of F^-1
-# padded to ``ldf`` (a multiple of 4: whole vectors). In C so that it carries
-# an AVX2 build beside the baseline one (as online_pca.pxd's loops); neither
-# contracts a multiply-add.
+# stored weights take w -= dv F^-1. The step runs in three passes: the
+# square roots and divisions of all n M entries as one flat vector loop (one
+# entry's M alone is a latency-bound chain), then the M x M product on whole
+# rows of F^-1. In C so that each carries an AVX2 build beside the baseline
+# one, with online_pca.pxd's macros and vector type (this unit includes its
+# C block first); neither build contracts a multiply-add.
 cdef extern from *:
     """
-    #include <math.h>
-    #include <stdint.h>
     #include <string.h>
-    #if defined(__x86_64__) && defined(__GLIBC__) && !defined(OMLC_NO_CLONES) \\
-        && defined(__has_attribute)
-    #  if __has_attribute(target_clones)
-    #    define OMLC_LS_CLONES __attribute__((target_clones("avx2", "default"), unused))
-    #  endif
+    /* out = sum_i c[i] A[i] for n rows of 4 nv (nv <= 4: in registers),
+       each sum over i in order from 0, as omlc_pca_combo's from a zeroed
+       out (so the same bits). */
+    #ifdef OMLC_PCA_VEC
+    static inline __attribute__((always_inline)) void omlc_ls_combo_vec(
+            const double* OMLC_PCA_RESTRICT A, int64_t n, const double* OMLC_PCA_RESTRICT c,
+            double* OMLC_PCA_RESTRICT out, const int nv) {
+        omlc_v4d acc[4];
+        for (int j = 0; j < nv; j++)
+            acc[j] = (omlc_v4d){0.0, 0.0, 0.0, 0.0};
+        for (int64_t i = 0; i < n; i++) {
+            const double ci = c[i];
+            const omlc_v4d a = {ci, ci, ci, ci};
+            const omlc_v4d* r = (const omlc_v4d*)(A + i * 4 * nv);
+            for (int j = 0; j < nv; j++)
+                acc[j] += a * r[j];
+        }
+        for (int j = 0; j < nv; j++)
+            *(omlc_v4d*)(out + 4 * j) = acc[j];
+    }
     #endif
-    #ifndef OMLC_LS_CLONES
-    #  if defined(__GNUC__) || defined(__clang__)
-    #    define OMLC_LS_CLONES __attribute__((unused))
-    #  else
-    #    define OMLC_LS_CLONES
-    #  endif
+    static inline __attribute__((always_inline)) void omlc_ls_combo_any(
+            const double* OMLC_PCA_RESTRICT A, int64_t n, int64_t ldf,
+            const double* OMLC_PCA_RESTRICT c, double* OMLC_PCA_RESTRICT out) {
+    #ifdef OMLC_PCA_VEC
+        switch (ldf) {
+            case 4: omlc_ls_combo_vec(A, n, c, out, 1); return;
+            case 8: omlc_ls_combo_vec(A, n, c, out, 2); return;
+            case 12: omlc_ls_combo_vec(A, n, c, out, 3); return;
+            case 16: omlc_ls_combo_vec(A, n, c, out, 4); return;
+            default: break;
+        }
     #endif
-    #if defined(__GNUC__) || defined(__clang__)
-    #  define OMLC_LS_RESTRICT __restrict__
-    #else
-    #  define OMLC_LS_RESTRICT
-    #endif
-    /* out = F^-1 (F: M x M; out: M x ldf, the padding zero) by Gauss-Jordan
-       with partial pivoting on rows of ldf (A: M x ldf scratch). F is the
+        for (int64_t j = 0; j < ldf; j++)
+            out[j] = 0.0;
+        for (int64_t i = 0; i < n; i++) {
+            const double ci = c[i];
+            const double* OMLC_PCA_RESTRICT a = A + i * ldf;
+            for (int64_t j = 0; j < ldf; j++)
+                out[j] += ci * a[j];
+        }
+    }
+
+    /* out = sum_i c[i] A[i] (A: n rows of ldf). */
+    OMLC_PCA_CLONES static void omlc_ls_combo(const double* OMLC_PCA_RESTRICT A, int64_t n,
+                                              int64_t ldf, const double* OMLC_PCA_RESTRICT c,
+                                              double* OMLC_PCA_RESTRICT out) {
+        omlc_ls_combo_any(A, n, ldf, c, out);
+    }
+
+    /* F <- F Rm (M x ldf each; T, cF: scratch of M x ldf and ldf), then
+       returns ||F^T F - I||_F^2: row i of F^T F is sum_m F[m, i] F[m], its
+       squares summed in lanes (j mod 4). */
+    OMLC_PCA_CLONES static double omlc_ls_frame_update(double* OMLC_PCA_RESTRICT F,
+                                                       const double* OMLC_PCA_RESTRICT Rm,
+                                                       int64_t M, int64_t ldf,
+                                                       double* OMLC_PCA_RESTRICT T,
+                                                       double* OMLC_PCA_RESTRICT cF) {
+        for (int64_t i = 0; i < M; i++)
+            omlc_ls_combo_any(Rm, M, ldf, F + i * ldf, T + i * ldf);
+        memcpy(F, T, M * ldf * sizeof(double));
+        double s[4] = {0.0, 0.0, 0.0, 0.0};
+        for (int64_t i = 0; i < M; i++) {
+            for (int64_t m = 0; m < M; m++)
+                cF[m] = F[m * ldf + i];
+            omlc_ls_combo_any(F, M, ldf, cF, T);
+            T[i] -= 1.0;
+            for (int64_t j = 0; j < ldf; j += 4)
+                for (int l = 0; l < 4; l++)
+                    s[l] += T[j + l] * T[j + l];
+        }
+        return (s[0] + s[1]) + (s[2] + s[3]);
+    }
+
+    /* out = F^-1 (F: M x ldf, the padding 0; out: M x ldf, the padding 0)
+       by Gauss-Jordan with partial pivoting (A: M x ldf scratch). F is the
        lazy factor, kept within FOLD_TOL of orthogonal (singular values in
        [0.86, 1.12] at 0.25), so no pivot is small. The row operations run
        on nv = ldf / 4 whole vectors (M <= 16; a plain loop otherwise). */
-    #if defined(__GNUC__) || defined(__clang__)
-    #  define OMLC_LS_VEC 1
-    typedef double omlc_ls_v4d __attribute__((vector_size(32), aligned(8), may_alias));
-    #endif
     static inline __attribute__((always_inline)) void omlc_ls_invert_rows(
-            double* OMLC_LS_RESTRICT A, double* OMLC_LS_RESTRICT out, int64_t M, int64_t ldf,
+            double* OMLC_PCA_RESTRICT A, double* OMLC_PCA_RESTRICT out, int64_t M, int64_t ldf,
             const int nv) {
         for (int64_t k = 0; k < M; k++) {
             int64_t piv = k;
@@ -119,10 +172,10 @@ cdef extern from *:
                 }
             }
             const double r = 1.0 / ak[k];
-    #ifdef OMLC_LS_VEC
+    #ifdef OMLC_PCA_VEC
             if (nv) {
-                omlc_ls_v4d* vak = (omlc_ls_v4d*)ak;
-                omlc_ls_v4d* vok = (omlc_ls_v4d*)ok;
+                omlc_v4d* vak = (omlc_v4d*)ak;
+                omlc_v4d* vok = (omlc_v4d*)ok;
                 for (int j = 0; j < nv; j++) {
                     vak[j] *= r;
                     vok[j] *= r;
@@ -131,8 +184,8 @@ cdef extern from *:
                     const double b = A[i * ldf + k];
                     if (i == k || b == 0.0)
                         continue;
-                    omlc_ls_v4d* vai = (omlc_ls_v4d*)(A + i * ldf);
-                    omlc_ls_v4d* voi = (omlc_ls_v4d*)(out + i * ldf);
+                    omlc_v4d* vai = (omlc_v4d*)(A + i * ldf);
+                    omlc_v4d* voi = (omlc_v4d*)(out + i * ldf);
                     for (int j = 0; j < nv; j++) {
                         vai[j] -= b * vak[j];
                         voi[j] -= b * vok[j];
@@ -156,15 +209,75 @@ cdef extern from *:
             }
         }
     }
-    OMLC_LS_CLONES static void omlc_ls_invert(const double* OMLC_LS_RESTRICT F, int64_t M,
-                                              int64_t ldf, double* OMLC_LS_RESTRICT A,
-                                              double* OMLC_LS_RESTRICT out) {
-        memset(A, 0, M * ldf * sizeof(double));
-        memset(out, 0, M * ldf * sizeof(double));
-        for (int64_t i = 0; i < M; i++) {
-            memcpy(A + i * ldf, F + i * M, M * sizeof(double));
-            out[i * ldf + i] = 1.0;
+    /* Finv <- A^-1 Finv for A = P_t P_{t+1}^T (M x ldf): A is an M x M block
+       of the orthogonal nt x nt matrix V of the online-PCA step (P_t's rows,
+       P_{t+1}'s columns), C the other k = nt - M <= 2 rows of those columns
+       (k x ldf), so A^T A = I - C^T C and A^-1 = A^T + C^T S^-1 C A^T with
+       S = I_k - C C^T (Woodbury): M^3 multiply-adds and no pivoting, where
+       Gauss-Jordan takes 2 M^3. Z: M x ldf scratch, col: ldf. Returns 0
+       (Finv unchanged) where S is near singular or M > 64: the caller then
+       inverts F afresh. */
+    OMLC_PCA_CLONES static int omlc_ls_inverse_step(double* OMLC_PCA_RESTRICT Finv,
+                                                    const double* OMLC_PCA_RESTRICT A,
+                                                    const double* OMLC_PCA_RESTRICT C, int64_t k,
+                                                    int64_t M, int64_t ldf,
+                                                    double* OMLC_PCA_RESTRICT Z,
+                                                    double* OMLC_PCA_RESTRICT col) {
+        double S00 = 1.0, S01 = 0.0, S11 = 1.0, det = 1.0;
+        double Y0[64], Y1[64];                          /* C Z, then S^-1 C Z */
+        if (k > 2 || ldf > 64)
+            return 0;
+        for (int64_t j = 0; j < M && k >= 1; j++) {
+            S00 -= C[j] * C[j];
+            if (k == 2) {
+                S01 -= C[j] * C[ldf + j];
+                S11 -= C[ldf + j] * C[ldf + j];
+            }
         }
+        det = k == 2 ? S00 * S11 - S01 * S01 : S00;
+        if (!(det > 1e-6))
+            return 0;
+        for (int64_t i = 0; i < M; i++) {              /* Z = A^T Finv */
+            for (int64_t m = 0; m < M; m++)
+                col[m] = A[m * ldf + i];
+            omlc_ls_combo_any(Finv, M, ldf, col, Z + i * ldf);
+        }
+        if (k == 0) {
+            memcpy(Finv, Z, M * ldf * sizeof(double));
+            return 1;
+        }
+        omlc_ls_combo_any(Z, M, ldf, C, Y0);
+        if (k == 1) {
+            for (int64_t j = 0; j < ldf; j++)
+                Y0[j] /= det;
+            for (int64_t i = 0; i < M; i++) {
+                const double c0 = C[i];
+                for (int64_t j = 0; j < ldf; j++)
+                    Finv[i * ldf + j] = Z[i * ldf + j] + c0 * Y0[j];
+            }
+            return 1;
+        }
+        omlc_ls_combo_any(Z, M, ldf, C + ldf, Y1);
+        for (int64_t j = 0; j < ldf; j++) {
+            const double a0 = Y0[j], a1 = Y1[j];
+            Y0[j] = (S11 * a0 - S01 * a1) / det;
+            Y1[j] = (S00 * a1 - S01 * a0) / det;
+        }
+        for (int64_t i = 0; i < M; i++) {              /* Finv = Z + C^T S^-1 C Z */
+            const double c0 = C[i], c1 = C[ldf + i];
+            for (int64_t j = 0; j < ldf; j++)
+                Finv[i * ldf + j] = Z[i * ldf + j] + c0 * Y0[j] + c1 * Y1[j];
+        }
+        return 1;
+    }
+
+    OMLC_PCA_CLONES static void omlc_ls_invert(const double* OMLC_PCA_RESTRICT F, int64_t M,
+                                               int64_t ldf, double* OMLC_PCA_RESTRICT A,
+                                               double* OMLC_PCA_RESTRICT out) {
+        memcpy(A, F, M * ldf * sizeof(double));
+        memset(out, 0, M * ldf * sizeof(double));
+        for (int64_t i = 0; i < M; i++)
+            out[i * ldf + i] = 1.0;
         switch (ldf) {
             case 4: omlc_ls_invert_rows(A, out, M, ldf, 1); break;
             case 8: omlc_ls_invert_rows(A, out, M, ldf, 2); break;
@@ -177,35 +290,35 @@ cdef extern from *:
     /* w -= dv F^-1 for the row's entries, four at a time in registers
        (M <= 16: nv = ldf / 4 vectors a row of F^-1; each sum over m in
        order, as the plain loop below). */
-    #ifdef OMLC_LS_VEC
+    #ifdef OMLC_PCA_VEC
     static inline __attribute__((always_inline)) void omlc_ls_product(
-            const int64_t* OMLC_LS_RESTRICT off, int64_t n, const double* OMLC_LS_RESTRICT dv,
-            int64_t M, double* OMLC_LS_RESTRICT W, int64_t size,
-            const double* OMLC_LS_RESTRICT finv, const int nv) {
+            const int64_t* OMLC_PCA_RESTRICT off, int64_t n, const double* OMLC_PCA_RESTRICT dv,
+            int64_t M, double* OMLC_PCA_RESTRICT W, int64_t size,
+            const double* OMLC_PCA_RESTRICT finv, const int nv) {
         const int64_t full = M / 4;
         int64_t p = 0;
         for (; p < n; p += 4) {
             const int nb = n - p < 4 ? (int)(n - p) : 4;
-            omlc_ls_v4d acc[4][4];
+            omlc_v4d acc[4][4];
             for (int k = 0; k < 4; k++)
                 for (int j = 0; j < nv; j++)
-                    acc[k][j] = (omlc_ls_v4d){0.0, 0.0, 0.0, 0.0};
+                    acc[k][j] = (omlc_v4d){0.0, 0.0, 0.0, 0.0};
             if (nb == 4) {
                 for (int64_t m = 0; m < M; m++) {
-                    const omlc_ls_v4d* f = (const omlc_ls_v4d*)(finv + m * 4 * nv);
+                    const omlc_v4d* f = (const omlc_v4d*)(finv + m * 4 * nv);
                     for (int k = 0; k < 4; k++) {
                         const double d = dv[(p + k) * M + m];
-                        const omlc_ls_v4d a = {d, d, d, d};
+                        const omlc_v4d a = {d, d, d, d};
                         for (int j = 0; j < nv; j++)
                             acc[k][j] += a * f[j];
                     }
                 }
             } else {
                 for (int64_t m = 0; m < M; m++) {
-                    const omlc_ls_v4d* f = (const omlc_ls_v4d*)(finv + m * 4 * nv);
+                    const omlc_v4d* f = (const omlc_v4d*)(finv + m * 4 * nv);
                     for (int k = 0; k < nb; k++) {
                         const double d = dv[(p + k) * M + m];
-                        const omlc_ls_v4d a = {d, d, d, d};
+                        const omlc_v4d a = {d, d, d, d};
                         for (int j = 0; j < nv; j++)
                             acc[k][j] += a * f[j];
                     }
@@ -218,11 +331,11 @@ cdef extern from *:
                     /* the lanes past M are +0.0 (F^-1's padding): the next
                        row's first weights stay as they are */
                     for (; j < nv; j++)
-                        *(omlc_ls_v4d*)(w + 4 * j) -= acc[k][j];
+                        *(omlc_v4d*)(w + 4 * j) -= acc[k][j];
                     continue;
                 }
                 for (; j < full; j++)
-                    *(omlc_ls_v4d*)(w + 4 * j) -= acc[k][j];
+                    *(omlc_v4d*)(w + 4 * j) -= acc[k][j];
                 if (j < nv)
                     for (int64_t i = 4 * j; i < M; i++)
                         w[i] -= acc[k][j][i - 4 * j];
@@ -234,22 +347,22 @@ cdef extern from *:
        room past M (c's padding is 0, so the next row's entries get + 0.0,
        and gx's lanes past M are overwritten by the next entry's). */
     static inline __attribute__((always_inline)) void omlc_ls_accumulate(
-            const int64_t* OMLC_LS_RESTRICT off, const double* OMLC_LS_RESTRICT xs, int64_t n,
-            const double* OMLC_LS_RESTRICT c, int64_t M, double* OMLC_LS_RESTRICT G,
-            int64_t size, double* OMLC_LS_RESTRICT gx, double* OMLC_LS_RESTRICT dv,
+            const int64_t* OMLC_PCA_RESTRICT off, const double* OMLC_PCA_RESTRICT xs, int64_t n,
+            const double* OMLC_PCA_RESTRICT c, int64_t M, double* OMLC_PCA_RESTRICT G,
+            int64_t size, double* OMLC_PCA_RESTRICT gx, double* OMLC_PCA_RESTRICT dv,
             const int nv) {
-        const omlc_ls_v4d* vc = (const omlc_ls_v4d*)c;
+        const omlc_v4d* vc = (const omlc_v4d*)c;
         for (int64_t p = 0; p < n; p++) {
             double* g = G + off[p];
             const double x = xs[p];
             if (nv && off[p] + 4 * nv <= size) {
-                const omlc_ls_v4d xv = {x, x, x, x};
-                omlc_ls_v4d* vg = (omlc_ls_v4d*)g;
-                omlc_ls_v4d* vx = (omlc_ls_v4d*)(gx + p * M);
-                omlc_ls_v4d* vd = (omlc_ls_v4d*)(dv + p * M);
+                const omlc_v4d xv = {x, x, x, x};
+                omlc_v4d* vg = (omlc_v4d*)g;
+                omlc_v4d* vx = (omlc_v4d*)(gx + p * M);
+                omlc_v4d* vd = (omlc_v4d*)(dv + p * M);
                 for (int j = 0; j < nv; j++) {
-                    const omlc_ls_v4d v = xv * vc[j];
-                    const omlc_ls_v4d q = vg[j] + v * v;
+                    const omlc_v4d v = xv * vc[j];
+                    const omlc_v4d q = vg[j] + v * v;
                     vg[j] = q;
                     vx[j] = v;
                     vd[j] = q;
@@ -266,17 +379,17 @@ cdef extern from *:
         }
     }
     #endif
-    OMLC_LS_CLONES static void omlc_ls_frame_row(const int64_t* OMLC_LS_RESTRICT off,
-                                                 const double* OMLC_LS_RESTRICT xs, int64_t n,
-                                                 const double* OMLC_LS_RESTRICT c, int64_t M,
-                                                 double* OMLC_LS_RESTRICT W,
-                                                 double* OMLC_LS_RESTRICT G, int64_t size,
-                                                 const double* OMLC_LS_RESTRICT finv, int64_t ldf,
+    OMLC_PCA_CLONES static void omlc_ls_frame_row(const int64_t* OMLC_PCA_RESTRICT off,
+                                                 const double* OMLC_PCA_RESTRICT xs, int64_t n,
+                                                 const double* OMLC_PCA_RESTRICT c, int64_t M,
+                                                 double* OMLC_PCA_RESTRICT W,
+                                                 double* OMLC_PCA_RESTRICT G, int64_t size,
+                                                 const double* OMLC_PCA_RESTRICT finv, int64_t ldf,
                                                  double eta, double delta,
-                                                 double* OMLC_LS_RESTRICT gx,
-                                                 double* OMLC_LS_RESTRICT dv,
-                                                 double* OMLC_LS_RESTRICT u) {
-    #ifdef OMLC_LS_VEC
+                                                 double* OMLC_PCA_RESTRICT gx,
+                                                 double* OMLC_PCA_RESTRICT dv,
+                                                 double* OMLC_PCA_RESTRICT u) {
+    #ifdef OMLC_PCA_VEC
         const int nv = ldf <= 16 ? (int)(ldf / 4) : 0;
         switch (nv) {
             case 1: omlc_ls_accumulate(off, xs, n, c, M, G, size, gx, dv, 1); break;
@@ -287,7 +400,7 @@ cdef extern from *:
         }
     #else
         for (int64_t p = 0; p < n; p++) {
-            double* OMLC_LS_RESTRICT g = G + off[p];
+            double* OMLC_PCA_RESTRICT g = G + off[p];
             const double x = xs[p];
             for (int64_t m = 0; m < M; m++) {
                 double v = x * c[m];
@@ -300,7 +413,7 @@ cdef extern from *:
     #endif
         for (int64_t k = 0; k < n * M; k++)
             dv[k] = eta * gx[k] / (delta + sqrt(dv[k]));
-    #ifdef OMLC_LS_VEC
+    #ifdef OMLC_PCA_VEC
         switch (nv) {
             case 1: omlc_ls_product(off, n, dv, M, W, size, finv, 1); return;
             case 2: omlc_ls_product(off, n, dv, M, W, size, finv, 2); return;
@@ -310,12 +423,12 @@ cdef extern from *:
         }
     #endif
         for (int64_t p = 0; p < n; p++) {
-            double* OMLC_LS_RESTRICT w = W + off[p];
+            double* OMLC_PCA_RESTRICT w = W + off[p];
             for (int64_t i = 0; i < ldf; i++)
                 u[i] = 0.0;
             for (int64_t m = 0; m < M; m++) {
                 const double a = dv[p * M + m];
-                const double* OMLC_LS_RESTRICT f = finv + m * ldf;
+                const double* OMLC_PCA_RESTRICT f = finv + m * ldf;
                 for (int64_t i = 0; i < ldf; i++)
                     u[i] += a * f[i];
             }
@@ -324,8 +437,14 @@ cdef extern from *:
         }
     }
     """
+    void omlc_ls_combo(const double* A, int64_t n, int64_t ldf, const double* c,
+                       double* out) noexcept nogil
+    double omlc_ls_frame_update(double* F, const double* Rm, int64_t M, int64_t ldf, double* T,
+                                double* cF) noexcept nogil
     void omlc_ls_invert(const double* F, int64_t M, int64_t ldf, double* A,
                         double* out) noexcept nogil
+    int omlc_ls_inverse_step(double* Finv, const double* A, const double* C, int64_t k,
+                             int64_t M, int64_t ldf, double* Z, double* col) noexcept nogil
     void omlc_ls_frame_row(const int64_t* off, const double* xs, int64_t n, const double* c,
                            int64_t M, double* W, double* G, int64_t size, const double* finv,
                            int64_t ldf, double eta, double delta, double* gx, double* dv,
@@ -382,6 +501,9 @@ DEF C_RIDGE_BLOCK_MAX = 128
 DEF C_FOLD_ROWS = 256
 # AdaGrad's limit on |g| max|x| (a squared gradient must not overflow G)
 DEF C_SQRT_DBL_MAX = 1.3407807929942596e154
+# PBT's current-frame step: rows whose F^-1 follows F by the Woodbury step
+# before it is inverted afresh (their rounding errors add up)
+DEF C_FINV_FRESH = 32
 #: See the module notes.
 FOLD_TOL = 0.25
 PRECISION_FLOOR = C_PRECISION_FLOOR
@@ -812,20 +934,21 @@ def ridge_room(const float64_t[:, ::1] P, const float64_t[::1] w):
 
 # ----------------------------------------------------------------------------- O-BR's ridge
 cdef inline void _ridge_scores_row(const Row* r, const float64_t* W, int64_t d, int64_t K,
-                                   bint intercept, float64_t* s) noexcept nogil:
+                                   int64_t ld, bint intercept, float64_t* s) noexcept nogil:
     # x^T W[:d] as a sparse-times-dense product: zeros, then one axpy per
     # stored entry in order, then the intercept row added: SciPy's
-    # csr_matvecs order, so one row scores as it does inside a block.
+    # csr_matvecs order, so one row scores as it does inside a block. W's
+    # rows are ld items apart (ld >= K).
     cdef int64_t p, k
     memset(s, 0, K * sizeof(float64_t))
     for p in range(r.x_nnz):
-        axpy(row_value(r, p), W + r.x_indices[p] * K, s, K)
+        axpy(row_value(r, p), W + r.x_indices[p] * ld, s, K)
     if intercept:
         for k in range(K):
-            s[k] += W[d * K + k]
+            s[k] += W[d * ld + k]
 
 
-cdef void _check_ridge_shapes(RowStream stream, const float64_t[:, ::1] W, bint intercept,
+cdef void _check_ridge_shapes(RowStream stream, const float64_t[:, :] W, bint intercept,
                               out) except *:
     cdef int64_t h = stream.rows.n_features + (1 if intercept else 0)
     if W.shape[0] != h:
@@ -834,22 +957,33 @@ cdef void _check_ridge_shapes(RowStream stream, const float64_t[:, ::1] W, bint 
         raise ValueError(f"out must be {stream.rows.n_rows} x {W.shape[1]}, got {out.shape}")
 
 
-def ridge_scores(RowStream stream, const float64_t[:, ::1] W, bint intercept,
+def ridge_scores(RowStream stream, const float64_t[:, :] W, bint intercept,
                  float64_t[:, ::1] out):
     """``out[i] = x_i^T W[:d] (+ W[d])`` for every row of ``stream`` (the
     label-space regressors' decision values, in SciPy's summation order) with
     the finiteness check fused in: returns the position of the first row
-    whose scores are not all finite, or -1 (every row is written)."""
+    whose scores are not all finite, or -1 (every row is written). W's rows
+    each contiguous, possibly further apart than its width (the first
+    columns of a wider buffer: the linear engine's rows on cache lines)."""
     _check_ridge_shapes(stream, W, intercept, out)
     cdef CSRRows* rows = &stream.rows
     cdef int64_t n = rows.n_rows, K = W.shape[1], d = rows.n_features, i, bad = -1
+    cdef int64_t ld = K
     cdef Row r
     if n == 0 or K == 0:
         return -1
+    if W.shape[0] > 1:
+        ld = W.strides[0] // <int64_t> sizeof(float64_t)
+        if (K > 1 and W.strides[1] != sizeof(float64_t)) \
+                or W.strides[0] % <int64_t> sizeof(float64_t) or ld < K:
+            raise ValueError(f"W's rows must each be contiguous and must not overlap (strides "
+                             f"{(W.strides[0], W.strides[1])})")
+    elif K > 1 and W.strides[1] != sizeof(float64_t):
+        raise ValueError("W's row must be contiguous")
     with nogil:
         for i in range(n):
             get_row(rows, i, &r)
-            _ridge_scores_row(&r, &W[0, 0], d, K, intercept, &out[i, 0])
+            _ridge_scores_row(&r, &W[0, 0], d, K, ld, intercept, &out[i, 0])
             if bad < 0 and not finite_values(&out[i, 0], K):
                 bad = i
     return bad
@@ -975,7 +1109,7 @@ cdef _ridge_block(RowStream stream, float64_t[:, ::1] W, float64_t[:, ::1] Ainv,
                 dg[i] = A[i * h + i]
         for pos in range(n):
             get_row(rows, pos, &r)
-            _ridge_scores_row(&r, Wp, d, K, intercept, s)
+            _ridge_scores_row(&r, Wp, d, K, K, intercept, s)
             # x^T W of the rows that wait: W - sum_j g_j res_j^T
             for j in range(q):
                 x = G[j * h + d] if intercept else 0.0
@@ -1214,7 +1348,7 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
               cnp.ndarray W, Optimizer opt, cnp.ndarray Ainv, cnp.ndarray F,
               cnp.ndarray Q, cnp.ndarray sigma, cnp.ndarray P, cnp.ndarray counters,
               double eta_sgd=1.0, double fold_tol=FOLD_TOL, out=None, cost_fn=None,
-              int64_t ridge_block=0, bint current_frame=True):
+              int64_t ridge_block=0):
     """Learn every row of ``stream`` (labelled) in order; the state arrays are
     updated in place. ``counters`` (int64): [rows of Q, dropped row, t,
     folds]. ``W``: (d + intercept) x width, width K for PBC else M; ``opt``
@@ -1233,12 +1367,12 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     ``ridge_block``: the exact ridge's rows whose updates of Ainv wait for
     one rank-q update (as ``br_ridge_learn``'s ``block``; 0: its default).
 
-    ``current_frame`` (PBT under a per-coordinate ``AdaGrad``, lazy F): G
-    holds the effective (current-frame) coordinates' squared gradients and
-    the step ``dV`` taken there lands on W as ``dV F^-1``, which is the
-    per-row transform's step (``fold_tol=0``) exactly; False: the stored
-    coordinates' step ``x (F c)^T`` with G in W's frame (the rule before
-    issue 21's fix; see the module notes of omlc.learners.label_space).
+    PBT under a per-coordinate ``AdaGrad`` (lazy F) steps in the current
+    code frame: G holds the effective coordinates' squared gradients and the
+    step ``dV`` taken there lands on W as ``dV F^-1``, which is the per-row
+    transform's step (``fold_tol=0``) exactly. (The stored-frame rule before
+    issue 21's fix, G in W's frame, lives on in the NumPy twin only: see the
+    module notes of omlc.learners.label_space.)
 
     Returns ``(n_done, error, row_index)``: error 0 when every row was
     learned, else the Error of row ``n_done`` (not learned)."""
@@ -1246,7 +1380,7 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     cdef int64_t n = rows.n_rows, K = rows.n_labels, d = rows.n_features
     cdef int64_t h = d + (1 if intercept else 0)
     cdef int64_t width = K if basis == PBC else M
-    cdef int64_t i, j, k, m, p, idx, nq, drop, t, nrow, nq_old = 0, drop_old = -1, nt = 0
+    cdef int64_t i, j, k, m, p, idx, nq, drop, t, nrow, nt = 0
     cdef int err = OK
     cdef float64_t x, eta, gamma, gam1, sq, fnorm
     cdef Row r
@@ -1264,17 +1398,28 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     cdef float64_t* Pp
     cdef int64_t* cnt
     cdef float64_t* outp = NULL
-    cdef float64_t* Gp = NULL          # current_frame: AdaGrad's accumulators
+    cdef float64_t* Gp = NULL          # the current-frame step: AdaGrad's accumulators
     cdef float64_t ada_eta = 0.0, ada_delta = 0.0, cmax
     if stream.rows.y_indptr == NULL:
         raise ValueError("learning needs a labelled stream")
     for arr, shape, name in ((W, (h, width), "W"), (F, (M, M), "F"), (Q, (M + 1, K), "Q"),
                              (sigma, (M + 1,), "sigma"), (P, (M if not full_rank else K, K), "P"),
                              (counters, (4,), "counters")):
-        if tuple(arr.shape) != shape or not arr.flags.c_contiguous:
+        if tuple(arr.shape) != shape or not (arr.flags.c_contiguous or name == "W"):
             raise ValueError(f"{name} must be C-contiguous of shape {shape}, got {arr.shape}")
         if arr.dtype != (np.int64 if name == "counters" else np.float64):
             raise ValueError(f"{name} has dtype {arr.dtype}")
+    # W's rows are ld items apart: dense, or (PBC under a gradient solver,
+    # which reaches W only through the optimiser) the first width columns of
+    # a wider buffer, the linear engine's rows on cache lines
+    cdef int64_t ld = width
+    if not W.flags.c_contiguous:
+        wstr = (<object> W).strides
+        ld = wstr[0] // 8 if h > 1 else width
+        if not (solver != RIDGE and basis == PBC and (width <= 1 or wstr[1] == 8)
+                and wstr[0] % 8 == 0 and ld >= width and W.flags.aligned):
+            raise ValueError(f"W must be C-contiguous, or (PBC under a gradient solver) rows each "
+                             f"contiguous and apart by at least their width; strides {wstr}")
     nq, drop, t, nt = (int(v) for v in counters)
     if not (0 <= nq <= M + 1 and (drop == -1 or 0 <= drop < nq) and t >= 0 and nt >= 0):
         raise ValueError(f"counters [rows of Q, dropped row, t, folds] out of range for M = {M}: "
@@ -1290,11 +1435,11 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
         # The loop reads and folds W through its own pointer with row stride
         # `width` while the optimiser steps on its binding: both must be one
         # dense float64 buffer, or a fold and a step would write different rows.
-        if opt.W != <char*> cnp.PyArray_DATA(W) or opt.ld != width or opt.w_f32 \
+        if opt.W != <char*> cnp.PyArray_DATA(W) or opt.ld != ld or opt.w_f32 \
                 or (opt.b != 0.0) != intercept:
             raise ValueError(f"the optimiser must be bound to W itself (float64, row stride "
-                             f"{width}, intercept {bool(intercept)}), got row stride {opt.ld}")
-        if lazy and current_frame and type(opt) is AdaGrad:
+                             f"{ld}, intercept {bool(intercept)}), got row stride {opt.ld}")
+        if lazy and type(opt) is AdaGrad:
             if (<AdaGrad> opt).round_metric:
                 raise ValueError("PBT's current-frame AdaGrad step takes one step a row "
                                  "(round_metric=False)")
@@ -1319,10 +1464,12 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     cnt = <int64_t*> cnp.PyArray_DATA(counters)
     cdef int64_t Mp = M + 2
     cdef int64_t L = M if not full_rank else K      # rows of P
+    # PBT's M x M matrices (F, Rm, F^-1) sit in rows of ldf, the padding 0
+    cdef int64_t ldf = (M + 3) // 4 * 4, wpad = width + 4, most = 0
     # scratch: one owner (this frame)
     scratch_arr = np.zeros(
-        8 * K + 4 * width + 4 * M * M + 2 * M + 2 * Mp * K + 2 * Mp * Mp + 6 * Mp + 2 * (M + 1)
-        + msg_scratch_size(M, K) + 2 * h + C_FOLD_ROWS * M + 4 * K + 16)
+        8 * K + 4 * wpad + 3 * M * ldf + 2 * ldf + 2 * Mp * K + 2 * Mp * Mp + 6 * Mp
+        + 2 * (M + 1) + msg_scratch_size(M, K) + 2 * h + C_FOLD_ROWS * M + 4 * K + 16)
     # the exact ridge's waiting updates of Ainv: nb rows of w, the diagonal
     cdef int nb = 1, q = 0
     if not gradient:
@@ -1335,15 +1482,16 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     cdef float64_t* ytil = sc                      # K
     cdef float64_t* v = ytil + K                   # K
     cdef float64_t* delta = v + K                  # K
-    cdef float64_t* reff = delta + K               # width: effective scores
-    cdef float64_t* s = reff + width               # width: stored scores
-    cdef float64_t* pred = s + width               # width
-    cdef float64_t* tgt = pred + width             # width
-    cdef float64_t* z = tgt + width                # K (PBC code)
-    cdef float64_t* Rm = z + K                     # M x M
-    cdef float64_t* Fn = Rm + M * M                # M x M
-    cdef float64_t* cF = Fn + M * M                # 2 M
-    cdef float64_t* B = cF + 2 * M                 # Mp x K: the lazy basis Q = R B
+    cdef float64_t* reff = delta + K               # width (+ 4): effective scores
+    cdef float64_t* s = reff + wpad                # width: stored scores
+    cdef float64_t* pred = s + wpad                # width (+ 4)
+    cdef float64_t* tgt = pred + wpad              # width
+    cdef float64_t* z = tgt + wpad                 # K (PBC code)
+    cdef float64_t* Rm = z + K                     # M x ldf: P_t P_{t+1}^T
+    cdef float64_t* Fq = Rm + M * ldf              # M x ldf: F (lazy), written back at the end
+    cdef float64_t* Fn = Fq + M * ldf              # M x ldf
+    cdef float64_t* cF = Fn + M * ldf              # 2 ldf
+    cdef float64_t* B = cF + 2 * ldf               # Mp x K: the lazy basis Q = R B
     cdef float64_t* R = B + Mp * K                 # Mp x Mp
     cdef float64_t* Bsave = R + Mp * Mp            # Mp x K
     cdef float64_t* Rsave = Bsave + Mp * K         # Mp x Mp
@@ -1359,17 +1507,18 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     cdef float64_t* msg = lw + 4 * K               # msg_step's scratch
     cdef float64_t* msgV = msg_V(msg)              # its eigenvectors and their order
     cdef int64_t* msgo = msg_order(msg, M)
-    # current_frame: F^-1 (M x ldf, zero-padded), its Gauss-Jordan scratch
+    if not lazy:
+        reff = s                                   # the effective scores are the stored ones
+    # the current-frame step: F^-1 (M x ldf), its Gauss-Jordan scratch
     # (M x ldf), u and the coefficient c (ldf each, the padding 0); per entry
     # of the longest row: x, its offset in W (int64), x c and dv (M each,
     # and ldf past the last: the whole-vector stores' overhang)
-    cdef int64_t ldf = (M + 3) // 4 * 4, most = 0
     if Gp != NULL:
         for i in range(n):
             get_row(rows, i, &r)
             most = max(most, r.x_nnz)
     most += 1
-    frame_arr = np.zeros(2 * M * ldf + 2 * ldf + (2 + 2 * M) * most + 2 * ldf
+    frame_arr = np.zeros(2 * M * ldf + 2 * ldf + (2 + 2 * M) * most + 2 * ldf + 2 * ldf + Mp
                          if Gp != NULL else 1)
     cdef float64_t* Finv = <float64_t*> cnp.PyArray_DATA(frame_arr)
     cdef float64_t* Fgj = Finv + M * ldf
@@ -1379,6 +1528,9 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     cdef int64_t* offf = <int64_t*> (xsf + most)
     cdef float64_t* gxf = <float64_t*> (offf + most)
     cdef float64_t* dvf = gxf + M * most + ldf
+    cdef float64_t* Cw = dvf + M * most + ldf      # 2 x ldf: V's rows outside P_t's
+    cdef float64_t* mk = Cw + 2 * ldf              # Mp: P_t's rows of V marked
+    cdef int64_t nfresh = 0
     if cost_fn is not None and not callable(cost_fn):
         raise TypeError(f"cost_fn must be callable or None, got {type(cost_fn).__name__}")
     cdef bint has_fn = cost_fn is not None
@@ -1400,15 +1552,18 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     drop = cnt[1]
     t = cnt[2]
     nrow = 0
-    cdef int64_t nkept = 0, nkept2
-    cdef bint saved
-    cdef float64_t bound
+    cdef int64_t nkept = 0, nkept2 = 0
+    cdef bint saved, overflow, finv_stale = True
+    cdef float64_t bound, xmax
     with nogil:
         if nb > 1:
             for i in range(h):
                 dg[i] = Ap[i * h + i]
         if not full_rank:
             reset_lazy(B, R, Qp, nq, M, K)
+        if lazy:
+            for i in range(M):
+                memcpy(Fq + i * ldf, Fp + i * M, M * sizeof(float64_t))
         for nrow in range(n):
             get_row(rows, nrow, &r)
             # ---- scores (stored coordinates) and the effective ones
@@ -1424,13 +1579,8 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                 err = NONFINITE_SCORES
                 break
             if lazy:
-                for j in range(M):
-                    x = 0.0
-                    for m in range(M):
-                        x += Fp[m * M + j] * s[m]
-                    reff[j] = x
-            else:
-                memcpy(reff, s, width * sizeof(float64_t))
+                omlc_ls_combo(Fq, M, ldf, s, reff)     # F^T s
+            # (else reff is s)
             # ---- decoding: P = R[kq] B (or the identity at full rank)
             if not full_rank:
                 nkept = kept_rows(nq, drop, M, kq)
@@ -1530,6 +1680,13 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
             t += 1
             # ---- online PCA and the draw
             saved = False
+            xmax = 0.0
+            if gradient and (not full_rank or Gp != NULL):
+                xmax = 1.0 if intercept else 0.0     # max |x_j| of the row
+                for p in range(r.x_nnz):
+                    x = fabs(row_value(&r, p))
+                    if x > xmax:
+                        xmax = x
             if not full_rank:
                 if gradient:
                     # Only a squared gradient near DBL_MAX makes the step
@@ -1538,19 +1695,13 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                     # only when that bound comes close.
                     bound = 2.0 * (sqrt(omlc_pca_dot(reff, reff, width))
                                    + sqrt(omlc_pca_dot(v, v, K)))
-                    x = 1.0 if intercept else 0.0     # max |x_j| of the row
-                    for p in range(r.x_nnz):
-                        if fabs(row_value(&r, p)) > x:
-                            x = fabs(row_value(&r, p))
-                    bound *= x
+                    bound *= xmax
                     if not (bound < 1e150):
                         saved = True
                         memcpy(Bsave, B, Mp * K * sizeof(float64_t))
                         memcpy(Rsave, R, Mp * Mp * sizeof(float64_t))
                         memcpy(ssave, sg, (M + 1) * sizeof(float64_t))
                 eta = pca_step * 2.0 / sqrt(<float64_t> t) * M / K
-                nq_old = nq
-                drop_old = drop
                 nq = msg_step(B, R, nq, sg, eta, v, M, K, msg, &nt, anew)
                 if t % C_REORTH_EVERY == 0 and nq > 0:
                     # rounding slowly breaks the rows' orthonormality
@@ -1562,9 +1713,10 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                 drop = sample_drop(sg, nq, u, M)
             # ---- the regression's target and prediction (effective coordinates)
             if basis == PBC:
-                for k in range(K):
-                    tgt[k] = v[k]
-                    pred[k] = reff[k]
+                if not gradient or solver == SGD_SOLVER:
+                    for k in range(K):
+                        tgt[k] = v[k]
+                        pred[k] = reff[k]
             else:
                 if full_rank:
                     for m in range(L):
@@ -1580,74 +1732,75 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                     # r orthogonal to it, so Rm[i, j] = V[a_i, order[b_j]]
                     # (the same as the dense product up to the basis'
                     # rounding, which the re-orthonormalisation bounds).
-                    memset(Rm, 0, M * M * sizeof(float64_t))
-                    i = 0
-                    for p in range(nq_old):
-                        if p == drop_old:
-                            continue
-                        j = 0
-                        for m in range(nq):
-                            if m == drop:
-                                continue
-                            Rm[i * M + j] = msgV[p * nt + msgo[m]]
-                            j += 1
-                        i += 1
-                    for j in range(M):                 # pred = Rm^T r
-                        x = 0.0
-                        for i in range(M):
-                            x += Rm[i * M + j] * reff[i]
-                        pred[j] = x
+                    memset(Rm, 0, M * ldf * sizeof(float64_t))
+                    for j in range(nkept2):
+                        kq2[j] = msgo[kq2[j]]          # V's column of P_{t+1}'s row j
+                    for i in range(nkept):
+                        Rr = msgV + kq[i] * nt
+                        for j in range(nkept2):
+                            Rm[i * ldf + j] = Rr[kq2[j]]
+                    omlc_ls_combo(Rm, M, ldf, reff, pred)     # pred = Rm^T r
                     if lazy:
-                        # F <- F Rm, then Fn = F^T F, as row combos (each
-                        # sum over m in order)
-                        memset(Fn, 0, M * M * sizeof(float64_t))
-                        for i in range(M):
-                            omlc_pca_combo(Rm, M, M, Fp + i * M, Fn + i * M)
-                        memcpy(Fp, Fn, M * M * sizeof(float64_t))
-                        memset(Fn, 0, M * M * sizeof(float64_t))
-                        for i in range(M):
-                            for m in range(M):
-                                cF[m] = Fp[m * M + i]
-                            omlc_pca_combo(Fp, M, M, cF, Fn + i * M)
-                        fnorm = 0.0                    # ||F^T F - I||_F^2
-                        for i in range(M):
-                            Fn[i * M + i] -= 1.0
-                        for i in range(M * M):
-                            fnorm += Fn[i] * Fn[i]
+                        # F <- F Rm and ||F^T F - I||_F^2
+                        fnorm = omlc_ls_frame_update(Fq, Rm, M, ldf, Fn, cF)
                         if fnorm > fold_tol * fold_tol:
+                            for i in range(M):
+                                memcpy(Fp + i * M, Fq + i * ldf, M * sizeof(float64_t))
                             fold(Wp, Fp, h, M, ftmp)
+                            memset(Fq, 0, M * ldf * sizeof(float64_t))
+                            for i in range(M):
+                                Fq[i * ldf + i] = 1.0
                             cnt[3] += 1
+                            if Gp != NULL:
+                                memcpy(Finv, Fq, M * ldf * sizeof(float64_t))
+                                finv_stale = False
+                                nfresh = 0
+                        elif Gp != NULL and not finv_stale:
+                            # F^-1 <- Rm^-1 F^-1 (omlc_ls_inverse_step), or
+                            # inverted afresh before the step
+                            finv_stale = True
+                            if nkept == M and nkept2 == M and nt - M <= 2 \
+                                    and nfresh < C_FINV_FRESH:
+                                for p in range(nt):
+                                    mk[p] = 0.0
+                                for i in range(M):
+                                    mk[kq[i]] = 1.0
+                                m = 0
+                                for p in range(nt):
+                                    if mk[p] == 0.0:
+                                        for j in range(M):
+                                            Cw[m * ldf + j] = msgV[p * nt + kq2[j]]
+                                        m += 1
+                                if omlc_ls_inverse_step(Finv, Rm, Cw, m, M, ldf, Fgj, uf):
+                                    finv_stale = False
+                                    nfresh += 1
+                        else:
+                            finv_stale = True
                     else:                              # ridge: W <- W Rm now
-                        fold_into(Wp, Rm, h, M, ftmp)
+                        fold_into(Wp, Rm, ldf, h, M, ftmp)
                 else:
                     for m in range(L):
                         pred[m] = reff[m]
-            # ---- the regression step
+            # ---- the regression step (a refused one leaves W and G as they
+            # were; the row's online-PCA step is undone below)
+            overflow = False
             if Gp != NULL:
                 # AdaGrad in the current frame: G and the step dV on the
                 # effective coordinates (as the per-row transform takes it,
                 # G indexed by the current code's columns), W -= dV F^-1 so
                 # that W F moves by dV. The limit is AdaGrad's own.
-                for j in range(M):
-                    tgt[j] = pred[j] - tgt[j]          # the effective coefficient
                 cmax = 0.0
                 for j in range(M):
-                    cmax = fmax(cmax, fabs(tgt[j]))
-                x = 1.0 if intercept else 0.0
-                for p in range(r.x_nnz):
-                    x = fmax(x, fabs(row_value(&r, p)))
-                if not (cmax * x < C_SQRT_DBL_MAX):
-                    err = GRADIENT_OVERFLOW
-                    t -= 1
-                    if saved:
-                        memcpy(B, Bsave, Mp * K * sizeof(float64_t))
-                        memcpy(R, Rsave, Mp * Mp * sizeof(float64_t))
-                        memcpy(sg, ssave, (M + 1) * sizeof(float64_t))
-                    nq = cnt[0]
-                    drop = cnt[1]
-                    break
-                if r.x_nnz or intercept:
-                    omlc_ls_invert(Fp, M, ldf, Fgj, Finv)
+                    tgt[j] = pred[j] - tgt[j]          # the effective coefficient
+                    x = fabs(tgt[j])
+                    if x > cmax:
+                        cmax = x
+                overflow = not (cmax * xmax < C_SQRT_DBL_MAX)
+                if not overflow and (r.x_nnz or intercept):
+                    if finv_stale:                     # F^-1 afresh
+                        omlc_ls_invert(Fq, M, ldf, Fgj, Finv)
+                        finv_stale = False
+                        nfresh = 0
                     for p in range(r.x_nnz):
                         xsf[p] = row_value(&r, p)
                         offf[p] = r.x_indices[p] * M
@@ -1659,13 +1812,18 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                     memcpy(cpad, tgt, M * sizeof(float64_t))
                     omlc_ls_frame_row(offf, xsf, p, cpad, M, Wp, Gp, h * M, Finv, ldf, ada_eta,
                                       ada_delta, gxf, dvf, uf)
+            elif gradient and basis == PBC and solver != SGD_SOLVER:
+                for k in range(K):                     # s - (r - v), as below
+                    x = reff[k] - v[k]
+                    pred[k] = s[k] - x
+                overflow = opt.fit_row(&r, s, loss, &tg, 1, &ws) == OVERFLOW
             elif gradient:
                 # the stored-coordinate target: s - F (pred - tgt) [/ sqrt(t) for SGD]
                 for j in range(width):
                     tgt[j] = pred[j] - tgt[j]          # the effective coefficient
                 if lazy:
                     for i in range(M):
-                        cF[i] = dot(Fp + i * M, tgt, M)
+                        cF[i] = dot(Fq + i * ldf, tgt, M)
                     memcpy(tgt, cF, M * sizeof(float64_t))
                 if solver == SGD_SOLVER:
                     x = 1.0 / sqrt(<float64_t> t)
@@ -1673,17 +1831,7 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                         tgt[j] *= x
                 for j in range(width):
                     pred[j] = s[j] - tgt[j]
-                if opt.fit_row(&r, s, loss, &tg, 1, &ws) == OVERFLOW:
-                    err = GRADIENT_OVERFLOW
-                    t -= 1
-                    if not full_rank:
-                        if saved:
-                            memcpy(B, Bsave, Mp * K * sizeof(float64_t))
-                            memcpy(R, Rsave, Mp * Mp * sizeof(float64_t))
-                            memcpy(sg, ssave, (M + 1) * sizeof(float64_t))
-                        nq = cnt[0]
-                        drop = cnt[1]
-                    break
+                overflow = opt.fit_row(&r, s, loss, &tg, 1, &ws) == OVERFLOW
             else:
                 for i in range(h):
                     gx[h + i] = gx[i] / sq
@@ -1706,11 +1854,25 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                     x = gx[i] / gam1
                     for j in range(width):
                         Wp[i * width + j] -= x * tgt[j]
+            if overflow:
+                err = GRADIENT_OVERFLOW
+                t -= 1
+                if not full_rank:
+                    if saved:
+                        memcpy(B, Bsave, Mp * K * sizeof(float64_t))
+                        memcpy(R, Rsave, Mp * Mp * sizeof(float64_t))
+                        memcpy(sg, ssave, (M + 1) * sizeof(float64_t))
+                    nq = cnt[0]
+                    drop = cnt[1]
+                break
             cnt[0] = nq
             cnt[1] = drop
             cnt[2] = t
         else:
             nrow = n
+        if lazy:
+            for i in range(M):
+                memcpy(Fp + i * M, Fq + i * ldf, M * sizeof(float64_t))
         if q:           # the rows learned before the end or an error
             _ainv_flush(Ap, U, q, <int> h, dg)
         if not full_rank:
@@ -1729,12 +1891,12 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     return n, OK, -1
 
 
-cdef void fold_into(float64_t* W, const float64_t* R, int64_t h, int64_t M,
+cdef void fold_into(float64_t* W, const float64_t* R, int64_t ldr, int64_t h, int64_t M,
                     float64_t* tmp) noexcept nogil:
-    """W <- W R (W: h x M, R: M x M) by BLAS, C_FOLD_ROWS rows at a time
+    """W <- W R (W: h x M, R: M x M in rows of ldr) by BLAS, C_FOLD_ROWS rows at a time
     (``tmp``: C_FOLD_ROWS x M): h M^2 work that row-by-row axpys of length M
     did at a fraction of the machine's speed."""
-    cdef int m = <int> M, r
+    cdef int m = <int> M, lr = <int> ldr, r
     cdef int64_t i0
     cdef char nt = b'N'
     cdef double one = 1.0, zero = 0.0
@@ -1745,7 +1907,7 @@ cdef void fold_into(float64_t* W, const float64_t* R, int64_t h, int64_t M,
     while i0 < h:
         r = <int> (h - i0 if h - i0 < rows else rows)
         # (Fortran sees the row-major blocks transposed: (W R)^T = R^T W^T)
-        dgemm(&nt, &nt, &m, &r, &m, &one, <double*> R, &m, W + i0 * M, &m, &zero, tmp, &m)
+        dgemm(&nt, &nt, &m, &r, &m, &one, <double*> R, &lr, W + i0 * M, &m, &zero, tmp, &m)
         memcpy(W + i0 * M, tmp, r * M * sizeof(float64_t))
         i0 += rows
 
@@ -1753,7 +1915,7 @@ cdef void fold_into(float64_t* W, const float64_t* R, int64_t h, int64_t M,
 cdef void fold(float64_t* W, float64_t* F, int64_t h, int64_t M, float64_t* tmp) noexcept nogil:
     """W <- W F, F <- I."""
     cdef int64_t i
-    fold_into(W, F, h, M, tmp)
+    fold_into(W, F, M, h, M, tmp)
     memset(F, 0, M * M * sizeof(float64_t))
     for i in range(M):
         F[i * M + i] = 1.0

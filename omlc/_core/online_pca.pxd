@@ -177,15 +177,29 @@ cdef extern from *:
         return (s[0] + s[1]) + (s[2] + s[3]);
     }
 
-    /* sum a[k] b[k] in four lanes, the tail after them: the one summation
-       order of both entries below (inlined into each of their builds). */
+    /* The K-length passes below keep their sums in registers: each output
+       entry still gets its terms one at a time in the old order (a product,
+       then an add), so the results are the plain loops' to the bit; only
+       the loads and stores of the running sums go. */
+
+    /* sum a[k] b[k] in four lanes (index mod 4) combined as (l0 + l1) +
+       (l2 + l3), the tail after them: the one summation order of the dot
+       products here (inlined into each build). */
     static inline double omlc_pca_dot_lanes(const double* OMLC_PCA_RESTRICT a,
                                             const double* OMLC_PCA_RESTRICT b, int64_t K) {
-        double s[4] = {0.0, 0.0, 0.0, 0.0};
         int64_t k = 0;
+        double t;
+    #ifdef OMLC_PCA_VEC
+        omlc_v4d s = {0.0, 0.0, 0.0, 0.0};
+        for (; k + 4 <= K; k += 4)
+            s += *(const omlc_v4d*)(a + k) * *(const omlc_v4d*)(b + k);
+        t = (s[0] + s[1]) + (s[2] + s[3]);
+    #else
+        double s[4] = {0.0, 0.0, 0.0, 0.0};
         for (; k + 4 <= K; k += 4)
             for (int l = 0; l < 4; l++) s[l] += a[k + l] * b[k + l];
-        double t = (s[0] + s[1]) + (s[2] + s[3]);
+        t = (s[0] + s[1]) + (s[2] + s[3]);
+    #endif
         for (; k < K; k++) t += a[k] * b[k];
         return t;
     }
@@ -195,51 +209,189 @@ cdef extern from *:
         return omlc_pca_dot_lanes(a, b, K);
     }
 
-    /* out[i] = omlc_pca_dot(A[i], x) for n rows of length K. */
+    /* out[i] = omlc_pca_dot(A[i], x) for n rows of length K: four rows a
+       pass share x's loads, and their four sums overlap. */
     OMLC_PCA_CLONES static void omlc_pca_dots(const double* OMLC_PCA_RESTRICT A, int64_t n,
                                               int64_t K, const double* OMLC_PCA_RESTRICT x,
                                               double* OMLC_PCA_RESTRICT out) {
-        for (int64_t i = 0; i < n; i++)
+        int64_t i = 0;
+    #ifdef OMLC_PCA_VEC
+        for (; i + 4 <= n; i += 4) {
+            const double* OMLC_PCA_RESTRICT a0 = A + i * K;
+            const double* OMLC_PCA_RESTRICT a1 = a0 + K;
+            const double* OMLC_PCA_RESTRICT a2 = a1 + K;
+            const double* OMLC_PCA_RESTRICT a3 = a2 + K;
+            omlc_v4d s0 = {0.0, 0.0, 0.0, 0.0}, s1 = s0, s2 = s0, s3 = s0;
+            int64_t k = 0;
+            for (; k + 4 <= K; k += 4) {
+                const omlc_v4d xv = *(const omlc_v4d*)(x + k);
+                s0 += *(const omlc_v4d*)(a0 + k) * xv;
+                s1 += *(const omlc_v4d*)(a1 + k) * xv;
+                s2 += *(const omlc_v4d*)(a2 + k) * xv;
+                s3 += *(const omlc_v4d*)(a3 + k) * xv;
+            }
+            double t0 = (s0[0] + s0[1]) + (s0[2] + s0[3]);
+            double t1 = (s1[0] + s1[1]) + (s1[2] + s1[3]);
+            double t2 = (s2[0] + s2[1]) + (s2[2] + s2[3]);
+            double t3 = (s3[0] + s3[1]) + (s3[2] + s3[3]);
+            for (; k < K; k++) {
+                t0 += a0[k] * x[k];
+                t1 += a1[k] * x[k];
+                t2 += a2[k] * x[k];
+                t3 += a3[k] * x[k];
+            }
+            out[i] = t0;
+            out[i + 1] = t1;
+            out[i + 2] = t2;
+            out[i + 3] = t3;
+        }
+    #endif
+        for (; i < n; i++)
             out[i] = omlc_pca_dot_lanes(A + i * K, x, K);
+    }
+
+    /* out[k] += sum_i c[i cs] A[i lda + k] for k < K, each out[k] getting
+       row i's term after row i - 1's (n axpys' order), 16, 8, then 4
+       entries of out held in registers across the rows. */
+    static inline void omlc_pca_combo_cs(const double* OMLC_PCA_RESTRICT A, int64_t lda,
+                                         int64_t n, int64_t K, const double* OMLC_PCA_RESTRICT c,
+                                         int64_t cs, double* OMLC_PCA_RESTRICT out) {
+        int64_t k = 0;
+    #ifdef OMLC_PCA_VEC
+        for (; k + 16 <= K; k += 16) {
+            omlc_v4d o0 = *(omlc_v4d*)(out + k), o1 = *(omlc_v4d*)(out + k + 4);
+            omlc_v4d o2 = *(omlc_v4d*)(out + k + 8), o3 = *(omlc_v4d*)(out + k + 12);
+            const double* OMLC_PCA_RESTRICT a = A + k;
+            for (int64_t i = 0; i < n; i++, a += lda) {
+                const double ci = c[i * cs];
+                o0 += ci * *(const omlc_v4d*)a;
+                o1 += ci * *(const omlc_v4d*)(a + 4);
+                o2 += ci * *(const omlc_v4d*)(a + 8);
+                o3 += ci * *(const omlc_v4d*)(a + 12);
+            }
+            *(omlc_v4d*)(out + k) = o0;
+            *(omlc_v4d*)(out + k + 4) = o1;
+            *(omlc_v4d*)(out + k + 8) = o2;
+            *(omlc_v4d*)(out + k + 12) = o3;
+        }
+        if (k + 8 <= K) {
+            omlc_v4d o0 = *(omlc_v4d*)(out + k), o1 = *(omlc_v4d*)(out + k + 4);
+            const double* OMLC_PCA_RESTRICT a = A + k;
+            for (int64_t i = 0; i < n; i++, a += lda) {
+                const double ci = c[i * cs];
+                o0 += ci * *(const omlc_v4d*)a;
+                o1 += ci * *(const omlc_v4d*)(a + 4);
+            }
+            *(omlc_v4d*)(out + k) = o0;
+            *(omlc_v4d*)(out + k + 4) = o1;
+            k += 8;
+        }
+        if (k + 4 <= K) {
+            omlc_v4d o0 = *(omlc_v4d*)(out + k);
+            const double* OMLC_PCA_RESTRICT a = A + k;
+            for (int64_t i = 0; i < n; i++, a += lda)
+                o0 += c[i * cs] * *(const omlc_v4d*)a;
+            *(omlc_v4d*)(out + k) = o0;
+            k += 4;
+        }
+    #endif
+        for (; k < K; k++) {
+            double o = out[k];
+            for (int64_t i = 0; i < n; i++) o += c[i * cs] * A[i * lda + k];
+            out[k] = o;
+        }
     }
 
     /* out += sum_i c[i] A[i] (row i added after row i - 1, as n axpys). */
     OMLC_PCA_CLONES static void omlc_pca_combo(const double* OMLC_PCA_RESTRICT A, int64_t n,
                                                int64_t K, const double* OMLC_PCA_RESTRICT c,
                                                double* OMLC_PCA_RESTRICT out) {
-        for (int64_t i = 0; i < n; i++) {
-            const double ci = c[i];
-            const double* OMLC_PCA_RESTRICT a = A + i * K;
-            for (int64_t k = 0; k < K; k++) out[k] += ci * a[k];
-        }
+        omlc_pca_combo_cs(A, K, n, K, c, 1, out);
     }
 
-    /* T[l] = sum_j R[j, l] V[j] for l < nq (R: row stride ldr; V, T: nt
-       wide), each sum over j in order: the same as nq zeroed combos with
-       R's column l as coefficients, in one call. */
-    OMLC_PCA_CLONES static void omlc_pca_tmul(const double* OMLC_PCA_RESTRICT R, int64_t ldr,
-                                              const double* OMLC_PCA_RESTRICT V, int64_t nq,
-                                              int64_t nt, double* OMLC_PCA_RESTRICT T) {
-        for (int64_t l = 0; l < nq; l++) {
-            double* OMLC_PCA_RESTRICT out = T + l * nt;
-            for (int64_t k = 0; k < nt; k++) out[k] = 0.0;
-            for (int64_t j = 0; j < nq; j++) {
-                const double c = R[j * ldr + l];
-                const double* OMLC_PCA_RESTRICT v = V + j * nt;
-                for (int64_t k = 0; k < nt; k++) out[k] += c * v[k];
+    /* msg_step's new factor from the eigenvectors V (nt x nt, row-major) in
+       the order o: T[i, l] = sum_{j < nq} V[j, o_i] R[j, l] for l < nq (R:
+       row stride ldr), T[i, nq] = V[nq, o_i] when nt > nq, i.e. T = V[:,
+       o]^T blockdiag(R, 1) row by row (row stride ldt), and an[i] =
+       sum_{j < nt} a[j] V[j, o_i] (the new Q v). Every sum runs over j in
+       order from 0, as the combos over V[:, o]'s rows did. The rows are
+       computed w = nq rounded up to 4 wide (whole vectors: ldt >= w, and
+       R's rows are read w wide, inside R's (nq + 1)^2 buffer at the
+       least); the entries past nq are scratch, never read. */
+    OMLC_PCA_CLONES static void omlc_pca_newr(const double* OMLC_PCA_RESTRICT R, int64_t ldr,
+                                              const double* OMLC_PCA_RESTRICT V,
+                                              const int64_t* OMLC_PCA_RESTRICT o,
+                                              const double* OMLC_PCA_RESTRICT a, int64_t nq,
+                                              int64_t nt, int64_t ldt,
+                                              double* OMLC_PCA_RESTRICT T,
+                                              double* OMLC_PCA_RESTRICT an) {
+        const int64_t w = (nq + 3) / 4 * 4;
+        for (int64_t i = 0; i < nt; i++) {
+            const double* OMLC_PCA_RESTRICT col = V + o[i];
+            double* OMLC_PCA_RESTRICT Ti = T + i * ldt;
+    #ifdef OMLC_PCA_VEC
+            /* one pass over R's rows with the whole row of T in registers
+               (w / 4 <= 4 vectors: M <= 14) */
+    #  define OMLC_PCA_NEWR_ROW(NV) do { \
+                omlc_v4d t_[NV]; \
+                for (int v_ = 0; v_ < NV; v_++) t_[v_] = (omlc_v4d){0.0, 0.0, 0.0, 0.0}; \
+                const double* OMLC_PCA_RESTRICT r_ = R; \
+                for (int64_t j = 0; j < nq; j++, r_ += ldr) { \
+                    const double c_ = col[j * nt]; \
+                    for (int v_ = 0; v_ < NV; v_++) \
+                        t_[v_] += c_ * *(const omlc_v4d*)(r_ + 4 * v_); \
+                } \
+                for (int v_ = 0; v_ < NV; v_++) *(omlc_v4d*)(Ti + 4 * v_) = t_[v_]; \
+            } while (0)
+            switch (w) {
+            case 4: OMLC_PCA_NEWR_ROW(1); break;
+            case 8: OMLC_PCA_NEWR_ROW(2); break;
+            case 12: OMLC_PCA_NEWR_ROW(3); break;
+            case 16: OMLC_PCA_NEWR_ROW(4); break;
+            default:
+                for (int64_t l = 0; l < w; l++) Ti[l] = 0.0;
+                omlc_pca_combo_cs(R, ldr, nq, w, col, nt, Ti);
             }
+    #  undef OMLC_PCA_NEWR_ROW
+    #else
+            for (int64_t l = 0; l < w; l++) Ti[l] = 0.0;
+            omlc_pca_combo_cs(R, ldr, nq, w, col, nt, Ti);
+    #endif
+            if (nt > nq) Ti[nq] = col[nq * nt];
+            double x = 0.0;
+            for (int64_t j = 0; j < nt; j++) x += a[j] * col[j * nt];
+            an[i] = x;
         }
     }
 
-    /* A[i] += c[i] x for n rows of length K. */
+    /* A[i] += c[i] x for n rows of length K (x's entries held in registers
+       across the rows). */
     OMLC_PCA_CLONES static void omlc_pca_rank1(double* OMLC_PCA_RESTRICT A, int64_t n, int64_t K,
                                                const double* OMLC_PCA_RESTRICT c,
                                                const double* OMLC_PCA_RESTRICT x) {
-        for (int64_t i = 0; i < n; i++) {
-            const double ci = c[i];
-            double* OMLC_PCA_RESTRICT a = A + i * K;
-            for (int64_t k = 0; k < K; k++) a[k] += ci * x[k];
+        int64_t k = 0;
+    #ifdef OMLC_PCA_VEC
+        for (; k + 16 <= K; k += 16) {
+            const omlc_v4d x0 = *(const omlc_v4d*)(x + k), x1 = *(const omlc_v4d*)(x + k + 4);
+            const omlc_v4d x2 = *(const omlc_v4d*)(x + k + 8), x3 = *(const omlc_v4d*)(x + k + 12);
+            double* OMLC_PCA_RESTRICT a = A + k;
+            for (int64_t i = 0; i < n; i++, a += K) {
+                const double ci = c[i];
+                *(omlc_v4d*)a += ci * x0;
+                *(omlc_v4d*)(a + 4) += ci * x1;
+                *(omlc_v4d*)(a + 8) += ci * x2;
+                *(omlc_v4d*)(a + 12) += ci * x3;
+            }
         }
+        for (; k + 4 <= K; k += 4) {
+            const omlc_v4d x0 = *(const omlc_v4d*)(x + k);
+            double* OMLC_PCA_RESTRICT a = A + k;
+            for (int64_t i = 0; i < n; i++, a += K)
+                *(omlc_v4d*)a += c[i] * x0;
+        }
+    #endif
+        for (; k < K; k++)
+            for (int64_t i = 0; i < n; i++) A[i * K + k] += c[i] * x[k];
     }
 
     /* out = x / s */
@@ -263,9 +415,10 @@ cdef extern from *:
                         double* out) noexcept nogil
     void omlc_pca_rank1(double* A, int64_t n, int64_t K, const double* c,
                         const double* x) noexcept nogil
-    void omlc_pca_tmul(const double* R, int64_t ldr, const double* V, int64_t nq, int64_t nt,
-                       double* T) noexcept nogil
     void omlc_pca_div(const double* x, double s, int64_t K, double* out) noexcept nogil
+    void omlc_pca_newr(const double* R, int64_t ldr, const double* V, const int64_t* o,
+                       const double* a, int64_t nq, int64_t nt, int64_t ldt, double* T,
+                       double* an) noexcept nogil
 
 
 cdef inline float64_t dot(const float64_t* a, const float64_t* b, int64_t n) noexcept nogil:
@@ -301,6 +454,17 @@ cdef inline int64_t secular_iwork_size(int64_t n) noexcept nogil:
     return 8 * n + 24
 
 
+cdef inline int64_t sec_pad(float64_t* orgv, float64_t* yv, int64_t* exv, int64_t na) noexcept nogil:
+    """Pads na (>= 1) packed roots to whole vectors with copies of the last;
+    returns the padded count."""
+    cdef int64_t r, nr = (na + 3) // 4 * 4
+    for r in range(na, nr):
+        orgv[r] = orgv[na - 1]
+        yv[r] = yv[na - 1]
+        exv[r] = exv[na - 1]
+    return nr
+
+
 cdef inline void secular_eigh(const float64_t* d, const float64_t* z, float64_t rho, int64_t n,
                               float64_t* lam, float64_t* V, float64_t* work,
                               int64_t* iw) noexcept nogil:
@@ -333,13 +497,14 @@ cdef inline void secular_eigh(const float64_t* d, const float64_t* z, float64_t 
     cdef float64_t* dl = mu + n4
     cdef float64_t* col = dl + n4
     cdef float64_t* yb = col + n4
-    cdef float64_t* orgv = yb + n4                  # per root: its origin pole,
+    cdef float64_t* orgv = yb + n4                  # packed: a root's origin pole,
     cdef float64_t* yv = orgv + n4                  # its point,
-    cdef float64_t* gv = yv + n4                    # the sums there,
+    cdef float64_t* gv = yv + n4                    # the sums there
     cdef float64_t* gdv = gv + n4
     cdef float64_t* gav = gdv + n4
-    cdef float64_t* lov = gav + n4                  # and its bracket
+    cdef float64_t* lov = gav + n4                  # per root: its bracket
     cdef float64_t* hiv = lov + n4
+    cdef float64_t* yr = hiv + n4                   # per root: its point
     cdef int64_t* perm = iw
     cdef int64_t* idx = perm + n
     cdef int64_t* gp = idx + n
@@ -347,8 +512,11 @@ cdef inline void secular_eigh(const float64_t* d, const float64_t* z, float64_t 
     cdef int64_t* exv = gq + n                      # n4 each: the left-out pole,
     cdef int64_t* oi = exv + n4                     # the origin's index,
     cdef int64_t* act = oi + n4                     # still iterating
-    cdef int64_t i, j, a, b, k, k4, ng, last, _it, cx, nact, nr
+    cdef int64_t* ro = act + n4                     # the vectors' rows' offsets in V
+    cdef int64_t* al = ro                           # (before them) the packed roots
+    cdef int64_t i, j, a, b, k, k4, ng, last, _it, cx, na
     cdef float64_t zn2, rhop, tol, dmax, tau, c, s, m, g, gd, ga, w, y, nrm
+    cdef bint desc
     memset(V, 0, n * n * sizeof(float64_t))
     zn2 = 0.0
     for i in range(n):
@@ -359,15 +527,22 @@ cdef inline void secular_eigh(const float64_t* d, const float64_t* z, float64_t 
             lam[i] = d[i]
             V[i * n + i] = 1.0
         return
-    for i in range(n):                          # ascending d, ties by index
-        perm[i] = i
+    # ascending d, ties by index; msg_step's d (sigma, largest first, then
+    # the new direction's 0) is usually strictly descending: reversed, the
+    # insertion sort's worst case
+    desc = True
     for i in range(1, n):
-        cx = perm[i]
-        j = i - 1
-        while j >= 0 and d[perm[j]] > d[cx]:
-            perm[j + 1] = perm[j]
-            j -= 1
-        perm[j + 1] = cx
+        desc = desc and d[i - 1] > d[i]
+    for i in range(n):
+        perm[i] = n - 1 - i if desc else i
+    if not desc:
+        for i in range(1, n):
+            cx = perm[i]
+            j = i - 1
+            while j >= 0 and d[perm[j]] > d[cx]:
+                perm[j + 1] = perm[j]
+                j -= 1
+            perm[j + 1] = cx
     nrm = sqrt(zn2)
     dmax = 0.0
     for i in range(n):
@@ -411,18 +586,35 @@ cdef inline void secular_eigh(const float64_t* d, const float64_t* z, float64_t 
         dso[a] = 0.0
         mu[a] = 0.0
         col[a] = 0.0
-    # ---- the roots, as offsets mu[a] from the pole dso[a], all k side by
-    # side (each root's steps are its own: the twin finds them one by one)
-    for a in range(k4):
-        orgv[a] = dsk[a] if a < k else 0.0
-        yv[a] = 0.5 * (dsk[a + 1] - dsk[a]) if a < k - 1 else 0.0
-        exv[a] = -1
-    # the origin: the pole nearer the root (g's sign at the midpoint)
-    omlc_sec_sums_many(dsk, rzk, k4, orgv, yv, exv, k4, gv, gdv, gav)
+    # ---- the roots, as offsets mu[a] from the pole dso[a], side by side:
+    # each call of omlc_sec_sums_many takes the roots still iterating packed
+    # into whole vectors (orgv, yv, exv: al says whose), padded with a copy
+    # of the last; each root's steps are its own (the twin finds them one by
+    # one), so packing changes no bit, only the vectors computed.
+    # The origin: the pole nearer the root (g's sign at the midpoint m).
+    # Where m >= 2 rho' the root is nearer d_a without evaluating g(m): the
+    # terms of the poles up to d_a sum to at least -rho' / m >= -1/2 (their
+    # weights sum to rho'), the others are positive, so g(m) > 0.
+    na = 0
+    for a in range(k - 1):
+        m = 0.5 * (dsk[a + 1] - dsk[a])
+        if not (m >= 2.0 * rhop):
+            al[na] = a
+            orgv[na] = dsk[a]
+            yv[na] = m
+            exv[na] = -1
+            na += 1
+    if na > 0:
+        omlc_sec_sums_many(dsk, rzk, k4, orgv, yv, exv, sec_pad(orgv, yv, exv, na), gv, gdv, gav)
+    j = 0
     for a in range(k):
         if a < k - 1:
-            m = yv[a]
-            if gv[a] >= 0.0:
+            m = 0.5 * (dsk[a + 1] - dsk[a])
+            g = 1.0
+            if j < na and al[j] == a:
+                g = gv[j]
+                j += 1
+            if g >= 0.0:
                 oi[a] = a
                 lov[a] = 0.0
                 hiv[a] = m
@@ -439,30 +631,32 @@ cdef inline void secular_eigh(const float64_t* d, const float64_t* z, float64_t 
         exv[a] = oi[a]
     # start: the origin's own pole with the others frozen at mu = 0
     # (within O(rho) of the root once the MSG step is small)
-    omlc_sec_sums_many(dsk, rzk, k4, orgv, yv, exv, k4, gv, gdv, gav)
+    omlc_sec_sums_many(dsk, rzk, k4, orgv, yv, exv, sec_pad(orgv, yv, exv, k), gv, gdv, gav)
     for a in range(k):
         y = rzk[oi[a]] / gv[a]
         if not (y > lov[a] and y < hiv[a]):
             y = 0.5 * (lov[a] + hiv[a])
-        yv[a] = y
-        exv[a] = -1
+        yr[a] = y
         act[a] = 1
-    nact = k
-    nr = k4
     for _it in range(SECULAR_ITERS):
-        if nact == 0:
-            break
-        omlc_sec_sums_many(dsk, rzk, k4, orgv, yv, exv, nr, gv, gdv, gav)
-        last = -1
+        na = 0
         for a in range(k):
-            if not act[a]:
-                continue
-            y = yv[a]
-            g = gv[a]
-            gd = gdv[a]
-            ga = gav[a]
+            if act[a]:
+                al[na] = a
+                orgv[na] = dsk[oi[a]]
+                yv[na] = yr[a]
+                exv[na] = -1
+                na += 1
+        if na == 0:
+            break
+        omlc_sec_sums_many(dsk, rzk, k4, orgv, yv, exv, sec_pad(orgv, yv, exv, na), gv, gdv, gav)
+        for j in range(na):
+            a = al[j]
+            y = yr[a]
+            g = gv[j]
+            gd = gdv[j]
+            ga = gav[j]
             act[a] = 0
-            nact -= 1
             if fabs(g) <= DBL_EPSILON * ga:        # a root to rounding
                 continue
             if g < 0.0:
@@ -474,15 +668,12 @@ cdef inline void secular_eigh(const float64_t* d, const float64_t* z, float64_t 
                 m = 0.5 * (lov[a] + hiv[a])
                 if not (m > lov[a] and m < hiv[a]):
                     continue
-            yv[a] = m
+            yr[a] = m
             if fabs(m - y) <= 2.0 * DBL_EPSILON * fabs(m):
                 continue
             act[a] = 1
-            nact += 1
-            last = a
-        nr = (last + 4) // 4 * 4                   # the blocks still iterating
     for a in range(k):
-        mu[a] = yv[a]
+        mu[a] = yr[a]
         dso[a] = dsk[oi[a]]
         lam[idx[a]] = dso[a] + mu[a]
     # ---- the z that the roots make exact, then the eigenvectors
@@ -492,16 +683,14 @@ cdef inline void secular_eigh(const float64_t* d, const float64_t* z, float64_t 
         col[a] = sqrt(fabs(w)) if zs[idx[a]] >= 0.0 else -sqrt(fabs(w))
     # Without a Givens rotation (the usual case) each entry goes straight to
     # its unsorted row; otherwise the rotations act on the sorted rows first.
+    for b in range(k):
+        ro[b] = (perm[idx[b]] if ng == 0 else idx[b]) * n
     for a in range(k):
         nrm = sqrt(omlc_sec_col(col, dsk, dso[a], mu[a], k4, yb))
         omlc_pca_div(yb, nrm, k4, dl)
         cx = idx[a]
-        if ng == 0:
-            for b in range(k):
-                V[perm[idx[b]] * n + cx] = dl[b]
-        else:
-            for b in range(k):
-                V[idx[b] * n + cx] = dl[b]
+        for b in range(k):
+            V[ro[b] + cx] = dl[b]
     for i in range(n):
         if zs[i] == 0.0:
             lam[i] = ds[i]
@@ -530,6 +719,13 @@ cdef inline void sort_desc(const float64_t* lam, int64_t n, int64_t* order) noex
     """Indices of ``lam`` by decreasing value, ties by index (insertion sort:
     n is at most M + 2)."""
     cdef int64_t i, j, x
+    cdef bint asc = True
+    for i in range(1, n):
+        asc = asc and lam[i - 1] < lam[i]
+    if asc:                         # (secular_eigh's roots ascend unless deflated)
+        for i in range(n):
+            order[i] = n - 1 - i
+        return
     for i in range(n):
         order[i] = i
     for i in range(1, n):
@@ -622,7 +818,7 @@ cdef inline int64_t msg_step(float64_t* B, float64_t* R, int64_t nq, float64_t* 
     last row, which is discarded (O(M K)). Leaves in ``scratch`` V (nt x nt,
     nt written to ``nt_out``) and the order of its columns (row i of the new
     Q is column order[i]); ``anew`` gets the new Q v."""
-    cdef int64_t i, j, l, nt, nk, Mp = M + 2
+    cdef int64_t i, j, l, nt, nk, ldt, Mp = M + 2
     cdef float64_t rho, vnorm, x, tot, beta
     cdef float64_t* V = scratch                    # (M + 2)^2: first (msg_V)
     cdef int64_t* order = <int64_t*> (V + Mp * Mp) # M + 2: second (msg_order)
@@ -633,9 +829,8 @@ cdef inline int64_t msg_step(float64_t* B, float64_t* R, int64_t nq, float64_t* 
     cdef float64_t* lam = dg + Mp                  # M + 2
     cdef float64_t* lamk = lam + Mp                # M + 2
     cdef float64_t* bps = lamk + Mp                # 4 (M + 2)
-    cdef float64_t* Tt = bps + 4 * Mp              # (M + 2)^2 (nt x nt)
-    cdef float64_t* Vo = Tt + Mp * Mp              # (M + 2)^2 (nt x nt)
-    cdef float64_t* hv = Vo + Mp * Mp              # M + 2
+    cdef float64_t* T = bps + 4 * Mp               # (M + 2) (M + 5) (nt x ldt)
+    cdef float64_t* hv = T + Mp * (Mp + 3)         # M + 2
     cdef float64_t* bb = hv + Mp                   # M + 2
     cdef float64_t* cK = bb + Mp                   # K
     cdef float64_t* work = cK + K                  # secular_eigh's
@@ -658,34 +853,25 @@ cdef inline int64_t msg_step(float64_t* B, float64_t* R, int64_t nq, float64_t* 
     secular_eigh(dg, a, eta, nt, lam, V, work, iw)
     sort_desc(lam, nt, order)
     nk = nt if nt < M + 1 else M + 1
-    # T = V[:, order]^T blockdiag(R, 1), kept transposed (Tt[l, i] = T[i, l])
-    # so that every pass is a whole row of length nt: Vo = V[:, order],
-    # Tt[l] = sum_j R[j, l] Vo[j] (l < nq) and Tt[nq] = Vo[nq]; the new Q v
-    # is Vo^T a. Each sum runs over j in order, as T's row axpys did.
-    for i in range(nt):
-        l = order[i]
-        for j in range(nt):
-            Vo[j * nt + i] = V[j * nt + l]
-    memset(anew, 0, nt * sizeof(float64_t))
-    omlc_pca_combo(Vo, nt, nt, a, anew)
-    omlc_pca_tmul(R, Mp, Vo, nq, nt, Tt)
-    if nt > nq:
-        memcpy(Tt + nq * nt, Vo + nq * nt, nt * sizeof(float64_t))
+    # T = V[:, order]^T blockdiag(R, 1) (row i of the new R before the cap)
+    # and the new Q v, read off V's columns in order: no permuted copy of V
+    ldt = (nt + 3) // 4 * 4
+    omlc_pca_newr(R, Mp, V, order, a, nq, nt, ldt, T, anew)
     if nk < nt:
         # the cap: H = I - beta hv hv^T maps the dropped row w of T to -+e_last
-        for l in range(nt):
-            hv[l] = Tt[l * nt + nt - 1]
+        memcpy(hv, T + (nt - 1) * ldt, nt * sizeof(float64_t))
         hv[nt - 1] += 1.0 if hv[nt - 1] >= 0.0 else -1.0
         beta = 0.0
         for l in range(nt):
             beta += hv[l] * hv[l]
         beta = 2.0 / beta
-        memset(dg, 0, nt * sizeof(float64_t))      # dg[i] = T[i] . hv
-        omlc_pca_combo(Tt, nt, nt, hv, dg)
         for i in range(nk):                        # R <- (T H)[:nk, :nk]
-            x = dg[i] * beta
+            x = 0.0                                # T[i] . hv
+            for l in range(nt):
+                x += hv[l] * T[i * ldt + l]
+            x *= beta
             for l in range(nk):
-                R[i * Mp + l] = Tt[l * nt + i] - x * hv[l]
+                R[i * Mp + l] = T[i * ldt + l] - x * hv[l]
         memset(cK, 0, K * sizeof(float64_t))       # B <- (H B)[:nk]
         omlc_pca_combo(B, nt, K, hv, cK)
         for j in range(nk):
@@ -693,8 +879,7 @@ cdef inline int64_t msg_step(float64_t* B, float64_t* R, int64_t nq, float64_t* 
         omlc_pca_rank1(B, nk, K, bb, cK)
     else:
         for i in range(nk):
-            for l in range(nt):
-                R[i * Mp + l] = Tt[l * nt + i]
+            memcpy(R + i * Mp, T + i * ldt, nt * sizeof(float64_t))
     for i in range(nk):
         lamk[i] = lam[order[i]]
     nt_out[0] = nt
@@ -713,8 +898,8 @@ cdef inline int64_t msg_step(float64_t* B, float64_t* R, int64_t nq, float64_t* 
 cdef inline int64_t msg_scratch_size(int64_t M, int64_t K) noexcept nogil:
     """The doubles of msg_step's ``scratch``."""
     cdef int64_t Mp = M + 2
-    return (3 * Mp * Mp + Mp + secular_iwork_size(Mp) + 2 * K + 10 * Mp + secular_work_size(Mp)
-            + 8)
+    return (2 * Mp * Mp + 4 * Mp + secular_iwork_size(Mp) + 2 * K + 10 * Mp
+            + secular_work_size(Mp) + 8)
 
 
 cdef inline float64_t* msg_V(float64_t* scratch) noexcept nogil:

@@ -11,7 +11,20 @@ from omlc._core.losses import SquaredLoss
 from omlc._core.optimizers import SGD, AdaGrad, RowAdaGrad
 from omlc._core.rowstream import RowStream, all_finite
 from omlc._validation import check_fits, csr_arrays
+from omlc.learners._aligned import aligned_array
 from omlc.learners._rls import rls_apply, rls_gain_sparse
+
+# float64 items in a 64-byte cache line. A row of W (one feature's weights
+# for every output) read whole by the scoring sweep and written whole by the
+# gradient solvers' axpy starts on a line when the row stride is a multiple
+# of it: on rcv1-shaped rows (K = 101, 808-byte rows, most of them 16 or 48
+# bytes off a line) the unaligned vector loads and stores that cross lines
+# cost O-BR's compiled loop ~20% (asv_benchmarks/scripts/
+# label_space_speed_781k.py).
+_LINE = 8
+#: Outputs below this keep their dense rows: the padding (up to 7 items a
+#: row) would cost more memory than a line split saves.
+ALIGN_MIN_WIDTH = 32
 
 
 class _Regressor:
@@ -55,7 +68,7 @@ class _Regressor:
         (``ridge_scores``: SciPy's order for ``X @ W[:d] + W[d]``, the same
         for a row alone as inside a block)."""
         W = self.W
-        if not _plain(W):
+        if not _plain_rows(W):
             R = np.asarray(X @ W[:self.d])
             if self.intercept:
                 R += W[self.d]
@@ -65,6 +78,25 @@ class _Regressor:
         xp, xi, xv = csr_arrays(X)
         bad = ridge_scores(RowStream(xp, xi, xv, self.d), W, self.intercept, R)
         return R, bad
+
+    def align_rows(self):
+        """Put the rows of W (and of AdaGrad's per-weight G) on 64-byte
+        boundaries for the linear engine: the first ``width`` columns of a
+        buffer ``8 ceil(width / 8)`` wide, on a cache line (2 MiB for a large
+        one). Values unchanged; the spare columns are never read. The
+        gradient solvers only (the exact ridge's kernels take dense rows),
+        from ``ALIGN_MIN_WIDTH`` outputs; a no-op when already done. A pickle
+        or a model file keeps the logical (dense) arrays: the first learning
+        call after a load lays them out again."""
+        if self.solver == "ridge" or self.width < ALIGN_MIN_WIDTH:
+            return
+        per_weight = self.solver == "adagrad"
+        if _on_lines(self.W) and (not per_weight or self.G.strides == self.W.strides
+                                  and _on_lines(self.G)):
+            return
+        self.W = _line_rows(self.W)
+        if per_weight:
+            self.G = _line_rows(self.G)
 
     def compiled_ridge(self):
         """Whether the ridge state can go to ``br_ridge_learn`` as it is
@@ -119,3 +151,26 @@ class _Regressor:
 def _plain(A):
     return type(A) is np.ndarray and A.dtype == np.float64 and A.flags.c_contiguous \
         and A.flags.writeable and A.ndim == 2
+
+
+def _plain_rows(A):
+    """``_plain`` but for the row stride: rows each contiguous, possibly
+    further apart (``align_rows``)."""
+    return type(A) is np.ndarray and A.dtype == np.float64 and A.ndim == 2 \
+        and A.flags.aligned and (A.shape[1] <= 1 or A.strides[1] == 8) \
+        and (A.shape[0] <= 1 or A.strides[0] % 8 == 0 and A.strides[0] >= 8 * A.shape[1])
+
+
+def _on_lines(A):
+    return A.ndim == 2 and A.ctypes.data % 64 == 0 and A.strides[0] % (8 * _LINE) == 0 \
+        and (A.shape[1] <= 1 or A.strides[1] == 8)
+
+
+def _line_rows(A):
+    """A copy of the float64 matrix ``A`` whose rows start on 64-byte
+    boundaries (see ``_Regressor.align_rows``); spare columns zero."""
+    rows, k = A.shape
+    buf = aligned_array((rows, -(-k // _LINE) * _LINE), np.float64, small_align=64)
+    out = buf[:, :k]
+    out[...] = A
+    return out

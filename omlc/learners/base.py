@@ -37,6 +37,16 @@ def clone(learner, **overrides):
     return type(learner)(**params)
 
 
+def fill_legacy_state(cls, state, fitted, params=True):
+    """Add to ``state`` (a dict, changed in place) the entries of
+    ``cls._LEGACY_STATE`` it lacks: parameters if ``params``, fitted
+    attributes if ``fitted``."""
+    for k, v in cls._LEGACY_STATE.items():
+        if k not in state and (fitted if k.endswith("_") else params):
+            state[k] = np.array(v) if isinstance(v, np.ndarray) else v
+    return state
+
+
 class Estimator:
     """What every omlc estimator shares, learners and the stand-alone
     :class:`omlc.learners.HoeffdingTree` alike: a lock per object (dropped
@@ -49,12 +59,22 @@ class Estimator:
         self._lock = threading.RLock()
         return self
 
+    #: What a state saved by an older omlc lacks, name -> the value that
+    #: keeps such a model doing what it did: a parameter (no trailing
+    #: underscore) in any state, a fitted attribute in a fitted one
+    #: (``n_features_in_`` in it). Filled by ``__setstate__`` (pickles) and by
+    #: ``omlc.load_model`` (a parameter missing from a file takes it instead of
+    #: its default; fitted attributes before the loader's checks): a new
+    #: attribute needs one line in its learner's table. Arrays are copied.
+    _LEGACY_STATE = {}
+
     def __getstate__(self):
         state = self.__dict__.copy()
         state.pop("_lock", None)
         return state
 
     def __setstate__(self, state):
+        fill_legacy_state(type(self), state, "n_features_in_" in state)
         # A model loaded from a read-only memory map (joblib hands large
         # arrays to worker processes that way; ``joblib.load(mmap_mode="r")``)
         # gets private writeable copies: the kernels update state in place.

@@ -86,8 +86,8 @@ O(d M^2). Per-coordinate AdaGrad takes its step in the current code frame,
 as the per-row transform does: the accumulators G belong to the effective
 coordinates (``G += (x c^T)^2``, c the effective coefficient), the step
 ``dV = eta x c^T / (delta + sqrt(G))`` is taken there and lands on W as
-``W -= dV F^-1`` (F^-1 by Gauss-Jordan, O(M^3) a row; the product
-O(nnz M^2)), so ``W F`` moves exactly as ``dpp_learn(fold_tol=0)``'s
+``W -= dV F^-1`` (F^-1 by Gauss-Jordan, O(M^3), again only after F
+changed; the product O(nnz M^2)), so ``W F`` moves exactly as ``dpp_learn(fold_tol=0)``'s
 weights (tested to rounding). SGD and row-wise AdaGrad step in W's
 coordinates with the stored-frame coefficient ``F c`` (the same step while F
 is orthogonal; one accumulator per feature does not see the frame).
@@ -98,8 +98,9 @@ CS-DPP-PBT's F1: the eigenvectors of the near-equal (capped) sigma turn by
 O(1) every row (``||P_t P_{t+1}^T - I||_F`` about 4.4 at M = 10, a random
 rotation's sqrt(2M) = 4.5), and the per-row transform takes each AdaGrad
 step in that freshly turned frame. Measured one pass (seed-1000 order,
-``label_space_defaults.py SET csdpp:pbt@threshold=0.0 csdpp:pbt@threshold=0.0,frame=stored``,
-stored frame -> current frame): CS-DPP-PBT F1 cost at threshold 0
+``label_space_defaults.py SET csdpp:pbt@threshold=0.0`` with a switch to the
+stored frame that has since been removed; tests/reference_label_space.py keeps
+the rule; stored frame -> current frame): CS-DPP-PBT F1 cost at threshold 0
 rcv1subset1-3 .7725 / .6772 / .6919 -> .6601 / .6072 / .6349, at the
 default adaptive threshold .7411 / .6650 / .6813 -> .6485 / .6040 / .6301
 (now below PBC's .6913 / .6588 / .6609); DPP-PBT's Hamming loss .02759 /
@@ -543,6 +544,7 @@ class _OnlineLSR(BaseLearner):
         as it is, SGD's ``eta / sqrt(t)`` as ScaledSGD with ``power = 1/2``
         (``eta / (1 + t')^(1/2)``, t' the rows before; no shrinkage)."""
         reg = self.reg_
+        reg.align_rows()
         b0 = 1.0 if reg.intercept else 0.0
         sgd_state = None
         if reg.solver == "sgd":
@@ -567,8 +569,16 @@ class _OnlineLSR(BaseLearner):
             T = np.ascontiguousarray(self._targets(Yc))
             R = np.empty((b - a, reg.width)) if out is not None else None
             try:
-                stream = RowStream(xp, xi, xv, X.shape[1], noy[0], noy[1], reg.width,
-                                   order=rows.astype(np.int64))
+                # In stream order a chunk's stream is its rows' slice of the
+                # indptr: the stream's bounds check reads that chunk's entries,
+                # not the whole block's once per chunk (~3k instructions a
+                # rcv1-shaped row).
+                if order is None:
+                    stream = RowStream(xp[a:b + 1], xi, xv, X.shape[1], noy[0][:b - a + 1],
+                                       noy[1], reg.width)
+                else:
+                    stream = RowStream(xp, xi, xv, X.shape[1], noy[0], noy[1], reg.width,
+                                       order=rows.astype(np.int64))
                 learn(opt, SquaredLoss(), stream, 1, R, targets=T, weights=wc)
             except NonFiniteError as exc:
                 pos = a + exc.row
@@ -726,6 +736,10 @@ class CSDPP(_OnlineLSR):
     (4, 12)
     """
 
+    # Models from before the decoding threshold (issue 21) decode at the
+    # paper's 0 and hold no threshold costs.
+    _LEGACY_STATE = {"threshold": 0.0, "thr_cost_": np.zeros(THRESHOLD_GRID.shape[0])}
+
     def __init__(self, cost="f1", code_dim="auto", basis="pbt", lam=1.0, solver="auto", eta=None,
                  fit_intercept=True, pca_step=1.0, threshold="auto", random_state=0):
         self.cost = cost
@@ -738,12 +752,6 @@ class CSDPP(_OnlineLSR):
         self.pca_step = pca_step
         self.threshold = threshold
         self.random_state = random_state
-
-    #: PBT under per-coordinate AdaGrad (the lazy factor F): G and the step
-    #: in the current code frame, ``W -= dV F^-1`` (the per-row transform's
-    #: step); False: the stored frame, the rule before issue 21's fix (kept
-    #: for the before/after measurements and the persistence test).
-    _current_frame = True
 
     def _cost(self):
         return self.cost
@@ -914,6 +922,10 @@ class CSDPP(_OnlineLSR):
         # weights (K + 1 calls a row, label_weights_callable), all else compiled
         cost_fn = functools.partial(label_weights_callable, cost) if callable(cost) else None
         reg = self.reg_
+        if self.basis == "pbc":
+            # W's K-wide rows on cache lines, as O-BR's (the loop reaches
+            # them through the optimiser only); PBT's M-wide rows stay dense
+            reg.align_rows()
         Mw = self.F_.shape[0]
         opt = None
         if reg.solver == "sgd":
@@ -927,8 +939,7 @@ class CSDPP(_OnlineLSR):
             BASIS_IDS[self.basis], SOLVER_IDS[reg.solver], Mw, self.full_rank_,
             float(self.pca_step), self.u_, reg.intercept, reg.W, opt,
             reg.Ainv if reg.solver == "ridge" else None, self.F_, self.Qb_, self.sb_, self.proj_,
-            self.cnt_, out=out, cost_fn=cost_fn, ridge_block=self._ridge_block,
-            current_frame=self._current_frame)
+            self.cnt_, out=out, cost_fn=cost_fn, ridge_block=self._ridge_block)
         reg.t = self.t_
         if err:
             raise NonFiniteError(_ERRORS[err].format(pos=done + offset, index=index, lam=self.lam),
@@ -1000,13 +1011,6 @@ class CSDPP(_OnlineLSR):
         D = _finite_scores(self._decode(R, self.P_))
         theta = self._theta()
         return D - theta if theta != 0.0 else D
-
-    def __setstate__(self, state):
-        # Pickles from before the decoding threshold: the paper's round().
-        state.setdefault("threshold", 0.0)
-        if "n_labels_" in state:
-            state.setdefault("thr_cost_", np.zeros(THRESHOLD_GRID.shape[0]))
-        super().__setstate__(state)
 
 
 class DPP(CSDPP):
@@ -1295,6 +1299,9 @@ class OnlineCS(OnlineRandomProjection):
     (3, 12)
     """
 
+    # Models from before the pursuit's tie rule: NumPy's argmax, as they predicted.
+    _LEGACY_STATE = {"omp_tie_": 0.0}
+
     def __init__(self, code_dim="auto", sparsity=None, lam=1.0, solver="auto", eta=None,
                  fit_intercept=True, random_state=0):
         self.code_dim = code_dim
@@ -1317,12 +1324,6 @@ class OnlineCS(OnlineRandomProjection):
         self.n_coded_ = 0
         # the pursuit's tie (OMP_TIE); 0 in models from before it
         self.omp_tie_ = OMP_TIE
-
-    def __setstate__(self, state):
-        # Pickles from before the tie rule: NumPy's argmax, as they predicted.
-        if "n_labels_" in state:
-            state.setdefault("omp_tie_", 0.0)
-        super().__setstate__(state)
 
     def _target(self, y):
         self.n_relevant_ += int(y.sum())
