@@ -355,19 +355,23 @@ cdef extern from *:
         for (int64_t i = 0; i < nt; i++) {
             const double* OMLC_PCA_RESTRICT col = V + o[i];
             double* OMLC_PCA_RESTRICT Ti = T + i * ldt;
+            double x = 0.0;                    /* an[i], its first nq terms */
+            int64_t j0 = 0;                    /* (in the row pass when it is one) */
     #ifdef OMLC_PCA_VEC
             /* one pass over R's rows with the whole row of T in registers
                (w / 4 <= 4 vectors: M <= 14) */
-    #  define OMLC_PCA_NEWR_ROW(NV) do { \
-                omlc_v4d t_[NV]; \
-                for (int v_ = 0; v_ < NV; v_++) t_[v_] = (omlc_v4d){0.0, 0.0, 0.0, 0.0}; \
-                const double* OMLC_PCA_RESTRICT r_ = R; \
-                for (int64_t j = 0; j < nq; j++, r_ += ldr) { \
-                    const double c_ = col[j * nt]; \
-                    for (int v_ = 0; v_ < NV; v_++) \
-                        t_[v_] += c_ * *(const omlc_v4d*)(r_ + 4 * v_); \
-                } \
-                for (int v_ = 0; v_ < NV; v_++) *(omlc_v4d*)(Ti + 4 * v_) = t_[v_]; \
+    #  define OMLC_PCA_NEWR_ROW(NV) do { \\
+                omlc_v4d t_[NV]; \\
+                for (int v_ = 0; v_ < NV; v_++) t_[v_] = (omlc_v4d){0.0, 0.0, 0.0, 0.0}; \\
+                const double* OMLC_PCA_RESTRICT r_ = R; \\
+                for (int64_t j = 0; j < nq; j++, r_ += ldr) { \\
+                    const double c_ = col[j * nt]; \\
+                    x += a[j] * c_; \\
+                    for (int v_ = 0; v_ < NV; v_++) \\
+                        t_[v_] += c_ * *(const omlc_v4d*)(r_ + 4 * v_); \\
+                } \\
+                for (int v_ = 0; v_ < NV; v_++) *(omlc_v4d*)(Ti + 4 * v_) = t_[v_]; \\
+                j0 = nq; \\
             } while (0)
             switch (w) {
             case 4: OMLC_PCA_NEWR_ROW(1); break;
@@ -384,9 +388,23 @@ cdef extern from *:
             omlc_pca_combo_cs(R, ldr, nq, w, col, nt, Ti);
     #endif
             if (nt > nq) Ti[nq] = col[nq * nt];
-            double x = 0.0;
-            for (int64_t j = 0; j < nt; j++) x += a[j] * col[j * nt];
+            for (int64_t j = j0; j < nt; j++) x += a[j] * col[j * nt];
             an[i] = x;
+        }
+    }
+
+    /* The cap's new factor: R[i, l] = T[i, l] - beta (T[i] . h) h[l] for i, l <
+       nk, T[i] . h summed over l < nt in order (R: row stride ldr, T: ldt). */
+    OMLC_PCA_CLONES static void omlc_pca_capr(const double* OMLC_PCA_RESTRICT T, int64_t ldt,
+                                              int64_t nt, int64_t nk,
+                                              const double* OMLC_PCA_RESTRICT h, double beta,
+                                              double* OMLC_PCA_RESTRICT R, int64_t ldr) {
+        for (int64_t i = 0; i < nk; i++) {
+            const double* OMLC_PCA_RESTRICT t = T + i * ldt;
+            double x = 0.0;
+            for (int64_t l = 0; l < nt; l++) x += h[l] * t[l];
+            x *= beta;
+            for (int64_t l = 0; l < nk; l++) R[i * ldr + l] = t[l] - x * h[l];
         }
     }
 
@@ -489,6 +507,8 @@ cdef extern from *:
     void omlc_pca_div(const double* x, double s, int64_t K, double* out) noexcept nogil
     void omlc_pca_reflect(double* B, int64_t nt, int64_t nk, int64_t K, const double* h,
                           const double* c) noexcept nogil
+    void omlc_pca_capr(const double* T, int64_t ldt, int64_t nt, int64_t nk, const double* h,
+                       double beta, double* R, int64_t ldr) noexcept nogil
     void omlc_pca_newr(const double* R, int64_t ldr, const double* V, const int64_t* o,
                        const double* a, int64_t nq, int64_t nt, int64_t ldt, double* T,
                        double* an) noexcept nogil
@@ -887,7 +907,7 @@ cdef inline int64_t msg_step(float64_t* B, float64_t* R, int64_t nq, float64_t* 
     nt written to ``nt_out``) and the order of its columns (row i of the new
     Q is column order[i]); ``anew`` gets the new Q v."""
     cdef int64_t i, j, l, nt, nk, ldt, Mp = M + 2
-    cdef float64_t rho, vnorm, x, tot, beta
+    cdef float64_t rho, vnorm, tot, beta
     cdef float64_t* V = scratch                    # (M + 2)^2: first (msg_V)
     cdef int64_t* order = <int64_t*> (V + Mp * Mp) # M + 2: second (msg_order)
     cdef int64_t* iw = order + Mp                  # secular_eigh's
@@ -932,13 +952,7 @@ cdef inline int64_t msg_step(float64_t* B, float64_t* R, int64_t nq, float64_t* 
         for l in range(nt):
             beta += hv[l] * hv[l]
         beta = 2.0 / beta
-        for i in range(nk):                        # R <- (T H)[:nk, :nk]
-            x = 0.0                                # T[i] . hv
-            for l in range(nt):
-                x += hv[l] * T[i * ldt + l]
-            x *= beta
-            for l in range(nk):
-                R[i * Mp + l] = T[i * ldt + l] - x * hv[l]
+        omlc_pca_capr(T, ldt, nt, nk, hv, beta, R, Mp)   # R <- (T H)[:nk, :nk]
         for j in range(nk):                        # B <- (H B)[:nk]
             bb[j] = -beta * hv[j]
         omlc_pca_reflect(B, nt, nk, K, hv, bb)
