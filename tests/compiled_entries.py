@@ -401,6 +401,33 @@ def _ranking_stats():
     return a, call, {"yp": "ptr", "yi": f"idx:{L}", "S": "ok:long_col"}
 
 
+@spec("rank_rule.calibrated_rows")
+def _calibrated_rows():
+    rng = np.random.default_rng(0)
+    m, L, nb = 6, 4, 8
+    hist = np.zeros(nb + 2)
+    hist[:nb] = rng.integers(0, 3, size=nb)
+    hist[nb] = 2.0
+    a = {"S": rng.normal(size=(m, L)), "card": rng.random(m) * 2, "hist": hist,
+         "theta": np.linspace(-3.0, 3.0, nb + 1), "out": np.zeros((m, L))}
+
+    def call(a):
+        from omlc._core.rank_rule import calibrated_rows
+        return calibrated_rows(a["S"], a["card"], a["hist"], a["theta"], 3.0, 4, a["out"])
+    return a, call, {"S": "finite", "card": "finite+", "hist": "finite+", "theta": "finite"}
+
+
+@spec("rank_rule.standardise")
+def _standardise_rows():
+    rng = np.random.default_rng(0)
+    a = {"S": rng.normal(size=(5, 4)), "Z": np.zeros((5, 4))}
+
+    def call(a):
+        from omlc._core.rank_rule import standardise
+        return standardise(a["S"], a["Z"])
+    return a, call, {"S": "ok:nan,inf,neg_inf"}
+
+
 @spec("kernels.support_block")
 def _support_block():
     from omlc._core.losses import ALTLoss

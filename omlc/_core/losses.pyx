@@ -26,7 +26,8 @@ from libc.stdint cimport int32_t, int64_t
 
 ctypedef float float32_t
 
-from omlc._core.simd cimport omlc_alt_coef, omlc_alt_step, omlc_alt_step_f, omlc_smoothed_pairs
+from omlc._core.simd cimport (omlc_alt_coef, omlc_alt_step, omlc_alt_step_f, omlc_hinge_pairs,
+                              omlc_smoothed_pairs)
 
 
 cdef extern from *:
@@ -500,7 +501,8 @@ cdef void _direct_pairs(int kind, const float64_t* s, const Target* y, float64_t
     """Every pair of a row with few pairs, one relevant label at a time over
     all the labels: the pair test is a mask (relevant labels mask themselves
     out), so the inner loop has no branch; the loss is summed only if asked.
-    The hinges' comparisons are those of ``_pair_beta``. The smoothed pair's
+    The hinges' comparisons are those of ``_pair_beta`` (``omlc_hinge_pairs``
+    when the loss is not wanted: the same counts, vectorised). The smoothed pair's
     beta is eq. 15's median(0, v / w, 1) (v = s_l + 1 - s_k) as a clamp of
     v times 1 / w (``omlc_smoothed_pairs``: no division nor branch a pair,
     the loops over the labels vectorise), kept in the scratch h (K) for the
@@ -521,6 +523,15 @@ cdef void _direct_pairs(int kind, const float64_t* s, const Target* y, float64_t
                     if h[l] != 0.0:
                         v = (s[l] + 1.0) - sk
                         lsum += v - 0.5 * w if h[l] == 1.0 else v * v / (2.0 * w)
+        elif loss == NULL:
+            # The step's path (no loss wanted): vectorised (omlc_hinge_pairs),
+            # the irrelevant labels as 1.0 in the scratch h.
+            if j == 0:
+                for l in range(L):
+                    h[l] = 0.0 if rel[l] else 1.0
+            cnt = omlc_hinge_pairs(s, h, L, sk, kind != HINGE, g)
+            g[k] -= cnt
+            errs += cnt
         else:
             cnt = 0
             for l in range(L):
@@ -530,7 +541,7 @@ cdef void _direct_pairs(int kind, const float64_t* s, const Target* y, float64_t
                     m = (not rel[l]) & (sk <= s[l])
                 g[l] += m
                 cnt += m
-                if loss != NULL and kind == HINGE and m:
+                if kind == HINGE and m:
                     lsum += (s[l] + 1.0) - sk
             g[k] -= cnt
             errs += cnt

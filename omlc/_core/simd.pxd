@@ -242,21 +242,21 @@ cdef extern from *:
     OMLC_DEFINE_ALT_STEP(omlc_alt_step, double, int64_t)
     OMLC_DEFINE_ALT_STEP(omlc_alt_step_f, float, int32_t)
 
-    /* Where a feature's rows of n matrices (row pointers m[0..n), n_bytes
-       each) lie within n rows' bytes of each other -- the learners keep them
+    /* Where a feature's rows of n matrices (their first bytes m[0..n), n_bytes
+       each, float32 or float64) lie within n rows' bytes of each other -- the learners keep them
        side by side in one buffer (omlc.learners._growth.interleave, each
        row padded to whole 32-byte blocks) -- one loop of prefetches from the
        lowest covers them all: *lo is set and the span returned; 0 when they
        lie apart (then each row is prefetched). */
-    static inline int64_t omlc_rows_span(const double* const* m, int n, int64_t n_bytes,
-                                         const double** lo) {
-        const double* a = m[0];
-        const double* b = m[0];
+    static inline int64_t omlc_rows_span(const char* const* m, int n, int64_t n_bytes,
+                                         const char** lo) {
+        const char* a = m[0];
+        const char* b = m[0];
         for (int i = 1; i < n; i++) {
             if (m[i] < a) a = m[i];
             if (m[i] > b) b = m[i];
         }
-        const int64_t span = (int64_t)((b - a) * (int64_t)sizeof(double)) + n_bytes;
+        const int64_t span = (int64_t)(b - a) + n_bytes;
         *lo = a;
         return span <= n * (n_bytes + 64) ? span : 0;
     }
@@ -274,15 +274,15 @@ cdef extern from *:
                                            double* OMLC_RESTRICT sv) {
         for (int64_t l = 0; l < K; l++) { su[l] = 0.0; sv[l] = 0.0; }
         const int64_t nb = K * (int64_t)sizeof(double);
-        const double* mats[2] = {U, V};
-        const double* lo;
+        const char* mats[2] = {(const char*)U, (const char*)V};
+        const char* lo;
         const int64_t span = omlc_rows_span(mats, 2, nb, &lo);
         int64_t p = 0;
         for (; p + 1 < nnz; p += 2) {
             for (int64_t q = p + OMLC_AHEAD; q < p + OMLC_AHEAD + 2 && q < nnz; q++) {
                 const int64_t jn = (int64_t)idx[q] * ld;
                 if (span) {
-                    omlc_prefetch_lines((const char*)(lo + jn), span);
+                    omlc_prefetch_lines(lo + jn * (int64_t)sizeof(double), span);
                 } else {
                     omlc_prefetch_lines((const char*)(U + jn), nb);
                     omlc_prefetch_lines((const char*)(V + jn), nb);
@@ -355,13 +355,14 @@ cdef extern from *:
                                  double hi, double lo, WT* OMLC_RESTRICT s,         \
                                  WT* OMLC_RESTRICT d) {                             \
         for (int64_t l = 0; l < K; l++) { s[l] = 0; d[l] = 0; }                    \
-        /* A feature's V and A rows side by side (an interleaved buffer, V      \
-           first): one run of lines for both, each line asked for once, with  \
-           fewer prefetches (they stall when the misses queue up). The span \
-           is found once, here (GCC 12 dropped prefetch runs sized per nonzero). */\
+        /* A feature's V and A rows side by side (an interleaved buffer):     \
+           one run of lines for both, each line asked for once, with fewer     \
+           prefetches (they stall when the misses queue up). The span is found \
+           once, here (GCC 12 dropped prefetch runs sized per nonzero). */      \
         const int64_t rb = K * (int64_t)sizeof(WT);                                 \
-        const int64_t gap = (int64_t)((uintptr_t)A - (uintptr_t)V);                 \
-        const int64_t span = gap > 0 && gap <= rb + 64 ? gap + rb : 0;              \
+        const char* mats_[2] = {(const char*)V, (const char*)A};                    \
+        const char* lo_;                                                            \
+        const int64_t span = omlc_rows_span(mats_, 2, rb, &lo_);                    \
         int64_t p = 0;                                                              \
         /* Two nonzeros per sweep of s and d: each weight and each s_l, d_l sees   \
            the same operations in the same order as one nonzero at a time (the \
@@ -372,7 +373,7 @@ cdef extern from *:
             for (int64_t q = p + OMLC_AHEAD; q < p + OMLC_AHEAD + 2 && q < nnz; q++) {\
                 int64_t jn = (int64_t)idx[q];                                       \
                 if (span)                                                           \
-                    omlc_prefetch_lines((const char*)(V + jn * ld), span);          \
+                    omlc_prefetch_lines(lo_ + jn * ld * (int64_t)sizeof(WT), span); \
                 else {                                                              \
                     omlc_prefetch_lines((const char*)(V + jn * ld), rb);            \
                     omlc_prefetch_lines((const char*)(A + jn * ld), rb);            \
@@ -481,8 +482,8 @@ cdef extern from *:
                                              double* OMLC_RESTRICT d) {
         for (int64_t l = 0; l < K; l++) { s[l] = 0.0; d[l] = 0.0; }
         const int64_t nb = K * (int64_t)sizeof(double);
-        const double* mats[3] = {A, U, V};
-        const double* lo;
+        const char* mats[3] = {(const char*)A, (const char*)U, (const char*)V};
+        const char* lo;
         const int64_t span = omlc_rows_span(mats, 3, nb, &lo);
         int64_t p = 0;
         /* Two nonzeros per sweep of s and d, as omlc_settle_score_*: the same
@@ -491,7 +492,7 @@ cdef extern from *:
             for (int64_t q = p + OMLC_AHEAD; q < p + OMLC_AHEAD + 2 && q < nnz; q++) {
                 int64_t jn = (int64_t)idx[q];
                 if (span) {
-                    omlc_prefetch_lines((const char*)(lo + jn * ld), span);
+                    omlc_prefetch_lines(lo + jn * ld * (int64_t)sizeof(double), span);
                 } else {
                     omlc_prefetch_lines((const char*)(U + jn * ld), nb);
                     omlc_prefetch_lines((const char*)(V + jn * ld), nb);
@@ -573,6 +574,7 @@ cdef extern from *:
             h[l] = b < 1.0 ? b : 1.0;
         }
         for (int64_t a = 0; a < P; a++) h[rel[a]] = 0.0;
+        /* g_k's share summed in the pass that adds h to g. */
         double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
         int64_t l = 0;
         for (; l + 4 <= L; l += 4) {
@@ -580,10 +582,62 @@ cdef extern from *:
             a1 += h[l + 1];
             a2 += h[l + 2];
             a3 += h[l + 3];
+            g[l] += h[l];
+            g[l + 1] += h[l + 1];
+            g[l + 2] += h[l + 2];
+            g[l + 3] += h[l + 3];
         }
-        for (; l < L; l++) a0 += h[l];
-        for (int64_t m = 0; m < L; m++) g[m] += h[m];
+        for (; l < L; l++) {
+            a0 += h[l];
+            g[l] += h[l];
+        }
         return (a0 + a1) + (a2 + a3);
+    }
+
+    /* One relevant label's pairs of the pairwise hinge's subgradient
+       (strict: sk < s_l + 1) or, with err_set, MMP's error set (ties
+       included: sk <= s_l): g_l += 1 for every irrelevant label l (irr[l] =
+       1.0; 0.0 for the relevant ones) in such a pair; returns their count.
+       Masks in doubles and four partial counts, no branch: the loop
+       vectorises (the pair-by-pair loop with its branches ran ~20
+       instructions a label); every add is of 0 or 1 to a whole number, so
+       the same bits in any order. */
+    OMLC_CLONES static int64_t omlc_hinge_pairs(const double* OMLC_RESTRICT s,
+                                                const double* OMLC_RESTRICT irr, int64_t L,
+                                                double sk, int err_set,
+                                                double* OMLC_RESTRICT g) {
+        double c0 = 0.0, c1 = 0.0, c2 = 0.0, c3 = 0.0;
+        int64_t l = 0;
+        if (err_set) {
+            for (; l + 4 <= L; l += 4) {
+                const double m0 = sk <= s[l] ? irr[l] : 0.0;
+                const double m1 = sk <= s[l + 1] ? irr[l + 1] : 0.0;
+                const double m2 = sk <= s[l + 2] ? irr[l + 2] : 0.0;
+                const double m3 = sk <= s[l + 3] ? irr[l + 3] : 0.0;
+                g[l] += m0; g[l + 1] += m1; g[l + 2] += m2; g[l + 3] += m3;
+                c0 += m0; c1 += m1; c2 += m2; c3 += m3;
+            }
+            for (; l < L; l++) {
+                const double m = sk <= s[l] ? irr[l] : 0.0;
+                g[l] += m;
+                c0 += m;
+            }
+        } else {
+            for (; l + 4 <= L; l += 4) {
+                const double m0 = sk < s[l] + 1.0 ? irr[l] : 0.0;
+                const double m1 = sk < s[l + 1] + 1.0 ? irr[l + 1] : 0.0;
+                const double m2 = sk < s[l + 2] + 1.0 ? irr[l + 2] : 0.0;
+                const double m3 = sk < s[l + 3] + 1.0 ? irr[l + 3] : 0.0;
+                g[l] += m0; g[l + 1] += m1; g[l + 2] += m2; g[l + 3] += m3;
+                c0 += m0; c1 += m1; c2 += m2; c3 += m3;
+            }
+            for (; l < L; l++) {
+                const double m = sk < s[l] + 1.0 ? irr[l] : 0.0;
+                g[l] += m;
+                c0 += m;
+            }
+        }
+        return (int64_t)((c0 + c1) + (c2 + c3));
     }
 
     /* Which build the loops above run: "avx2", "baseline" (an x86-64 CPU
@@ -674,6 +728,8 @@ cdef extern from *:
                          double* d) noexcept nogil
     void omlc_axpy2(const int32_t* idx, const double* x, int64_t nnz, double* V, double* U,
                     int64_t K, int64_t ld, const double* cv, const double* cu) noexcept nogil
+    int64_t omlc_hinge_pairs(const double* s, const double* irr, int64_t L, double sk,
+                             int err_set, double* g) noexcept nogil
     double omlc_smoothed_pairs(const double* s, int64_t L, double sk, double inv_w,
                                const int32_t* rel, int64_t P, double* g,
                                double* h) noexcept nogil

@@ -125,6 +125,7 @@ import numpy as np
 from omlc._core.linear import NonFiniteError, learn, loss_rows
 from omlc._core.losses import PairKind, PairwiseLoss
 from omlc._core.optimizers import ANSGD, SGD, AdaGradL2, ScaledSGD
+from omlc._core.rank_rule import calibrated_rows, standardise
 from omlc._core.rowstream import RowStream
 from omlc._validation import check_random_state, csr_arrays
 from omlc.learners._growth import interleave
@@ -142,6 +143,9 @@ _ZBUF = 1 << 20
 _ZSTRIDE = 4
 # Rows whose thresholds are found together (see _replay).
 _RUN = 512
+# Unweighted rows replay the calibrated rule compiled (False: the NumPy path
+# for every row, as weighted rows take; the tests compare the two).
+_COMPILED_RULE = True
 # Up to this many (row, bin) pairs, the rows' threshold bins are found by
 # testing every bin (fewer NumPy calls than a bisection, which pays for more).
 _CELLS = 1 << 15
@@ -162,14 +166,12 @@ def _capped(w):
 
 def _standardise(S, out=None):
     """Per row (s - mean) / sd over the labels; a row of equal scores is 0
-    (and flagged in the second result). Few passes over S: it runs on every
-    decision and on the learned rows' scores. ``out``: where to write Z (may
-    be S)."""
-    Z = np.subtract(S, S.mean(axis=1, keepdims=True), out=out)
-    sd = np.sqrt(np.einsum("ij,ij->i", Z, Z) / max(1, S.shape[1]))
-    ok = sd > 0
-    Z /= np.where(ok, sd, 1.0)[:, None]
-    return Z, ok
+    (and flagged in the second result). Compiled (``rank_rule.standardise``:
+    the form the compiled replay uses, so every path sees the same bits).
+    ``out``: where to write Z (C-contiguous float64; may be S)."""
+    S = np.ascontiguousarray(S, dtype=np.float64)
+    Z = np.empty_like(S) if out is None else out
+    return Z, standardise(S, Z)
 
 
 def _lower_bound(lo, hi, le):
@@ -218,6 +220,11 @@ def _thetas(H, Hw, v, card):
                              lambda r, j: T[vh[r], _ZBINS - 1 - j] / Hw[vh[r]] <= ch[r])
         theta[has] = _theta_of(j)
     return theta
+
+
+# The calibrated rule's threshold at each bin edge j (0.._ZBINS), for the
+# compiled replay: the values _theta_of gives.
+_THETAS = _theta_of(np.arange(_ZBINS + 1))
 
 
 def _card(total, rows):
@@ -314,17 +321,22 @@ def _apply_rule(est, D, k=None, theta=None):
     return Z
 
 
-def _shift_error(exc, a):
+def _shift_error(exc, a, sliced=False):
     """A NonFiniteError of a piece that starts at row ``a`` of the caller's
-    block: its row, rows learned and message in the block's positions."""
+    block: its row, rows learned and message in the block's positions;
+    ``sliced``: the piece's stream read the data from row ``a`` on, so the
+    message's row of the data moves too."""
     if not a:
         return
     row = getattr(exc, "row", None)
     if isinstance(row, (int, np.integer)):
-        exc.row = int(row) + a
+        row = int(row)
+        exc.row = row + a
         if exc.args and isinstance(exc.args[0], str):
-            exc.args = (exc.args[0].replace(f"row {int(row)} of the block",
-                                            f"row {exc.row} of the block", 1),) + exc.args[1:]
+            text = exc.args[0].replace(f"row {row} of the block", f"row {exc.row} of the block", 1)
+            if sliced:
+                text = text.replace(f"(row {row} of the data)", f"(row {exc.row} of the data)", 1)
+            exc.args = (text,) + exc.args[1:]
     if getattr(exc, "n_learned", None) is not None:
         exc.n_learned = int(exc.n_learned) + a
 
@@ -533,6 +545,15 @@ class _RankingLearner(LinearLearner):
         # settles).
         card = _card(total, rows)
         n = card.size
+        if self._replay_compiled(w, out):
+            # Unweighted rows, a histogram of counts: compiled, the same bits.
+            theta = calibrated_rows(out, card, self.zhist_, _THETAS, _ZMAX, _ZSTRIDE, out)
+            cut = np.isnan(theta)
+            if cut.any():
+                # Rows before the histogram has any weight take the rank cut
+                # (calibrated_rows left their scores as they were).
+                out[cut] = _top_k_rows(out[cut], _ks(total[cut], rows[cut]))
+            return
         theta = np.empty(n)
         Z, ok = _standardise(out)
         for a in range(0, n, _RUN):
@@ -546,6 +567,21 @@ class _RankingLearner(LinearLearner):
             Z[cut] = _top_k_rows(out[cut], _ks(total[cut], rows[cut]))
             theta[cut] = 0.0
         np.subtract(Z, theta[:, None], out=out)
+
+    def _replay_compiled(self, w, out):
+        """Whether ``_replay``'s calibrated rows can take the compiled pass
+        (``omlc/_core/rank_rule.pyx``): no weights, labels, and a histogram
+        of integer counts whose sums stay exact over the rows (the kernel's
+        bounds; a histogram past them takes the NumPy path)."""
+        if (w is not None or not _COMPILED_RULE or out.shape[1] == 0 or not out.shape[0]
+                or out.dtype != np.float64 or not out.flags.c_contiguous):
+            return False
+        if "zhist_" not in self.__dict__:
+            self.zhist_ = np.zeros(_ZBINS + 2)
+        h = self.zhist_
+        return bool((h[_ZBINS] + out.shape[0]) * out.shape[1] < 2.0**52
+                    and h[:_ZBINS].sum() < 2.0**52 and h[_ZBINS + 1] + out.shape[0] < 2.0**53
+                    and (h >= 0).all() and np.array_equal(h, np.floor(h)))
 
     def _learn_scored(self, X, Y, order, out):
         """Learn the rows in pieces of at most _ZBUF scores (and of at most
@@ -573,14 +609,7 @@ class _RankingLearner(LinearLearner):
             try:
                 learn(self._optimizer(), self._loss(), piece(a, b), self._steps(), buf, weights=wa)
             except NonFiniteError as exc:
-                row = getattr(exc, "row", None)
-                if sliced and a and isinstance(row, (int, np.integer)) and exc.args \
-                        and isinstance(exc.args[0], str):
-                    # The sliced stream numbers the data's rows from the piece's first.
-                    exc.args = (exc.args[0].replace(f"(row {row} of the data)",
-                                                    f"(row {row + a} of the data)", 1),) \
-                        + exc.args[1:]
-                _shift_error(exc, a)
+                _shift_error(exc, a, sliced)
                 raise
             self._replay(per_row[a:b], wa, buf, buf if out is not None else None)
 
