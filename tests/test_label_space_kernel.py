@@ -819,3 +819,42 @@ def test_current_frame_step_refuses_an_overflowing_gradient():
     np.testing.assert_array_equal(m.reg_.G, first.reg_.G)
     np.testing.assert_array_equal(m.reg_.W, first.reg_.W)
     np.testing.assert_array_equal(m.Q_, first.Q_)
+
+
+@pytest.mark.compiled
+@pytest.mark.parametrize("solver", ["row_adagrad", "adagrad", "sgd"])
+def test_pbc_rows_on_cache_lines_learn_as_dense_rows(solver, monkeypatch):
+    """CS-DPP-PBC under a gradient solver lays W's K-wide rows on cache
+    lines (as O-BR), and the loop then reads them a stride apart: the same
+    decisions, weights and accumulators, bit for bit, as a run on dense rows;
+    PBT's M-wide rows stay dense, and the loop refuses strided W where it
+    indexes W itself (PBT's fold) before it starts."""
+    from omlc._core.optimizers import SGD, AdaGrad, RowAdaGrad
+    from omlc.learners import _regressor
+    X, Y = problem(n=200, d=15, K=41, seed=9)
+
+    def run():
+        m = omlc.CSDPP(code_dim=5, basis="pbc", solver=solver, random_state=4)
+        D = np.vstack([m.predict_then_learn(X[a:a + 50], Y[a:a + 50]) for a in range(0, 200, 50)])
+        return m, D
+
+    m, D = run()
+    W = m.reg_.W
+    assert not W.flags.c_contiguous and W.strides[0] % 64 == 0 and W.ctypes.data % 64 == 0
+    with monkeypatch.context() as mp:
+        mp.setattr(_regressor._Regressor, "align_rows", lambda self: None)
+        dense, E = run()
+    assert dense.reg_.W.flags.c_contiguous
+    assert np.array_equal(D, E) and np.array_equal(W, dense.reg_.W)
+    if solver != "sgd":
+        assert np.array_equal(m.reg_.G, dense.reg_.G)
+    pbt = omlc.CSDPP(code_dim=5, basis="pbt", solver=solver, random_state=4).fit(X, Y)
+    assert pbt.reg_.W.flags.c_contiguous
+    Wb = np.zeros((16, 8))[:, :5]
+    opt = {"sgd": lambda: SGD(Wb, 15, 1.0, 0.1),
+           "adagrad": lambda: AdaGrad(Wb, np.zeros((16, 8))[:, :5], 15, 1.0, 0.1, 1e-8),
+           "row_adagrad": lambda: RowAdaGrad(Wb, np.zeros(16), 15, 1.0, 0.1, 1e-8)}[solver]()
+    with pytest.raises(ValueError, match="apart by at least their width"):
+        lsk.dpp_learn(pbt._stream(X[:5], Y[:5], None), 0, 1, 1 if solver == "sgd" else 2, 5,
+                      False, 1.0, 0.5, True, Wb, opt, None, np.eye(5), np.zeros((6, 41)),
+                      np.zeros(6), np.zeros((5, 41)), np.array([0, -1, 0, 0], np.int64))

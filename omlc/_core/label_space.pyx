@@ -209,6 +209,68 @@ cdef extern from *:
             }
         }
     }
+    /* Finv <- A^-1 Finv for A = P_t P_{t+1}^T (M x ldf): A is an M x M block
+       of the orthogonal nt x nt matrix V of the online-PCA step (P_t's rows,
+       P_{t+1}'s columns), C the other k = nt - M <= 2 rows of those columns
+       (k x ldf), so A^T A = I - C^T C and A^-1 = A^T + C^T S^-1 C A^T with
+       S = I_k - C C^T (Woodbury): M^3 multiply-adds and no pivoting, where
+       Gauss-Jordan takes 2 M^3. Z: M x ldf scratch, col: ldf. Returns 0
+       (Finv unchanged) where S is near singular or M > 64: the caller then
+       inverts F afresh. */
+    OMLC_PCA_CLONES static int omlc_ls_inverse_step(double* OMLC_PCA_RESTRICT Finv,
+                                                    const double* OMLC_PCA_RESTRICT A,
+                                                    const double* OMLC_PCA_RESTRICT C, int64_t k,
+                                                    int64_t M, int64_t ldf,
+                                                    double* OMLC_PCA_RESTRICT Z,
+                                                    double* OMLC_PCA_RESTRICT col) {
+        double S00 = 1.0, S01 = 0.0, S11 = 1.0, det = 1.0;
+        double Y0[64], Y1[64];                          /* C Z, then S^-1 C Z */
+        if (k > 2 || ldf > 64)
+            return 0;
+        for (int64_t j = 0; j < M && k >= 1; j++) {
+            S00 -= C[j] * C[j];
+            if (k == 2) {
+                S01 -= C[j] * C[ldf + j];
+                S11 -= C[ldf + j] * C[ldf + j];
+            }
+        }
+        det = k == 2 ? S00 * S11 - S01 * S01 : S00;
+        if (!(det > 1e-6))
+            return 0;
+        for (int64_t i = 0; i < M; i++) {              /* Z = A^T Finv */
+            for (int64_t m = 0; m < M; m++)
+                col[m] = A[m * ldf + i];
+            omlc_ls_combo_any(Finv, M, ldf, col, Z + i * ldf);
+        }
+        if (k == 0) {
+            memcpy(Finv, Z, M * ldf * sizeof(double));
+            return 1;
+        }
+        omlc_ls_combo_any(Z, M, ldf, C, Y0);
+        if (k == 1) {
+            for (int64_t j = 0; j < ldf; j++)
+                Y0[j] /= det;
+            for (int64_t i = 0; i < M; i++) {
+                const double c0 = C[i];
+                for (int64_t j = 0; j < ldf; j++)
+                    Finv[i * ldf + j] = Z[i * ldf + j] + c0 * Y0[j];
+            }
+            return 1;
+        }
+        omlc_ls_combo_any(Z, M, ldf, C + ldf, Y1);
+        for (int64_t j = 0; j < ldf; j++) {
+            const double a0 = Y0[j], a1 = Y1[j];
+            Y0[j] = (S11 * a0 - S01 * a1) / det;
+            Y1[j] = (S00 * a1 - S01 * a0) / det;
+        }
+        for (int64_t i = 0; i < M; i++) {              /* Finv = Z + C^T S^-1 C Z */
+            const double c0 = C[i], c1 = C[ldf + i];
+            for (int64_t j = 0; j < ldf; j++)
+                Finv[i * ldf + j] = Z[i * ldf + j] + c0 * Y0[j] + c1 * Y1[j];
+        }
+        return 1;
+    }
+
     OMLC_PCA_CLONES static void omlc_ls_invert(const double* OMLC_PCA_RESTRICT F, int64_t M,
                                                int64_t ldf, double* OMLC_PCA_RESTRICT A,
                                                double* OMLC_PCA_RESTRICT out) {
@@ -381,6 +443,8 @@ cdef extern from *:
                                 double* cF) noexcept nogil
     void omlc_ls_invert(const double* F, int64_t M, int64_t ldf, double* A,
                         double* out) noexcept nogil
+    int omlc_ls_inverse_step(double* Finv, const double* A, const double* C, int64_t k,
+                             int64_t M, int64_t ldf, double* Z, double* col) noexcept nogil
     void omlc_ls_frame_row(const int64_t* off, const double* xs, int64_t n, const double* c,
                            int64_t M, double* W, double* G, int64_t size, const double* finv,
                            int64_t ldf, double eta, double delta, double* gx, double* dv,
@@ -437,6 +501,9 @@ DEF C_RIDGE_BLOCK_MAX = 128
 DEF C_FOLD_ROWS = 256
 # AdaGrad's limit on |g| max|x| (a squared gradient must not overflow G)
 DEF C_SQRT_DBL_MAX = 1.3407807929942596e154
+# PBT's current-frame step: rows whose F^-1 follows F by the Woodbury step
+# before it is inverted afresh (their rounding errors add up)
+DEF C_FINV_FRESH = 32
 #: See the module notes.
 FOLD_TOL = 0.25
 PRECISION_FLOOR = C_PRECISION_FLOOR
@@ -1338,10 +1405,21 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     for arr, shape, name in ((W, (h, width), "W"), (F, (M, M), "F"), (Q, (M + 1, K), "Q"),
                              (sigma, (M + 1,), "sigma"), (P, (M if not full_rank else K, K), "P"),
                              (counters, (4,), "counters")):
-        if tuple(arr.shape) != shape or not arr.flags.c_contiguous:
+        if tuple(arr.shape) != shape or not (arr.flags.c_contiguous or name == "W"):
             raise ValueError(f"{name} must be C-contiguous of shape {shape}, got {arr.shape}")
         if arr.dtype != (np.int64 if name == "counters" else np.float64):
             raise ValueError(f"{name} has dtype {arr.dtype}")
+    # W's rows are ld items apart: dense, or (PBC under a gradient solver,
+    # which reaches W only through the optimiser) the first width columns of
+    # a wider buffer, the linear engine's rows on cache lines
+    cdef int64_t ld = width
+    if not W.flags.c_contiguous:
+        wstr = (<object> W).strides
+        ld = wstr[0] // 8 if h > 1 else width
+        if not (solver != RIDGE and basis == PBC and (width <= 1 or wstr[1] == 8)
+                and wstr[0] % 8 == 0 and ld >= width and W.flags.aligned):
+            raise ValueError(f"W must be C-contiguous, or (PBC under a gradient solver) rows each "
+                             f"contiguous and apart by at least their width; strides {wstr}")
     nq, drop, t, nt = (int(v) for v in counters)
     if not (0 <= nq <= M + 1 and (drop == -1 or 0 <= drop < nq) and t >= 0 and nt >= 0):
         raise ValueError(f"counters [rows of Q, dropped row, t, folds] out of range for M = {M}: "
@@ -1357,10 +1435,10 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
         # The loop reads and folds W through its own pointer with row stride
         # `width` while the optimiser steps on its binding: both must be one
         # dense float64 buffer, or a fold and a step would write different rows.
-        if opt.W != <char*> cnp.PyArray_DATA(W) or opt.ld != width or opt.w_f32 \
+        if opt.W != <char*> cnp.PyArray_DATA(W) or opt.ld != ld or opt.w_f32 \
                 or (opt.b != 0.0) != intercept:
             raise ValueError(f"the optimiser must be bound to W itself (float64, row stride "
-                             f"{width}, intercept {bool(intercept)}), got row stride {opt.ld}")
+                             f"{ld}, intercept {bool(intercept)}), got row stride {opt.ld}")
         if lazy and type(opt) is AdaGrad:
             if (<AdaGrad> opt).round_metric:
                 raise ValueError("PBT's current-frame AdaGrad step takes one step a row "
@@ -1440,7 +1518,7 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
             get_row(rows, i, &r)
             most = max(most, r.x_nnz)
     most += 1
-    frame_arr = np.zeros(2 * M * ldf + 2 * ldf + (2 + 2 * M) * most + 2 * ldf
+    frame_arr = np.zeros(2 * M * ldf + 2 * ldf + (2 + 2 * M) * most + 2 * ldf + 2 * ldf + Mp
                          if Gp != NULL else 1)
     cdef float64_t* Finv = <float64_t*> cnp.PyArray_DATA(frame_arr)
     cdef float64_t* Fgj = Finv + M * ldf
@@ -1450,6 +1528,9 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     cdef int64_t* offf = <int64_t*> (xsf + most)
     cdef float64_t* gxf = <float64_t*> (offf + most)
     cdef float64_t* dvf = gxf + M * most + ldf
+    cdef float64_t* Cw = dvf + M * most + ldf      # 2 x ldf: V's rows outside P_t's
+    cdef float64_t* mk = Cw + 2 * ldf              # Mp: P_t's rows of V marked
+    cdef int64_t nfresh = 0
     if cost_fn is not None and not callable(cost_fn):
         raise TypeError(f"cost_fn must be callable or None, got {type(cost_fn).__name__}")
     cdef bint has_fn = cost_fn is not None
@@ -1471,7 +1552,7 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     drop = cnt[1]
     t = cnt[2]
     nrow = 0
-    cdef int64_t nkept = 0, nkept2
+    cdef int64_t nkept = 0, nkept2 = 0
     cdef bint saved, overflow, finv_stale = True
     cdef float64_t bound, xmax
     with nogil:
@@ -1662,7 +1743,6 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                     if lazy:
                         # F <- F Rm and ||F^T F - I||_F^2
                         fnorm = omlc_ls_frame_update(Fq, Rm, M, ldf, Fn, cF)
-                        finv_stale = True
                         if fnorm > fold_tol * fold_tol:
                             for i in range(M):
                                 memcpy(Fp + i * M, Fq + i * ldf, M * sizeof(float64_t))
@@ -1671,6 +1751,31 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                             for i in range(M):
                                 Fq[i * ldf + i] = 1.0
                             cnt[3] += 1
+                            if Gp != NULL:
+                                memcpy(Finv, Fq, M * ldf * sizeof(float64_t))
+                                finv_stale = False
+                                nfresh = 0
+                        elif Gp != NULL and not finv_stale:
+                            # F^-1 <- Rm^-1 F^-1 (omlc_ls_inverse_step), or
+                            # inverted afresh before the step
+                            finv_stale = True
+                            if nkept == M and nkept2 == M and nt - M <= 2 \
+                                    and nfresh < C_FINV_FRESH:
+                                for p in range(nt):
+                                    mk[p] = 0.0
+                                for i in range(M):
+                                    mk[kq[i]] = 1.0
+                                m = 0
+                                for p in range(nt):
+                                    if mk[p] == 0.0:
+                                        for j in range(M):
+                                            Cw[m * ldf + j] = msgV[p * nt + kq2[j]]
+                                        m += 1
+                                if omlc_ls_inverse_step(Finv, Rm, Cw, m, M, ldf, Fgj, uf):
+                                    finv_stale = False
+                                    nfresh += 1
+                        else:
+                            finv_stale = True
                     else:                              # ridge: W <- W Rm now
                         fold_into(Wp, Rm, ldf, h, M, ftmp)
                 else:
@@ -1692,9 +1797,10 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                         cmax = x
                 overflow = not (cmax * xmax < C_SQRT_DBL_MAX)
                 if not overflow and (r.x_nnz or intercept):
-                    if finv_stale:                     # F changed since the last inverse
+                    if finv_stale:                     # F^-1 afresh
                         omlc_ls_invert(Fq, M, ldf, Fgj, Finv)
                         finv_stale = False
+                        nfresh = 0
                     for p in range(r.x_nnz):
                         xsf[p] = row_value(&r, p)
                         offf[p] = r.x_indices[p] * M

@@ -922,6 +922,10 @@ class CSDPP(_OnlineLSR):
         # weights (K + 1 calls a row, label_weights_callable), all else compiled
         cost_fn = functools.partial(label_weights_callable, cost) if callable(cost) else None
         reg = self.reg_
+        if self.basis == "pbc":
+            # W's K-wide rows on cache lines, as O-BR's (the loop reaches
+            # them through the optimiser only); PBT's M-wide rows stay dense
+            reg.align_rows()
         Mw = self.F_.shape[0]
         opt = None
         if reg.solver == "sgd":
