@@ -119,10 +119,10 @@ cdef extern from *:
     }
 
     /* prod over b != a, b < k of -((dsk[a] - dso[b]) - mu[b]) / (dsk[b] - dsk[a]). */
-    OMLC_PCA_CLONES static double omlc_sec_prod(const double* OMLC_PCA_RESTRICT dsk,
-                                                const double* OMLC_PCA_RESTRICT dso,
-                                                const double* OMLC_PCA_RESTRICT mu, int64_t a,
-                                                int64_t k, int64_t n4) {
+    static inline double omlc_sec_prod(const double* OMLC_PCA_RESTRICT dsk,
+                                       const double* OMLC_PCA_RESTRICT dso,
+                                       const double* OMLC_PCA_RESTRICT mu, int64_t a,
+                                       int64_t k, int64_t n4) {
         const double da = dsk[a];
     #ifdef OMLC_PCA_VEC
         omlc_v4d p = {1.0, 1.0, 1.0, 1.0};
@@ -152,10 +152,9 @@ cdef extern from *:
     }
 
     /* out[b] = col[b] / ((dsk[b] - dsoa) - mua); returns sum out[b]^2. */
-    OMLC_PCA_CLONES static double omlc_sec_col(const double* OMLC_PCA_RESTRICT col,
-                                               const double* OMLC_PCA_RESTRICT dsk, double dsoa,
-                                               double mua, int64_t n4,
-                                               double* OMLC_PCA_RESTRICT out) {
+    static inline double omlc_sec_col(const double* OMLC_PCA_RESTRICT col,
+                                      const double* OMLC_PCA_RESTRICT dsk, double dsoa,
+                                      double mua, int64_t n4, double* OMLC_PCA_RESTRICT out) {
     #ifdef OMLC_PCA_VEC
         omlc_v4d s = {0.0, 0.0, 0.0, 0.0};
         for (int64_t b = 0; b < n4; b += 4) {
@@ -175,6 +174,33 @@ cdef extern from *:
         }
     #endif
         return (s[0] + s[1]) + (s[2] + s[3]);
+    }
+
+    /* out[a] = omlc_sec_prod(..., a, ...) for every a < k, in one call: the
+       roots' division chains overlap instead of waiting on a call each. */
+    OMLC_PCA_CLONES static void omlc_sec_prods(const double* OMLC_PCA_RESTRICT dsk,
+                                               const double* OMLC_PCA_RESTRICT dso,
+                                               const double* OMLC_PCA_RESTRICT mu, int64_t k,
+                                               int64_t n4, double* OMLC_PCA_RESTRICT out) {
+        for (int64_t a = 0; a < k; a++) out[a] = omlc_sec_prod(dsk, dso, mu, a, k, n4);
+    }
+
+    /* The k eigenvectors: column idx[a] of V gets y / ||y|| with y[b] =
+       col[b] / ((dsk[b] - dso[a]) - mu[a]), entry b at V[ro[b] + idx[a]]
+       (ro: the rows' offsets). yb: n4 doubles of scratch. */
+    OMLC_PCA_CLONES static void omlc_sec_vecs(const double* OMLC_PCA_RESTRICT col,
+                                              const double* OMLC_PCA_RESTRICT dsk,
+                                              const double* OMLC_PCA_RESTRICT dso,
+                                              const double* OMLC_PCA_RESTRICT mu, int64_t k,
+                                              int64_t n4, const int64_t* OMLC_PCA_RESTRICT idx,
+                                              const int64_t* OMLC_PCA_RESTRICT ro,
+                                              double* OMLC_PCA_RESTRICT yb,
+                                              double* OMLC_PCA_RESTRICT V) {
+        for (int64_t a = 0; a < k; a++) {
+            const double nrm = sqrt(omlc_sec_col(col, dsk, dso[a], mu[a], n4, yb));
+            double* OMLC_PCA_RESTRICT v = V + idx[a];
+            for (int64_t b = 0; b < k; b++) v[ro[b]] = yb[b] / nrm;
+        }
     }
 
     /* The K-length passes below keep their sums in registers: each output
@@ -329,19 +355,23 @@ cdef extern from *:
         for (int64_t i = 0; i < nt; i++) {
             const double* OMLC_PCA_RESTRICT col = V + o[i];
             double* OMLC_PCA_RESTRICT Ti = T + i * ldt;
+            double x = 0.0;                    /* an[i], its first nq terms */
+            int64_t j0 = 0;                    /* (in the row pass when it is one) */
     #ifdef OMLC_PCA_VEC
             /* one pass over R's rows with the whole row of T in registers
                (w / 4 <= 4 vectors: M <= 14) */
-    #  define OMLC_PCA_NEWR_ROW(NV) do { \
-                omlc_v4d t_[NV]; \
-                for (int v_ = 0; v_ < NV; v_++) t_[v_] = (omlc_v4d){0.0, 0.0, 0.0, 0.0}; \
-                const double* OMLC_PCA_RESTRICT r_ = R; \
-                for (int64_t j = 0; j < nq; j++, r_ += ldr) { \
-                    const double c_ = col[j * nt]; \
-                    for (int v_ = 0; v_ < NV; v_++) \
-                        t_[v_] += c_ * *(const omlc_v4d*)(r_ + 4 * v_); \
-                } \
-                for (int v_ = 0; v_ < NV; v_++) *(omlc_v4d*)(Ti + 4 * v_) = t_[v_]; \
+    #  define OMLC_PCA_NEWR_ROW(NV) do { \\
+                omlc_v4d t_[NV]; \\
+                for (int v_ = 0; v_ < NV; v_++) t_[v_] = (omlc_v4d){0.0, 0.0, 0.0, 0.0}; \\
+                const double* OMLC_PCA_RESTRICT r_ = R; \\
+                for (int64_t j = 0; j < nq; j++, r_ += ldr) { \\
+                    const double c_ = col[j * nt]; \\
+                    x += a[j] * c_; \\
+                    for (int v_ = 0; v_ < NV; v_++) \\
+                        t_[v_] += c_ * *(const omlc_v4d*)(r_ + 4 * v_); \\
+                } \\
+                for (int v_ = 0; v_ < NV; v_++) *(omlc_v4d*)(Ti + 4 * v_) = t_[v_]; \\
+                j0 = nq; \\
             } while (0)
             switch (w) {
             case 4: OMLC_PCA_NEWR_ROW(1); break;
@@ -358,9 +388,23 @@ cdef extern from *:
             omlc_pca_combo_cs(R, ldr, nq, w, col, nt, Ti);
     #endif
             if (nt > nq) Ti[nq] = col[nq * nt];
-            double x = 0.0;
-            for (int64_t j = 0; j < nt; j++) x += a[j] * col[j * nt];
+            for (int64_t j = j0; j < nt; j++) x += a[j] * col[j * nt];
             an[i] = x;
+        }
+    }
+
+    /* The cap's new factor: R[i, l] = T[i, l] - beta (T[i] . h) h[l] for i, l <
+       nk, T[i] . h summed over l < nt in order (R: row stride ldr, T: ldt). */
+    OMLC_PCA_CLONES static void omlc_pca_capr(const double* OMLC_PCA_RESTRICT T, int64_t ldt,
+                                              int64_t nt, int64_t nk,
+                                              const double* OMLC_PCA_RESTRICT h, double beta,
+                                              double* OMLC_PCA_RESTRICT R, int64_t ldr) {
+        for (int64_t i = 0; i < nk; i++) {
+            const double* OMLC_PCA_RESTRICT t = T + i * ldt;
+            double x = 0.0;
+            for (int64_t l = 0; l < nt; l++) x += h[l] * t[l];
+            x *= beta;
+            for (int64_t l = 0; l < nk; l++) R[i * ldr + l] = t[l] - x * h[l];
         }
     }
 
@@ -394,6 +438,50 @@ cdef extern from *:
             for (int64_t i = 0; i < n; i++) A[i * K + k] += c[i] * x[k];
     }
 
+    /* B[j] += c[j] sum_{i < nt} h[i] B[i] for j < nk (rows of length K): the
+       combo and the rank-one update of the cap's reflection in one pass,
+       the combo's 16 (then 4) entries in registers; each entry's sums in
+       the order of a zeroed omlc_pca_combo then omlc_pca_rank1. */
+    OMLC_PCA_CLONES static void omlc_pca_reflect(double* OMLC_PCA_RESTRICT B, int64_t nt,
+                                                 int64_t nk, int64_t K,
+                                                 const double* OMLC_PCA_RESTRICT h,
+                                                 const double* OMLC_PCA_RESTRICT c) {
+        int64_t k = 0;
+    #ifdef OMLC_PCA_VEC
+        for (; k + 16 <= K; k += 16) {
+            omlc_v4d s0 = {0.0, 0.0, 0.0, 0.0}, s1 = s0, s2 = s0, s3 = s0;
+            double* OMLC_PCA_RESTRICT b = B + k;
+            for (int64_t i = 0; i < nt; i++, b += K) {
+                const double hi = h[i];
+                s0 += hi * *(const omlc_v4d*)b;
+                s1 += hi * *(const omlc_v4d*)(b + 4);
+                s2 += hi * *(const omlc_v4d*)(b + 8);
+                s3 += hi * *(const omlc_v4d*)(b + 12);
+            }
+            b = B + k;
+            for (int64_t j = 0; j < nk; j++, b += K) {
+                const double cj = c[j];
+                *(omlc_v4d*)b += cj * s0;
+                *(omlc_v4d*)(b + 4) += cj * s1;
+                *(omlc_v4d*)(b + 8) += cj * s2;
+                *(omlc_v4d*)(b + 12) += cj * s3;
+            }
+        }
+        for (; k + 4 <= K; k += 4) {
+            omlc_v4d s0 = {0.0, 0.0, 0.0, 0.0};
+            double* OMLC_PCA_RESTRICT b = B + k;
+            for (int64_t i = 0; i < nt; i++, b += K) s0 += h[i] * *(const omlc_v4d*)b;
+            b = B + k;
+            for (int64_t j = 0; j < nk; j++, b += K) *(omlc_v4d*)b += c[j] * s0;
+        }
+    #endif
+        for (; k < K; k++) {
+            double x = 0.0;
+            for (int64_t i = 0; i < nt; i++) x += h[i] * B[i * K + k];
+            for (int64_t j = 0; j < nk; j++) B[j * K + k] += c[j] * x;
+        }
+    }
+
     /* out = x / s */
     OMLC_PCA_CLONES static void omlc_pca_div(const double* OMLC_PCA_RESTRICT x, double s,
                                              int64_t K, double* OMLC_PCA_RESTRICT out) {
@@ -404,10 +492,11 @@ cdef extern from *:
     void omlc_sec_sums_many(const double* dsk, const double* rz, int64_t n4, const double* org,
                             const double* y, const int64_t* ex, int64_t nr, double* g,
                             double* gd, double* ga) noexcept nogil
-    double omlc_sec_prod(const double* dsk, const double* dso, const double* mu, int64_t a,
-                         int64_t k, int64_t n4) noexcept nogil
-    double omlc_sec_col(const double* col, const double* dsk, double dsoa, double mua,
+    void omlc_sec_prods(const double* dsk, const double* dso, const double* mu, int64_t k,
                         int64_t n4, double* out) noexcept nogil
+    void omlc_sec_vecs(const double* col, const double* dsk, const double* dso, const double* mu,
+                       int64_t k, int64_t n4, const int64_t* idx, const int64_t* ro, double* yb,
+                       double* V) noexcept nogil
     double omlc_pca_dot(const double* a, const double* b, int64_t K) noexcept nogil
     void omlc_pca_dots(const double* A, int64_t n, int64_t K, const double* x,
                        double* out) noexcept nogil
@@ -416,6 +505,10 @@ cdef extern from *:
     void omlc_pca_rank1(double* A, int64_t n, int64_t K, const double* c,
                         const double* x) noexcept nogil
     void omlc_pca_div(const double* x, double s, int64_t K, double* out) noexcept nogil
+    void omlc_pca_reflect(double* B, int64_t nt, int64_t nk, int64_t K, const double* h,
+                          const double* c) noexcept nogil
+    void omlc_pca_capr(const double* T, int64_t ldt, int64_t nt, int64_t nk, const double* h,
+                       double beta, double* R, int64_t ldr) noexcept nogil
     void omlc_pca_newr(const double* R, int64_t ldr, const double* V, const int64_t* o,
                        const double* a, int64_t nq, int64_t nt, int64_t ldt, double* T,
                        double* an) noexcept nogil
@@ -494,8 +587,7 @@ cdef inline void secular_eigh(const float64_t* d, const float64_t* z, float64_t 
     cdef float64_t* rzk = dsk + n4
     cdef float64_t* dso = rzk + n4
     cdef float64_t* mu = dso + n4
-    cdef float64_t* dl = mu + n4
-    cdef float64_t* col = dl + n4
+    cdef float64_t* col = mu + n4
     cdef float64_t* yb = col + n4
     cdef float64_t* orgv = yb + n4                  # packed: a root's origin pole,
     cdef float64_t* yv = orgv + n4                  # its point,
@@ -677,20 +769,16 @@ cdef inline void secular_eigh(const float64_t* d, const float64_t* z, float64_t 
         dso[a] = dsk[oi[a]]
         lam[idx[a]] = dso[a] + mu[a]
     # ---- the z that the roots make exact, then the eigenvectors
+    omlc_sec_prods(dsk, dso, mu, k, k4, gv)
     for a in range(k):
         w = -((dsk[a] - dso[a]) - mu[a]) / rhop
-        w *= omlc_sec_prod(dsk, dso, mu, a, k, k4)
+        w *= gv[a]
         col[a] = sqrt(fabs(w)) if zs[idx[a]] >= 0.0 else -sqrt(fabs(w))
     # Without a Givens rotation (the usual case) each entry goes straight to
     # its unsorted row; otherwise the rotations act on the sorted rows first.
     for b in range(k):
         ro[b] = (perm[idx[b]] if ng == 0 else idx[b]) * n
-    for a in range(k):
-        nrm = sqrt(omlc_sec_col(col, dsk, dso[a], mu[a], k4, yb))
-        omlc_pca_div(yb, nrm, k4, dl)
-        cx = idx[a]
-        for b in range(k):
-            V[ro[b] + cx] = dl[b]
+    omlc_sec_vecs(col, dsk, dso, mu, k, k4, idx, ro, yb, V)
     for i in range(n):
         if zs[i] == 0.0:
             lam[i] = ds[i]
@@ -819,7 +907,7 @@ cdef inline int64_t msg_step(float64_t* B, float64_t* R, int64_t nq, float64_t* 
     nt written to ``nt_out``) and the order of its columns (row i of the new
     Q is column order[i]); ``anew`` gets the new Q v."""
     cdef int64_t i, j, l, nt, nk, ldt, Mp = M + 2
-    cdef float64_t rho, vnorm, x, tot, beta
+    cdef float64_t rho, vnorm, tot, beta
     cdef float64_t* V = scratch                    # (M + 2)^2: first (msg_V)
     cdef int64_t* order = <int64_t*> (V + Mp * Mp) # M + 2: second (msg_order)
     cdef int64_t* iw = order + Mp                  # secular_eigh's
@@ -832,8 +920,7 @@ cdef inline int64_t msg_step(float64_t* B, float64_t* R, int64_t nq, float64_t* 
     cdef float64_t* T = bps + 4 * Mp               # (M + 2) (M + 5) (nt x ldt)
     cdef float64_t* hv = T + Mp * (Mp + 3)         # M + 2
     cdef float64_t* bb = hv + Mp                   # M + 2
-    cdef float64_t* cK = bb + Mp                   # K
-    cdef float64_t* work = cK + K                  # secular_eigh's
+    cdef float64_t* work = bb + Mp                 # secular_eigh's
     vnorm = sqrt(omlc_pca_dot(v, v, K))
     memcpy(rres, v, K * sizeof(float64_t))
     omlc_pca_dots(B, nq, K, v, bb)                 # bb = B v, r = v - B^T B v
@@ -865,18 +952,10 @@ cdef inline int64_t msg_step(float64_t* B, float64_t* R, int64_t nq, float64_t* 
         for l in range(nt):
             beta += hv[l] * hv[l]
         beta = 2.0 / beta
-        for i in range(nk):                        # R <- (T H)[:nk, :nk]
-            x = 0.0                                # T[i] . hv
-            for l in range(nt):
-                x += hv[l] * T[i * ldt + l]
-            x *= beta
-            for l in range(nk):
-                R[i * Mp + l] = T[i * ldt + l] - x * hv[l]
-        memset(cK, 0, K * sizeof(float64_t))       # B <- (H B)[:nk]
-        omlc_pca_combo(B, nt, K, hv, cK)
-        for j in range(nk):
+        omlc_pca_capr(T, ldt, nt, nk, hv, beta, R, Mp)   # R <- (T H)[:nk, :nk]
+        for j in range(nk):                        # B <- (H B)[:nk]
             bb[j] = -beta * hv[j]
-        omlc_pca_rank1(B, nk, K, bb, cK)
+        omlc_pca_reflect(B, nt, nk, K, hv, bb)
     else:
         for i in range(nk):
             memcpy(R + i * Mp, T + i * ldt, nt * sizeof(float64_t))
@@ -898,7 +977,7 @@ cdef inline int64_t msg_step(float64_t* B, float64_t* R, int64_t nq, float64_t* 
 cdef inline int64_t msg_scratch_size(int64_t M, int64_t K) noexcept nogil:
     """The doubles of msg_step's ``scratch``."""
     cdef int64_t Mp = M + 2
-    return (2 * Mp * Mp + 4 * Mp + secular_iwork_size(Mp) + 2 * K + 10 * Mp
+    return (2 * Mp * Mp + 4 * Mp + secular_iwork_size(Mp) + K + 10 * Mp
             + secular_work_size(Mp) + 8)
 
 
