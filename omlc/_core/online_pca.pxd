@@ -199,7 +199,13 @@ cdef extern from *:
         for (int64_t a = 0; a < k; a++) {
             const double nrm = sqrt(omlc_sec_col(col, dsk, dso[a], mu[a], n4, yb));
             double* OMLC_PCA_RESTRICT v = V + idx[a];
+    #ifdef OMLC_PCA_VEC
+            for (int64_t b = 0; b < n4; b += 4)    /* (whole-vector divisions) */
+                *(omlc_v4d*)(yb + b) = *(const omlc_v4d*)(yb + b) / nrm;
+            for (int64_t b = 0; b < k; b++) v[ro[b]] = yb[b];
+    #else
             for (int64_t b = 0; b < k; b++) v[ro[b]] = yb[b] / nrm;
+    #endif
         }
     }
 
