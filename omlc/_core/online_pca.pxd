@@ -22,7 +22,10 @@ cdef enum:
 # as (l0 + l1) + (l2 + l3), and no build contracts a multiply-add, so both
 # builds round alike; tests/reference_label_space.py sums the secular terms
 # in the same order. The secular arrays come padded to a multiple of 4
-# (rz = 0, a pole far away, col = 0), so each loop is whole vectors.
+# (rz = 0, a pole far away, col = 0), so each loop is whole vectors. The
+# step is ~24k instructions a row at M = 10, K = 101 (a third of DPP's row):
+# the passes keep their running sums in registers and the per-root loops run
+# in one call each, so that the divisions of different roots overlap.
 cdef extern from *:
     """
     #include <math.h>
@@ -583,7 +586,10 @@ cdef inline void secular_eigh(const float64_t* d, const float64_t* z, float64_t 
     exact (Gu & Eisenstat 1994), which keeps them orthogonal to rounding
     even for close roots. The k remaining poles sit compacted (dsk, rzk,
     their roots' origins dso and offsets mu), padded to whole vectors of 4
-    for the C loops above, where the divisions go."""
+    for the C loops above, where the divisions go; each Newton round
+    evaluates only the roots still iterating, packed into whole vectors
+    (most roots stop after two evaluations, a few close-pole ones take
+    four or more, and every extra vector costs 12 divisions)."""
     cdef int64_t n4 = (n + 3) // 4 * 4
     cdef float64_t* ds = work
     cdef float64_t* zs = ds + n
