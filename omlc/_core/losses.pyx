@@ -26,8 +26,9 @@ from libc.stdint cimport int32_t, int64_t
 
 ctypedef float float32_t
 
-from omlc._core.simd cimport (omlc_alt_coef, omlc_alt_step, omlc_alt_step_f, omlc_hinge_pairs,
-                              omlc_smoothed_pairs)
+from omlc._core.simd cimport (OMLC_ALT_ONE_COUNT_MAX, omlc_alt_coef, omlc_alt_setup_f,
+                              omlc_alt_step, omlc_alt_step_f, omlc_alt_step_fw, omlc_hinge_pairs,
+                              omlc_smoothed_pairs, omlc_widen_f)
 
 
 cdef extern from *:
@@ -248,33 +249,30 @@ cdef class ALTLoss(Loss):
 
 cdef int64_t _alt_steps_single(float64_t* s, float64_t* c, const Target* y, float64_t eta,
                                float64_t q, int64_t M, Workspace* ws) noexcept nogil:
-    cdef int64_t l, rep, L = y.L, P = y.P, N = y.L - y.P, n_act, n_rel_act
+    cdef int64_t rep, L = y.L, P = y.P, N = y.L - y.P, n_act, n_rel_act, Lv
     cdef float32_t inv_p = 1.0 / P if P > 0 else 0.0
     cdef float32_t inv_n = 1.0 / N if N > 0 else 0.0
     cdef float32_t e = <float32_t> eta, qf = <float32_t> q, thr, dthr
     cdef float32_t* s32 = ws.s32
     cdef float32_t* c32 = ws.c32
-    cdef float32_t* coef = ws.a32
-    cdef float32_t* sgn = ws.b32
-    for l in range(L + 1):
-        s32[l] = <float32_t> s[l]
-        c32[l] = <float32_t> c[l]
-    for l in range(L):
-        sgn[l] = 1.0 if y.rel[l] else -1.0
-        coef[l] = -e * inv_p if y.rel[l] else e * inv_n
+    # The setup and the steps in vector builds; the steps run on whole
+    # vectors (Lv lanes, the ones past the labels inert).
+    Lv = omlc_alt_setup_f(s, c, y.rel, L, -e * inv_p, e * inv_n, s32, c32, ws.a32, ws.b32,
+                          ws.ids)
     rep = 0
     while rep < M:
         thr = s32[L]
-        n_act = omlc_alt_step_f(s32, c32, coef, sgn, L, thr, qf, &n_rel_act)
+        if L < OMLC_ALT_ONE_COUNT_MAX:
+            n_act = omlc_alt_step_fw(s32, c32, ws.a32, ws.b32, ws.ids, Lv, thr, qf, &n_rel_act)
+        else:
+            n_act = omlc_alt_step_f(s32, c32, ws.a32, ws.b32, Lv, thr, qf, &n_rel_act)
         if n_act == 0:
             break
         dthr = e * (n_rel_act * inv_p - (n_act - n_rel_act) * inv_n)
         c32[L] -= dthr
         s32[L] = thr - dthr * qf
         rep += 1
-    for l in range(L + 1):
-        s[l] = s32[l]
-        c[l] = c32[l]
+    omlc_widen_f(s32, c32, L + 1, s, c)
     return rep
 
 
