@@ -780,7 +780,7 @@ cdef class ScaledSGD(Optimizer):
     cdef int64_t fit_row(self, const Row* r, float64_t* s, Loss loss, const Target* y,
                          int64_t M, Workspace* ws) noexcept nogil:
         cdef int64_t l, p, n
-        cdef float64_t t = self.st[1]
+        cdef float64_t t = self.st[1], step
         cdef float64_t eta_t = self.eta if self.power == 0.0 else \
             self.eta / pow(1.0 + t / self.t0, self.power)
         cdef float64_t shrink = 1.0 - eta_t * self.lam
@@ -794,8 +794,11 @@ cdef class ScaledSGD(Optimizer):
         self.row_settled = False
         self.st[0] *= shrink
         if n != 0:
+            # Hoisted by hand: st may alias ws.c for all the compiler knows, so
+            # it divided once a label.
+            step = -eta_t / self.st[0]
             for l in range(self.K):
-                ws.c[l] = (-eta_t / self.st[0]) * ws.g[l]
+                ws.c[l] = step * ws.g[l]
             n = rank_one(self, r, ws.c, ws)
             for l in range(self.K):
                 s[l] = shrink * s[l] - eta_t * q * ws.g[l]
