@@ -105,6 +105,23 @@ def test_alt_steps_in_float32_follow_float64(seed):
         np.testing.assert_allclose(f[1], d[1], rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("L", [7, 8, 101, 32767, 32768])
+def test_alt_steps_in_float32_count_many_labels(L):
+    """The float32 repetitions count active and relevant hinges in one
+    integer below 32,768 labels and in two at and beyond (where one would
+    overflow); both follow the float64 steps, with most labels relevant and
+    active (the relevant count in the high bits near its limit)."""
+    rng = np.random.default_rng(L)
+    s = rng.normal(scale=0.3, size=L + 1)
+    for rel in (np.arange(L, dtype=np.int32), np.arange(1, L, 2, dtype=np.int32),
+                np.array([], np.int32)):
+        d = losses.plain_steps(losses.ALTLoss(), s.copy(), rel, L, 0.37, 0.83, 5)
+        f = losses.plain_steps(losses.ALTLoss(single=True), s.copy(), rel, L, 0.37, 0.83, 5)
+        assert f[2] == d[2] > 0
+        np.testing.assert_allclose(f[0], d[0], rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(f[1], d[1], rtol=1e-5, atol=1e-5)
+
+
 # --- pairwise ranking losses ----------------------------------------------------
 
 KINDS = {"hinge": losses.PairKind.HINGE, "smoothed": losses.PairKind.SMOOTHED,

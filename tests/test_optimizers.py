@@ -565,3 +565,51 @@ def test_row_stride_is_checked():
     with pytest.raises(ValueError):
         SGD(np.zeros((5, 8))[:, ::2], 5)             # columns not contiguous
     assert SGD(np.zeros((5, 9))[:, 2:6], 5).ld == 9
+
+
+@pytest.mark.parametrize("n_labels", [7, 8, 15, 101, 103, 120])
+@pytest.mark.parametrize("x_dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("intercept", [0.0, 1.0])
+def test_float32_register_loops_equal_the_plain_loops(n_labels, x_dtype, intercept):
+    """float32 rows padded to whole 8-float blocks take the register loops
+    (scores and update, simd.pxd omlc_f32_regs; K <= 104) and the ALT steps
+    run on whole vectors with inert lanes: the same model and decision
+    values as C-contiguous rows (K = 8, 16, 104 are whole blocks already;
+    K = 121 is past the register loops), and the padding stays 0."""
+    rng = np.random.default_rng(n_labels)
+    n, d, K = 60, 30, n_labels + 1
+    X = sp.random(n, d, density=0.25, format="lil", random_state=n_labels,
+                  data_rvs=lambda k: rng.normal(scale=0.7, size=k))
+    X[2, :] = 0
+    X = X.tocsr().astype(x_dtype)
+    Yd = (rng.random((n, n_labels)) < 0.3).astype(int)
+    Yd[4] = 0
+    Yd[6] = 1
+    Y = check_Y(Yd)
+    rows = d + (intercept != 0)
+    kv = -(-K // 8) * 8
+    buf = np.zeros((rows, kv + 8), np.float32)
+    results = []
+    for W in (np.zeros((rows, K), np.float32), buf[:, :K]):
+        out = np.empty((n, n_labels))
+        learn(SGD(W, d, intercept, 0.3), ALTLoss(True), stream(X, Y), 4, out)
+        dec = np.empty((n, n_labels))
+        decide(SGD(W, d, intercept, 0.3), stream(X), dec, 1)
+        results.append((W.copy(), out, dec))
+    for a, b in zip(*results):
+        np.testing.assert_array_equal(b, a)
+    assert np.abs(results[0][0]).max() > 0.1
+    assert not buf[:, K:].any()
+
+
+def test_float32_rows_without_their_padding_in_the_buffer_are_refused():
+    """The float32 register loops read and write a row's padding (up to K
+    rounded to 8): rows ld > K apart whose last padding would fall outside
+    the array's memory are refused with an error, not read past it."""
+    rows, K, ld = 5, 13, 16
+    flat = np.zeros((rows - 1) * ld + K, np.float32)
+    W = np.lib.stride_tricks.as_strided(flat, shape=(rows, K), strides=(ld * 4, 4))
+    with pytest.raises(ValueError, match="padding columns"):
+        SGD(W, rows, 0.0, 0.1)
+    SGD(np.zeros((rows, ld), np.float32)[:, :K], rows, 0.0, 0.1)   # the padding is there
+    SGD(W.astype(np.float64), rows, 0.0, 0.1)                      # float64: never read

@@ -287,6 +287,61 @@ cdef extern from *:
         }
     }
 
+    /* s = sum_p xs[p] W[off[p] .. off[p] + M) for the row's n entries in
+       order from 0 (the linear engine's omlc_score_dd, then the intercept's
+       1.0 W[d], the same sums), on whole vectors held in registers where the
+       row has room past M (the lanes past M are discarded), each weight row
+       asked for 8 entries ahead. s: ldf long. */
+    #ifdef OMLC_PCA_VEC
+    static inline __attribute__((always_inline)) void omlc_ls_score_vec(
+            const int64_t* OMLC_PCA_RESTRICT off, const double* OMLC_PCA_RESTRICT xs, int64_t n,
+            const double* OMLC_PCA_RESTRICT W, int64_t M, int64_t size,
+            double* OMLC_PCA_RESTRICT s, const int nv) {
+        omlc_v4d acc[4];
+        for (int j = 0; j < nv; j++)
+            acc[j] = (omlc_v4d){0.0, 0.0, 0.0, 0.0};
+        for (int64_t p = 0; p < n; p++) {
+            if (p + 8 < n)
+                __builtin_prefetch(W + off[p + 8], 0, 1);
+            const double x = xs[p];
+            const double* OMLC_PCA_RESTRICT w = W + off[p];
+            if (off[p] + 4 * nv <= size) {
+                const omlc_v4d xv = {x, x, x, x};
+                for (int j = 0; j < nv; j++)
+                    acc[j] += xv * *(const omlc_v4d*)(w + 4 * j);
+            } else {
+                for (int64_t m = 0; m < M; m++)
+                    acc[m / 4][m % 4] += x * w[m];
+            }
+        }
+        for (int j = 0; j < nv; j++)
+            *(omlc_v4d*)(s + 4 * j) = acc[j];
+    }
+    #endif
+    OMLC_PCA_CLONES static void omlc_ls_score(const int64_t* OMLC_PCA_RESTRICT off,
+                                              const double* OMLC_PCA_RESTRICT xs, int64_t n,
+                                              const double* OMLC_PCA_RESTRICT W, int64_t M,
+                                              int64_t size, int64_t ldf,
+                                              double* OMLC_PCA_RESTRICT s) {
+    #ifdef OMLC_PCA_VEC
+        switch (ldf) {
+            case 4: omlc_ls_score_vec(off, xs, n, W, M, size, s, 1); return;
+            case 8: omlc_ls_score_vec(off, xs, n, W, M, size, s, 2); return;
+            case 12: omlc_ls_score_vec(off, xs, n, W, M, size, s, 3); return;
+            case 16: omlc_ls_score_vec(off, xs, n, W, M, size, s, 4); return;
+            default: break;
+        }
+    #endif
+        for (int64_t m = 0; m < M; m++)
+            s[m] = 0.0;
+        for (int64_t p = 0; p < n; p++) {
+            const double x = xs[p];
+            const double* OMLC_PCA_RESTRICT w = W + off[p];
+            for (int64_t m = 0; m < M; m++)
+                s[m] += x * w[m];
+        }
+    }
+
     /* w -= dv F^-1 for the row's entries, four at a time in registers
        (M <= 16: nv = ldf / 4 vectors a row of F^-1; each sum over m in
        order, as the plain loop below). */
@@ -443,6 +498,8 @@ cdef extern from *:
                                 double* cF) noexcept nogil
     void omlc_ls_invert(const double* F, int64_t M, int64_t ldf, double* A,
                         double* out) noexcept nogil
+    void omlc_ls_score(const int64_t* off, const double* xs, int64_t n, const double* W,
+                       int64_t M, int64_t size, int64_t ldf, double* s) noexcept nogil
     int omlc_ls_inverse_step(double* Finv, const double* A, const double* C, int64_t k,
                              int64_t M, int64_t ldf, double* Z, double* col) noexcept nogil
     void omlc_ls_frame_row(const int64_t* off, const double* xs, int64_t n, const double* c,
@@ -1440,9 +1497,9 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
             raise ValueError(f"the optimiser must be bound to W itself (float64, row stride "
                              f"{ld}, intercept {bool(intercept)}), got row stride {opt.ld}")
         if lazy and type(opt) is AdaGrad:
-            if (<AdaGrad> opt).round_metric:
+            if (<AdaGrad> opt).round_metric or (intercept and opt.b != 1.0):
                 raise ValueError("PBT's current-frame AdaGrad step takes one step a row "
-                                 "(round_metric=False)")
+                                 "(round_metric=False), the intercept's x 1.0")
             Gp = <float64_t*> (<AdaGrad> opt).G
             ada_eta = (<AdaGrad> opt).eta
             ada_delta = (<AdaGrad> opt).delta
@@ -1530,7 +1587,7 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     cdef float64_t* dvf = gxf + M * most + ldf
     cdef float64_t* Cw = dvf + M * most + ldf      # 2 x ldf: V's rows outside P_t's
     cdef float64_t* mk = Cw + 2 * ldf              # Mp: P_t's rows of V marked
-    cdef int64_t nfresh = 0
+    cdef int64_t nfresh = 0, nx = 0
     if cost_fn is not None and not callable(cost_fn):
         raise TypeError(f"cost_fn must be callable or None, got {type(cost_fn).__name__}")
     cdef bint has_fn = cost_fn is not None
@@ -1567,7 +1624,18 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
         for nrow in range(n):
             get_row(rows, nrow, &r)
             # ---- scores (stored coordinates) and the effective ones
-            if gradient:
+            if Gp != NULL:
+                # (AdaGrad's score on the entries the step reads again)
+                for p in range(r.x_nnz):
+                    xsf[p] = row_value(&r, p)
+                    offf[p] = r.x_indices[p] * M
+                nx = r.x_nnz
+                if intercept:
+                    xsf[nx] = 1.0
+                    offf[nx] = d * M
+                    nx += 1
+                omlc_ls_score(offf, xsf, nx, Wp, M, h * M, ldf, s)
+            elif gradient:
                 opt.prepare_row(&r)
                 opt.score(&r, s, &ws)
             else:
@@ -1796,21 +1864,13 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                     if x > cmax:
                         cmax = x
                 overflow = not (cmax * xmax < C_SQRT_DBL_MAX)
-                if not overflow and (r.x_nnz or intercept):
+                if not overflow and nx:
                     if finv_stale:                     # F^-1 afresh
                         omlc_ls_invert(Fq, M, ldf, Fgj, Finv)
                         finv_stale = False
                         nfresh = 0
-                    for p in range(r.x_nnz):
-                        xsf[p] = row_value(&r, p)
-                        offf[p] = r.x_indices[p] * M
-                    p = r.x_nnz
-                    if intercept:
-                        xsf[p] = 1.0
-                        offf[p] = d * M
-                        p += 1
                     memcpy(cpad, tgt, M * sizeof(float64_t))
-                    omlc_ls_frame_row(offf, xsf, p, cpad, M, Wp, Gp, h * M, Finv, ldf, ada_eta,
+                    omlc_ls_frame_row(offf, xsf, nx, cpad, M, Wp, Gp, h * M, Finv, ldf, ada_eta,
                                       ada_delta, gxf, dvf, uf)
             elif gradient and basis == PBC and solver != SGD_SOLVER:
                 for k in range(K):                     # s - (r - v), as below

@@ -33,7 +33,7 @@ caller cuts it by rank). ``out`` may be S (rows are read before written).
 import numpy as np
 cimport numpy as cnp
 from libc.float cimport DBL_MAX
-from libc.math cimport NAN, fabs, floor, sqrt
+from libc.math cimport NAN, floor
 from libc.stdlib cimport free, malloc
 from libc.stdint cimport int64_t, uint8_t
 
@@ -51,50 +51,71 @@ cdef inline int64_t _bin(double z, double zmax, double scale, int64_t top) noexc
     return 0
 
 
+cdef extern from *:
+    """
+    #include <float.h>
+    #include <math.h>
+    #include <stdint.h>
+    #if defined(__x86_64__) && defined(__GLIBC__) && !defined(OMLC_NO_CLONES) \\
+        && defined(__has_attribute)
+    #  if __has_attribute(target_clones)
+    #    define OMLC_RR_CLONES __attribute__((target_clones("avx2", "default")))
+    #  endif
+    #endif
+    #ifndef OMLC_RR_CLONES
+    #  define OMLC_RR_CLONES
+    #endif
+    /* z = (s - mean) / sd over L >= 1 labels (z = s - mean where sd = 0),
+       each sum in four partial sums in label order, z as (s - mean) times
+       1 / sd; returns whether sd > 0. The AVX2 build (no FMA) rounds as the
+       baseline one: the same bits on every CPU. */
+    OMLC_RR_CLONES static int omlc_standardise_row(const double* s, int64_t L, double* z) {
+        double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
+        int64_t l = 0;
+        for (; l + 4 <= L; l += 4) {
+            a0 += s[l]; a1 += s[l + 1]; a2 += s[l + 2]; a3 += s[l + 3];
+        }
+        for (; l < L; l++) a0 += s[l];
+        const double mean = ((a0 + a1) + (a2 + a3)) / (double)L;
+        a0 = a1 = a2 = a3 = 0.0;
+        for (l = 0; l + 4 <= L; l += 4) {
+            const double v0 = s[l] - mean, v1 = s[l + 1] - mean;
+            const double v2 = s[l + 2] - mean, v3 = s[l + 3] - mean;
+            z[l] = v0; z[l + 1] = v1; z[l + 2] = v2; z[l + 3] = v3;
+            a0 += v0 * v0; a1 += v1 * v1; a2 += v2 * v2; a3 += v3 * v3;
+        }
+        for (; l < L; l++) {
+            const double v = s[l] - mean;
+            z[l] = v;
+            a0 += v * v;
+        }
+        const double sd = sqrt(((a0 + a1) + (a2 + a3)) / (double)L);
+        if (!(sd > 0.0)) return 0;
+        const double inv = 1.0 / sd;
+        for (l = 0; l < L; l++) z[l] *= inv;
+        return 1;
+    }
+
+    /* out[0..L) = z - th. */
+    OMLC_RR_CLONES static void omlc_shift_row(const double* z, int64_t L, double th,
+                                             double* out) {
+        for (int64_t l = 0; l < L; l++) out[l] = z[l] - th;
+    }
+
+    /* Whether every x[0..n) is finite (a mask, no branch: vectorised). */
+    OMLC_RR_CLONES static int omlc_all_finite(const double* x, int64_t n) {
+        int64_t bad = 0;
+        for (int64_t i = 0; i < n; i++) bad |= (int64_t)(x[i] - x[i] != 0.0);
+        return bad == 0;
+    }
+    """
+    bint omlc_standardise_row(const double* s, int64_t L, double* z) noexcept nogil
+    void omlc_shift_row(const double* z, int64_t L, double th, double* out) noexcept nogil
+    bint omlc_all_finite(const double* x, int64_t n) noexcept nogil
+
+
 cdef inline bint _standardise_row(const double* s, int64_t L, double* z) noexcept nogil:
-    """z = (s - mean) / sd (L >= 1; sd > 0, else z = s - mean): whether sd > 0."""
-    cdef int64_t l = 0
-    cdef double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0, mean, sd, v
-    while l + 4 <= L:
-        a0 += s[l]
-        a1 += s[l + 1]
-        a2 += s[l + 2]
-        a3 += s[l + 3]
-        l += 4
-    while l < L:
-        a0 += s[l]
-        l += 1
-    mean = ((a0 + a1) + (a2 + a3)) / L
-    a0 = 0.0
-    a1 = 0.0
-    a2 = 0.0
-    a3 = 0.0
-    l = 0
-    while l + 4 <= L:
-        v = s[l] - mean
-        z[l] = v
-        a0 += v * v
-        v = s[l + 1] - mean
-        z[l + 1] = v
-        a1 += v * v
-        v = s[l + 2] - mean
-        z[l + 2] = v
-        a2 += v * v
-        v = s[l + 3] - mean
-        z[l + 3] = v
-        a3 += v * v
-        l += 4
-    while l < L:
-        v = s[l] - mean
-        z[l] = v
-        a0 += v * v
-        l += 1
-    sd = sqrt(((a0 + a1) + (a2 + a3)) / L)
-    if not sd > 0.0:
-        return False
-    for l in range(L):
-        z[l] /= sd
-    return True
+    return omlc_standardise_row(s, L, z)
 
 
 def standardise(const double[:, ::1] S, double[:, ::1] Z):
@@ -121,11 +142,7 @@ cdef int _check(const double* z, int64_t nz, const double* card, int64_t m,
     cdef int64_t k
     cdef bint ok = True
     cdef double total = 0.0
-    for k in range(nz):
-        ok &= fabs(z[k]) <= DBL_MAX
-    for k in range(nb + 1):
-        ok &= fabs(theta_of[k]) <= DBL_MAX
-    if not ok:
+    if not (omlc_all_finite(z, nz) and omlc_all_finite(theta_of, nb + 1)):
         return 1
     for k in range(m):
         ok &= card[k] >= 0.0 and card[k] <= DBL_MAX
@@ -151,7 +168,6 @@ def calibrated_rows(const double[:, ::1] S, const double[::1] card, double[::1] 
     cdef bint ok
     cdef double T, Hw, c, th, scale
     cdef double* z
-    cdef double* o
     if nb < 1 or theta_of.shape[0] != nb + 1:
         raise ValueError("hist needs n_bins + 2 entries and theta_of n_bins + 1")
     if card.shape[0] != m or out.shape[0] != m or out.shape[1] != L:
@@ -199,9 +215,7 @@ def calibrated_rows(const double[:, ::1] S, const double[::1] card, double[::1] 
                         j += 1
                 th = theta_of[j]
                 rv[i] = th
-                o = &out[i, 0]
-                for l in range(L):
-                    o[l] = z[l] - th
+                omlc_shift_row(z, L, th, &out[i, 0])
             else:
                 rv[i] = NAN
             if (seen + i) % stride == 0 and ok:

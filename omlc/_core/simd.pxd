@@ -59,6 +59,11 @@ cdef extern from *:
     #  define OMLC_CLONES_FMA OMLC_MAYBE_UNUSED
     #endif
     #if defined(__GNUC__) || defined(__clang__)
+    #  define OMLC_ALWAYS_INLINE static inline __attribute__((always_inline)) OMLC_MAYBE_UNUSED
+    #else
+    #  define OMLC_ALWAYS_INLINE static inline
+    #endif
+    #if defined(__GNUC__) || defined(__clang__)
     #  define OMLC_PREFETCH(p) __builtin_prefetch((const void*)(p), 1, 1)
     #  define OMLC_RESTRICT __restrict__
     #else
@@ -116,14 +121,127 @@ cdef extern from *:
         }                                                                           \\
     }
 
+    /* float32 weights whose rows are padded to whole 8-float blocks (ld >=
+       kv, K rounded up to 8: FALT's rows, omlc.learners._growth) keep a
+       row's kv / 8 <= OMLC_F32_REGS eight-float vectors in registers for a
+       whole row: scoring takes one load and one multiply and add per 8
+       weights of a nonzero, with no pass over acc in memory; the update
+       holds c in registers. float32 fits 104 columns in 13 AVX2 registers
+       (float64 would need 26: more than there are, so it keeps the plain
+       loops). Per column the same operations in the same order as the
+       plain loops: the same bits. The lanes past K run on the rows'
+       padding, which must hold finite values (the learners keep it 0):
+       scoring writes their sums to acc[K..kv), which the callers' scratch
+       has room for and never reads; the update adds x c_l there, so c must
+       be 0 past K (the workspace's c32 is). */
+    #if (defined(__GNUC__) || defined(__clang__)) && !defined(OMLC_NO_VECTOR_EXT)
+    #  define OMLC_F32_REGS 13
+    typedef float omlc_v8f __attribute__((vector_size(32), aligned(4)));
+    #  define OMLC_F32_CASES(CALL)                                                   \
+        switch (kv / 8) {                                                           \
+        case 1: CALL(1); return;  case 2: CALL(2); return;                          \
+        case 3: CALL(3); return;  case 4: CALL(4); return;                          \
+        case 5: CALL(5); return;  case 6: CALL(6); return;                          \
+        case 7: CALL(7); return;  case 8: CALL(8); return;                          \
+        case 9: CALL(9); return;  case 10: CALL(10); return;                        \
+        case 11: CALL(11); return;  case 12: CALL(12); return;                      \
+        case 13: CALL(13); return;                                                  \
+        default: break;                                                             \
+        }
+    #  define OMLC_DEFINE_SCORE_F32(NAME, XT)                                         \
+    static inline __attribute__((always_inline)) void NAME##_regs(                  \
+            const int32_t* idx, const XT* x, int64_t nnz, const float* W,           \
+            int64_t ld, float* OMLC_RESTRICT acc, const int nv) {                   \
+        omlc_v8f a[OMLC_F32_REGS];                                                  \
+        _Pragma("GCC unroll 16")                                                    \
+        for (int v = 0; v < nv; v++) a[v] = (omlc_v8f){0};                          \
+        for (int64_t p = 0; p < nnz; p++) {                                         \
+            if (p + OMLC_AHEAD < nnz)                                               \
+                omlc_prefetch_lines((const char*)(W + (int64_t)idx[p + OMLC_AHEAD] * ld), \
+                                    nv * 32);                                       \
+            const float xv = (float)x[p];                                           \
+            const float* w = W + (int64_t)idx[p] * ld;                              \
+            _Pragma("GCC unroll 16")                                                \
+            for (int v = 0; v < nv; v++) a[v] += xv * *(const omlc_v8f*)(w + 8 * v); \
+        }                                                                           \
+        _Pragma("GCC unroll 16")                                                    \
+        for (int v = 0; v < nv; v++) *(omlc_v8f*)(acc + 8 * v) = a[v];              \
+    }                                                                               \
+    OMLC_CLONES static void NAME(const int32_t* idx, const XT* x, int64_t nnz,      \
+                                 const float* W, int64_t K, int64_t ld,             \
+                                 float* OMLC_RESTRICT acc) {                        \
+        const int64_t kv = (K + 7) / 8 * 8;                                         \
+        if (K > 0 && ld >= kv) {                                                    \
+            OMLC_F32_CASES(OMLC_SCORE_F32_CALL_##NAME)                              \
+        }                                                                           \
+        for (int64_t l = 0; l < K; l++) acc[l] = 0;                                 \
+        for (int64_t p = 0; p < nnz; p++) {                                         \
+            if (p + OMLC_AHEAD < nnz)                                               \
+                omlc_prefetch_lines((const char*)(W + (int64_t)idx[p + OMLC_AHEAD] * ld), \
+                                    K * (int64_t)sizeof(float));                    \
+            const float xv = (float)x[p];                                           \
+            const float* OMLC_RESTRICT w = W + (int64_t)idx[p] * ld;                \
+            for (int64_t l = 0; l < K; l++) acc[l] += xv * w[l];                    \
+        }                                                                           \
+    }
+    #  define OMLC_DEFINE_AXPY_F32(NAME, XT)                                          \
+    static inline __attribute__((always_inline)) void NAME##_regs(                  \
+            const int32_t* idx, const XT* x, int64_t nnz, float* W, int64_t ld,     \
+            const float* OMLC_RESTRICT c, const int nv) {                           \
+        omlc_v8f cv[OMLC_F32_REGS];                                                 \
+        _Pragma("GCC unroll 16")                                                    \
+        for (int v = 0; v < nv; v++) cv[v] = *(const omlc_v8f*)(c + 8 * v);         \
+        for (int64_t p = 0; p < nnz; p++) {                                         \
+            const float xv = (float)x[p];                                           \
+            float* w = W + (int64_t)idx[p] * ld;                                    \
+            _Pragma("GCC unroll 16")                                                \
+            for (int v = 0; v < nv; v++)                                            \
+                *(omlc_v8f*)(w + 8 * v) += xv * cv[v];                              \
+        }                                                                           \
+    }                                                                               \
+    OMLC_CLONES static void NAME(const int32_t* idx, const XT* x, int64_t nnz,      \
+                                 float* W, int64_t K, int64_t ld,                   \
+                                 const float* OMLC_RESTRICT c) {                    \
+        const int64_t kv = (K + 7) / 8 * 8;                                         \
+        if (K > 0 && ld >= kv) {                                                    \
+            OMLC_F32_CASES(OMLC_AXPY_F32_CALL_##NAME)                               \
+        }                                                                           \
+        for (int64_t p = 0; p < nnz; p++) {                                         \
+            const float xv = (float)x[p];                                           \
+            float* OMLC_RESTRICT w = W + (int64_t)idx[p] * ld;                      \
+            for (int64_t l = 0; l < K; l++) w[l] += xv * c[l];                      \
+        }                                                                           \
+    }
+    #  define OMLC_SCORE_F32_CALL_omlc_score_fd(N) omlc_score_fd_regs(idx, x, nnz, W, ld, acc, N)
+    #  define OMLC_SCORE_F32_CALL_omlc_score_ff(N) omlc_score_ff_regs(idx, x, nnz, W, ld, acc, N)
+    #  define OMLC_AXPY_F32_CALL_omlc_axpy_fd(N) omlc_axpy_fd_regs(idx, x, nnz, W, ld, c, N)
+    #  define OMLC_AXPY_F32_CALL_omlc_axpy_ff(N) omlc_axpy_ff_regs(idx, x, nnz, W, ld, c, N)
+    #  define OMLC_F32_PADDED_LOOPS 1
+    #else
+    #  define OMLC_DEFINE_SCORE_F32(NAME, XT) OMLC_DEFINE_SCORE(NAME, float, XT)
+    #  define OMLC_DEFINE_AXPY_F32(NAME, XT) OMLC_DEFINE_AXPY(NAME, float, XT)
+    #  define OMLC_F32_PADDED_LOOPS 0
+    #endif
+
+    /* Whether float32 rows of K columns, ld apart, take the register loops. */
+    static inline OMLC_MAYBE_UNUSED int omlc_f32_regs(int64_t K, int64_t ld) {
+    #if OMLC_F32_PADDED_LOOPS
+        const int64_t kv = (K + 7) / 8 * 8;
+        return K > 0 && ld >= kv && kv <= 8 * OMLC_F32_REGS;
+    #else
+        (void)K; (void)ld;
+        return 0;
+    #endif
+    }
+
     OMLC_DEFINE_SCORE(omlc_score_dd, double, double)
     OMLC_DEFINE_SCORE(omlc_score_df, double, float)
-    OMLC_DEFINE_SCORE(omlc_score_fd, float, double)
-    OMLC_DEFINE_SCORE(omlc_score_ff, float, float)
+    OMLC_DEFINE_SCORE_F32(omlc_score_fd, double)
+    OMLC_DEFINE_SCORE_F32(omlc_score_ff, float)
     OMLC_DEFINE_AXPY(omlc_axpy_dd, double, double)
     OMLC_DEFINE_AXPY(omlc_axpy_df, double, float)
-    OMLC_DEFINE_AXPY(omlc_axpy_fd, float, double)
-    OMLC_DEFINE_AXPY(omlc_axpy_ff, float, float)
+    OMLC_DEFINE_AXPY_F32(omlc_axpy_fd, double)
+    OMLC_DEFINE_AXPY_F32(omlc_axpy_ff, float)
     OMLC_DEFINE_ADAGRAD(omlc_adagrad_d, double, sqrt)
     OMLC_DEFINE_ADAGRAD(omlc_adagrad_f, float, sqrtf)
 
@@ -241,6 +359,126 @@ cdef extern from *:
 
     OMLC_DEFINE_ALT_STEP(omlc_alt_step, double, int64_t)
     OMLC_DEFINE_ALT_STEP(omlc_alt_step_f, float, int32_t)
+
+    /* One of FALT's float32 repetitions (omlc_alt_step_f, bit for bit) with
+       one count: a label adds its weight wt_l to it while its hinge is
+       active, 1 + OMLC_ALT_REL_COUNT if relevant, 1 if not (0: an inert
+       lane), so the low 16 bits count the active hinges and the high ones
+       the relevant among them (fewer than OMLC_ALT_ONE_COUNT_MAX labels,
+       or the sum overflows: omlc_alt_step_f beyond) -- one integer select
+       and add a lane instead of two counts. */
+    #define OMLC_ALT_ONE_COUNT_MAX 32768
+    #define OMLC_ALT_REL_COUNT 65536
+    OMLC_ALWAYS_INLINE int64_t omlc_alt_step_fw_body(
+            float* OMLC_RESTRICT s, float* OMLC_RESTRICT c, const float* OMLC_RESTRICT coef,
+            const float* OMLC_RESTRICT sgn, const int32_t* OMLC_RESTRICT wt, int64_t L,
+            float thr, float q, int64_t* n_rel) {
+        int32_t cnt = 0;
+        for (int64_t l = 0; l < L; l++) {
+            /* (Loads unconditional, a mask not a select for the count: what
+               the vectoriser takes; GCC turned a select of wt_l into a branch.) */
+            const int32_t m = (sgn[l] * (s[l] - thr)) < 1.0f;
+            const float cv = coef[l];
+            const float ck = m ? cv : 0.0f;
+            c[l] -= ck;
+            s[l] -= ck * q;
+            cnt += wt[l] & -m;
+        }
+        *n_rel = cnt / OMLC_ALT_REL_COUNT;
+        return cnt % OMLC_ALT_REL_COUNT;
+    }
+
+    OMLC_CLONES static int64_t omlc_alt_step_fw(float* OMLC_RESTRICT s, float* OMLC_RESTRICT c,
+                                                const float* OMLC_RESTRICT coef,
+                                                const float* OMLC_RESTRICT sgn,
+                                                const int32_t* OMLC_RESTRICT wt, int64_t L,
+                                                float thr, float q, int64_t* n_rel) {
+        return omlc_alt_step_fw_body(s, c, coef, sgn, wt, L, thr, q, n_rel);
+    }
+
+    /* The float32 repetitions' setup (ALTLoss.plain_steps of a float32
+       model): the row's scores and coefficients (K = L + 1) rounded to
+       float32, each label's sign and step coefficient (cp if relevant,
+       else cn). Returns Lv, L rounded up to 8: the lanes omlc_alt_step_f
+       is to run, so that it takes whole vectors. The lanes past the labels
+       (the threshold's at L, then padding) are made inert: sign NaN (its
+       hinge test is false), coefficient 0, padding scores and coefficients
+       0; the scratch has room for them (workspace buffers hold K + 1
+       rounded up to 16 floats). */
+    OMLC_CLONES static int64_t omlc_alt_setup_f(const double* OMLC_RESTRICT s,
+                                                const double* OMLC_RESTRICT c,
+                                                const char* OMLC_RESTRICT rel, int64_t L,
+                                                float cp, float cn,
+                                                float* OMLC_RESTRICT s32,
+                                                float* OMLC_RESTRICT c32,
+                                                float* OMLC_RESTRICT coef,
+                                                float* OMLC_RESTRICT sgn,
+                                                int32_t* OMLC_RESTRICT wt) {
+        const int64_t Lv = (L + 7) / 8 * 8;
+        for (int64_t l = 0; l <= L; l++) {
+            s32[l] = (float)s[l];
+            c32[l] = (float)c[l];
+        }
+        for (int64_t l = 0; l < L; l++) {
+            const int r = rel[l] != 0;
+            sgn[l] = r ? 1.0f : -1.0f;
+            coef[l] = r ? cp : cn;
+            wt[l] = r ? OMLC_ALT_REL_COUNT + 1 : 1;
+        }
+        for (int64_t l = L; l < Lv; l++) {
+            sgn[l] = NAN;
+            coef[l] = 0.0f;
+            wt[l] = 0;
+            if (l > L) {
+                s32[l] = 0.0f;
+                c32[l] = 0.0f;
+            }
+        }
+        return Lv;
+    }
+
+    /* ... and back: the K = L + 1 scores and coefficients widened. */
+    OMLC_CLONES static void omlc_widen_f(const float* OMLC_RESTRICT s32,
+                                         const float* OMLC_RESTRICT c32, int64_t K,
+                                         double* OMLC_RESTRICT s, double* OMLC_RESTRICT c) {
+        for (int64_t l = 0; l < K; l++) {
+            s[l] = s32[l];
+            c[l] = c32[l];
+        }
+    }
+
+    /* FALT's float32 repetitions whole (ALTLoss.plain_steps of a float32
+       model, up to M steps): the setup, the steps with the threshold
+       column's update between them (the arithmetic the Cython loop had),
+       the widening; returns the steps taken. One call a row instead of one
+       a step. */
+    OMLC_CLONES static int64_t omlc_alt_steps_f(double* OMLC_RESTRICT s, double* OMLC_RESTRICT c,
+                                                const char* OMLC_RESTRICT rel, int64_t L,
+                                                int64_t M, float e, float inv_p, float inv_n,
+                                                float q, float* OMLC_RESTRICT s32,
+                                                float* OMLC_RESTRICT c32,
+                                                float* OMLC_RESTRICT coef,
+                                                float* OMLC_RESTRICT sgn,
+                                                int32_t* OMLC_RESTRICT wt) {
+        const int64_t Lv = omlc_alt_setup_f(s, c, rel, L, -e * inv_p, e * inv_n, s32, c32,
+                                            coef, sgn, wt);
+        int64_t rep = 0, n_act, n_rel;
+        while (rep < M) {
+            const float thr = s32[L];
+            if (L < OMLC_ALT_ONE_COUNT_MAX)
+                n_act = omlc_alt_step_fw_body(s32, c32, coef, sgn, wt, Lv, thr, q, &n_rel);
+            else
+                n_act = omlc_alt_step_f(s32, c32, coef, sgn, Lv, thr, q, &n_rel);
+            if (n_act == 0)
+                break;
+            const float dthr = e * (n_rel * inv_p - (n_act - n_rel) * inv_n);
+            c32[L] -= dthr;
+            s32[L] = thr - dthr * q;
+            rep++;
+        }
+        omlc_widen_f(s32, c32, L + 1, s, c);
+        return rep;
+    }
 
     /* Where a feature's rows of n matrices (their first bytes m[0..n), n_bytes
        each, float32 or float64) lie within n rows' bytes of each other -- the learners keep them
@@ -654,6 +892,7 @@ cdef extern from *:
     }
     """
     void omlc_prefetch_lines(const char* p, int64_t n_bytes) noexcept nogil
+    bint omlc_f32_regs(int64_t K, int64_t ld) noexcept nogil
     void omlc_score_dd(const int32_t* idx, const double* x, int64_t nnz, const double* W,
                        int64_t K, int64_t ld, double* acc) noexcept nogil
     void omlc_score_df(const int32_t* idx, const float* x, int64_t nnz, const double* W,
@@ -696,6 +935,18 @@ cdef extern from *:
                           int64_t L, double thr, double q, int64_t* n_rel) noexcept nogil
     int64_t omlc_alt_step_f(float* s, float* c, const float* coef, const float* sgn,
                             int64_t L, float thr, float q, int64_t* n_rel) noexcept nogil
+    int64_t omlc_alt_setup_f(const double* s, const double* c, const char* rel, int64_t L,
+                             float cp, float cn, float* s32, float* c32, float* coef,
+                             float* sgn, int32_t* wt) noexcept nogil
+    enum: OMLC_ALT_ONE_COUNT_MAX
+    int64_t omlc_alt_step_fw(float* s, float* c, const float* coef, const float* sgn,
+                             const int32_t* wt, int64_t L, float thr, float q,
+                             int64_t* n_rel) noexcept nogil
+    void omlc_widen_f(const float* s32, const float* c32, int64_t K, double* s,
+                      double* c) noexcept nogil
+    int64_t omlc_alt_steps_f(double* s, double* c, const char* rel, int64_t L, int64_t M,
+                             float e, float inv_p, float inv_n, float q, float* s32, float* c32,
+                             float* coef, float* sgn, int32_t* wt) noexcept nogil
     void omlc_score_uv(const int32_t* idx, const double* x, int64_t nnz, const double* U,
                        const double* V, int64_t K, int64_t ld, double* su,
                        double* sv) noexcept nogil

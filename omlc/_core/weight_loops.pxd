@@ -8,7 +8,7 @@ from omlc._core.rowstream cimport Row, row_value
 from omlc._core.simd cimport (omlc_adagrad_col_dd, omlc_adagrad_col_df, omlc_adagrad_col_fd,
                               omlc_adagrad_block_d, omlc_adagrad_block_f,
                               omlc_adagrad_col_ff, omlc_adagrad_d, omlc_adagrad_f, omlc_axpy_dd,
-                              omlc_axpy_df, omlc_axpy_fd, omlc_axpy_ff, omlc_score_dd,
+                              omlc_axpy_df, omlc_axpy_fd, omlc_axpy_ff, omlc_f32_regs, omlc_score_dd,
                               omlc_score_df, omlc_score_fd, omlc_score_ff)
 from omlc._core.workspace cimport Workspace
 
@@ -19,8 +19,11 @@ ctypedef float float32_t
 # columns (zero coefficients leave their weights unchanged) beats a gather of
 # the moving ones: it vectorises. The AdaGrad step costs a square root and a
 # division per column, so its dense loop pays off only when half of them move.
+# float32 rows on the register loops (omlc_f32_regs) update all K columns
+# of a feature for about what a gather of 8 moving ones costs.
 cdef enum:
     DENSE_AXPY = 4
+    DENSE_AXPY_F32_REGS = 12
     DENSE_ADAGRAD = 2
 
 ctypedef fused wfloat:
@@ -268,6 +271,8 @@ cdef inline int64_t rank_one_into(char* W, char* Wb, bint w_f32, int64_t K, int6
     if n_act == 0:
         return 0
     if w_f32:
+        if omlc_f32_regs(K, ld):
+            dense = DENSE_AXPY_F32_REGS * n_act >= K
         for l in range(K):
             ws.c32[l] = <float32_t> c[l]
         if r.x_f32:

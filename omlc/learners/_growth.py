@@ -228,9 +228,12 @@ def _group_columns(K, itemsize):
 
 
 def _aligned_empty(shape, dtype):
-    """np.empty whose first item starts on a cache line (a 2 MiB boundary
-    when it spans 4 MiB or more, as ``base.zeros_huge``)."""
-    return aligned_array(shape, dtype, np.empty, _BUF_ALIGN)
+    """np.zeros whose first item starts on a cache line (a 2 MiB boundary
+    when it spans 4 MiB or more, as ``base.zeros_huge``). Zeros, not
+    np.empty: the float32 loops run whole 8-float vectors over a row's
+    padding columns (``omlc/_core/simd.pxd``), which must hold finite
+    values."""
+    return aligned_array(shape, dtype, np.zeros, _BUF_ALIGN)
 
 
 def _aligned(model, group):
@@ -316,7 +319,8 @@ def _regrown(model, group, R1, kc):
         rows = st[0].shape[0] if st is not None else R0
         if rows < R1:
             rows = max(R1, 2 * R0, 16)
-        buf = (_aligned_empty if _aligned(model, group) else np.empty)((rows, len(group) * kc),
+        # (Zeros: the spare columns are read as padding, see _aligned_empty.)
+        buf = (_aligned_empty if _aligned(model, group) else np.zeros)((rows, len(group) * kc),
                                                                         arrs[0].dtype)
         for i, a in enumerate(arrs):
             buf[:R0, i * kc:i * kc + K0] = a

@@ -128,6 +128,7 @@ from omlc._core.optimizers import ANSGD, SGD, AdaGradL2, ScaledSGD
 from omlc._core.rank_rule import calibrated_rows, standardise
 from omlc._core.rowstream import RowStream
 from omlc._validation import check_random_state, csr_arrays
+from omlc.learners._aligned import aligned_array
 from omlc.learners._growth import interleave
 from omlc.learners.base import LinearLearner, positive_float, weight_dtype
 
@@ -319,6 +320,19 @@ def _apply_rule(est, D, k=None, theta=None):
         cut = ~cal
         Z[cut] = _top_k_rows(D[cut], k[cut])
     return Z
+
+
+def _on_cache_lines(a):
+    """``a`` (a float64 C-contiguous matrix) copied once onto a cache line if
+    it starts off one: ANSGD's per-row snapshots are 32 bytes, read and
+    written at every nonzero, and from a 16- or 48-byte offset every other
+    one spans two lines (a fresh NumPy array, a loaded or grown model's)."""
+    if (a.ctypes.data % 64 == 0 or a.dtype != np.float64 or a.ndim != 2
+            or not a.flags.c_contiguous):
+        return a
+    out = aligned_array(a.shape, np.float64, np.empty, 64)
+    out[...] = a
+    return out
 
 
 def _shift_error(exc, a, sliced=False):
@@ -865,6 +879,8 @@ class RankSVM(_RankingLearner):
         avg = getattr(self, "A_", None) if self.average else None
         snap = getattr(self, "snap_", None) if self.average else None
         if self.solver == "ansgd":
+            if snap is not None:
+                self.snap_ = snap = _on_cache_lines(snap)
             return ANSGD(self.W_, self.U_, self.state_, d, b, lam, avg, snap,
                          lipschitz=self._lipschitz)
         if self.solver == "sgd":
