@@ -600,3 +600,16 @@ def test_float32_register_loops_equal_the_plain_loops(n_labels, x_dtype, interce
         np.testing.assert_array_equal(b, a)
     assert np.abs(results[0][0]).max() > 0.1
     assert not buf[:, K:].any()
+
+
+def test_float32_rows_without_their_padding_in_the_buffer_are_refused():
+    """The float32 register loops read and write a row's padding (up to K
+    rounded to 8): rows ld > K apart whose last padding would fall outside
+    the array's memory are refused with an error, not read past it."""
+    rows, K, ld = 5, 13, 16
+    flat = np.zeros((rows - 1) * ld + K, np.float32)
+    W = np.lib.stride_tricks.as_strided(flat, shape=(rows, K), strides=(ld * 4, 4))
+    with pytest.raises(ValueError, match="padding columns"):
+        SGD(W, rows, 0.0, 0.1)
+    SGD(np.zeros((rows, ld), np.float32)[:, :K], rows, 0.0, 0.1)   # the padding is there
+    SGD(W.astype(np.float64), rows, 0.0, 0.1)                      # float64: never read

@@ -15,6 +15,11 @@ converted once per nonzero.
 """
 import numpy as np
 cimport numpy as cnp
+
+try:
+    from numpy.lib.array_utils import byte_bounds as _byte_bounds
+except ImportError:        # NumPy < 2
+    _byte_bounds = np.byte_bounds
 from libc.float cimport DBL_MAX, FLT_MAX
 from libc.math cimport fabs, fmax, pow, sqrt
 from libc.stdint cimport int32_t, int64_t
@@ -22,7 +27,8 @@ from libc.stdint cimport int32_t, int64_t
 from omlc._core.adagrad_round cimport round_close, round_open
 from omlc._core.averaging cimport csum_add, la_dot, la_restart, la_row_settled, la_settle
 from omlc._core.rowstream cimport row_value, sq_norm
-from omlc._core.simd cimport (omlc_ansgd_pass, omlc_axpy2, omlc_axpy_dd, omlc_settle_score_dd,
+from omlc._core.simd cimport (omlc_ansgd_pass, omlc_axpy2, omlc_axpy_dd, omlc_f32_regs,
+                              omlc_settle_score_dd,
                               omlc_settle_score_df, omlc_settle_score_fd,
                               omlc_settle_score_ff, omlc_score_uv, omlc_simd_build)
 from omlc._core.weight_loops cimport (DENSE_ADAGRAD, DENSE_AXPY, ColumnCache, _adagrad,
@@ -79,6 +85,18 @@ cdef char* _bind(object arr, tuple shape, object dtype, str name, dict keep,
                              f"contiguous, got strides {arr.strides}")
     elif not arr.flags.c_contiguous:
         raise ValueError(f"{name} must be C-contiguous, aligned and writeable")
+    if ld > 0 and arr.dtype == np.float32 and arr.ndim == 2 and arr.size \
+            and omlc_f32_regs(arr.shape[1], ld):
+        # The float32 register loops read and write a row's padding up to K
+        # rounded to 8 (simd.pxd): the last row's must be in arr's memory.
+        owner = arr
+        while isinstance(owner.base, np.ndarray):
+            owner = owner.base
+        end = arr.ctypes.data + ((arr.shape[0] - 1) * ld + (arr.shape[1] + 7) // 8 * 8) * 4
+        if end > _byte_bounds(owner)[1]:
+            raise ValueError(f"{name}: float32 rows {ld} items apart must have their padding "
+                             "columns in the array's buffer (e.g. the first columns of a "
+                             f"({arr.shape[0]}, {ld}) array)")
     keep[name] = arr
     if arr.size == 0:
         return <char*> _EMPTY
@@ -100,7 +118,11 @@ cdef class Optimizer:
     """Base class: binds ``W`` (float32 or float64, shape ``(n_features + 1 if
     intercept else n_features, K)``), C-contiguous or the first K columns of a
     wider C-contiguous buffer: rows ``ld`` items apart (``ld``: its row
-    stride, >= K), the spare columns never read or written. Every other
+    stride, >= K), the spare columns never read or written -- except float32
+    rows with ld >= K rounded up to 8 (FALT's): the register loops run on
+    whole 8-float vectors, reading the padding up to there and adding 0 to
+    it (it must hold finite values; the learners keep it 0; that it lies in
+    W's buffer is checked). Every other
     matrix an optimiser binds (G, U, A) has W's shape and stride, e.g. the
     next K columns of the same buffer (one feature's rows side by side).
 
@@ -758,7 +780,7 @@ cdef class ScaledSGD(Optimizer):
     cdef int64_t fit_row(self, const Row* r, float64_t* s, Loss loss, const Target* y,
                          int64_t M, Workspace* ws) noexcept nogil:
         cdef int64_t l, p, n
-        cdef float64_t t = self.st[1]
+        cdef float64_t t = self.st[1], step
         cdef float64_t eta_t = self.eta if self.power == 0.0 else \
             self.eta / pow(1.0 + t / self.t0, self.power)
         cdef float64_t shrink = 1.0 - eta_t * self.lam
@@ -772,8 +794,11 @@ cdef class ScaledSGD(Optimizer):
         self.row_settled = False
         self.st[0] *= shrink
         if n != 0:
+            # Hoisted by hand: st may alias ws.c for all the compiler knows, so
+            # it divided once a label.
+            step = -eta_t / self.st[0]
             for l in range(self.K):
-                ws.c[l] = (-eta_t / self.st[0]) * ws.g[l]
+                ws.c[l] = step * ws.g[l]
             n = rank_one(self, r, ws.c, ws)
             for l in range(self.K):
                 s[l] = shrink * s[l] - eta_t * q * ws.g[l]
