@@ -280,6 +280,32 @@ cdef extern from *:
             out[i + 2] = t2;
             out[i + 3] = t3;
         }
+        if (i < n) {                           /* the last 1-3 rows side by side */
+            const int64_t r = n - i;
+            const double* OMLC_PCA_RESTRICT a0 = A + i * K;
+            const double* OMLC_PCA_RESTRICT a1 = r > 1 ? a0 + K : a0;
+            const double* OMLC_PCA_RESTRICT a2 = r > 2 ? a0 + 2 * K : a0;
+            omlc_v4d s0 = {0.0, 0.0, 0.0, 0.0}, s1 = s0, s2 = s0;
+            int64_t k = 0;
+            for (; k + 4 <= K; k += 4) {
+                const omlc_v4d xv = *(const omlc_v4d*)(x + k);
+                s0 += *(const omlc_v4d*)(a0 + k) * xv;
+                s1 += *(const omlc_v4d*)(a1 + k) * xv;
+                s2 += *(const omlc_v4d*)(a2 + k) * xv;
+            }
+            double t0 = (s0[0] + s0[1]) + (s0[2] + s0[3]);
+            double t1 = (s1[0] + s1[1]) + (s1[2] + s1[3]);
+            double t2 = (s2[0] + s2[1]) + (s2[2] + s2[3]);
+            for (; k < K; k++) {
+                t0 += a0[k] * x[k];
+                t1 += a1[k] * x[k];
+                t2 += a2[k] * x[k];
+            }
+            out[i] = t0;
+            if (r > 1) out[i + 1] = t1;
+            if (r > 2) out[i + 2] = t2;
+            i = n;
+        }
     #endif
         for (; i < n; i++)
             out[i] = omlc_pca_dot_lanes(A + i * K, x, K);
