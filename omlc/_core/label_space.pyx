@@ -10,8 +10,11 @@ tests/reference_label_space.py is the slow NumPy twin of every step here.
 PBT with a gradient solver keeps the basis change lazily: the effective
 weights are ``W F`` with F a small M x M factor, so a row costs
 ``nnz M^2 + M^3`` for it, not ``d M^2``. Per-coordinate AdaGrad takes the
-per-row transform's step (``current_frame``): G on the effective
-coordinates, the step ``dV`` taken there and ``W -= dV F^-1``. SGD and the
+per-row transform's step (the current frame): G on the effective
+coordinates, the step ``dV`` taken there and ``W -= dV F^-1``, F^-1
+following F <- F P_t P_{t+1}^T by the Woodbury identity (that product is a
+block of the online PCA's orthogonal eigenvectors; Gauss-Jordan afresh
+every ``C_FINV_FRESH`` rows). SGD and the
 row-wise AdaGrad take the gradient in the stored coordinates, ``x (F c)^T``
 for the effective coefficient ``c``: it equals the direct step while F is
 orthogonal. F is folded into W (``W <- W F``, ``F <- I``) as soon as
