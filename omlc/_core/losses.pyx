@@ -26,9 +26,8 @@ from libc.stdint cimport int32_t, int64_t
 
 ctypedef float float32_t
 
-from omlc._core.simd cimport (OMLC_ALT_ONE_COUNT_MAX, omlc_alt_coef, omlc_alt_setup_f,
-                              omlc_alt_step, omlc_alt_step_f, omlc_alt_step_fw, omlc_hinge_pairs,
-                              omlc_smoothed_pairs, omlc_widen_f)
+from omlc._core.simd cimport (omlc_alt_coef, omlc_alt_step, omlc_alt_steps_f, omlc_hinge_pairs,
+                              omlc_smoothed_pairs)
 
 
 cdef extern from *:
@@ -249,31 +248,13 @@ cdef class ALTLoss(Loss):
 
 cdef int64_t _alt_steps_single(float64_t* s, float64_t* c, const Target* y, float64_t eta,
                                float64_t q, int64_t M, Workspace* ws) noexcept nogil:
-    cdef int64_t rep, L = y.L, P = y.P, N = y.L - y.P, n_act, n_rel_act, Lv
+    # The setup, the steps (on whole vectors: Lv lanes, those past the
+    # labels inert) and the widening in one cloned C call (simd.pxd).
+    cdef int64_t P = y.P, N = y.L - y.P
     cdef float32_t inv_p = 1.0 / P if P > 0 else 0.0
     cdef float32_t inv_n = 1.0 / N if N > 0 else 0.0
-    cdef float32_t e = <float32_t> eta, qf = <float32_t> q, thr, dthr
-    cdef float32_t* s32 = ws.s32
-    cdef float32_t* c32 = ws.c32
-    # The setup and the steps in vector builds; the steps run on whole
-    # vectors (Lv lanes, the ones past the labels inert).
-    Lv = omlc_alt_setup_f(s, c, y.rel, L, -e * inv_p, e * inv_n, s32, c32, ws.a32, ws.b32,
-                          ws.ids)
-    rep = 0
-    while rep < M:
-        thr = s32[L]
-        if L < OMLC_ALT_ONE_COUNT_MAX:
-            n_act = omlc_alt_step_fw(s32, c32, ws.a32, ws.b32, ws.ids, Lv, thr, qf, &n_rel_act)
-        else:
-            n_act = omlc_alt_step_f(s32, c32, ws.a32, ws.b32, Lv, thr, qf, &n_rel_act)
-        if n_act == 0:
-            break
-        dthr = e * (n_rel_act * inv_p - (n_act - n_rel_act) * inv_n)
-        c32[L] -= dthr
-        s32[L] = thr - dthr * qf
-        rep += 1
-    omlc_widen_f(s32, c32, L + 1, s, c)
-    return rep
+    return omlc_alt_steps_f(s, c, y.rel, y.L, M, <float32_t> eta, inv_p, inv_n, <float32_t> q,
+                            ws.s32, ws.c32, ws.a32, ws.b32, ws.ids)
 
 
 cdef class PALoss(Loss):

@@ -22,7 +22,10 @@ cdef enum:
 # as (l0 + l1) + (l2 + l3), and no build contracts a multiply-add, so both
 # builds round alike; tests/reference_label_space.py sums the secular terms
 # in the same order. The secular arrays come padded to a multiple of 4
-# (rz = 0, a pole far away, col = 0), so each loop is whole vectors.
+# (rz = 0, a pole far away, col = 0), so each loop is whole vectors. The
+# step is ~24k instructions a row at M = 10, K = 101 (a third of DPP's row):
+# the passes keep their running sums in registers and the per-root loops run
+# in one call each, so that the divisions of different roots overlap.
 cdef extern from *:
     """
     #include <math.h>
@@ -199,7 +202,13 @@ cdef extern from *:
         for (int64_t a = 0; a < k; a++) {
             const double nrm = sqrt(omlc_sec_col(col, dsk, dso[a], mu[a], n4, yb));
             double* OMLC_PCA_RESTRICT v = V + idx[a];
+    #ifdef OMLC_PCA_VEC
+            for (int64_t b = 0; b < n4; b += 4)    /* (whole-vector divisions) */
+                *(omlc_v4d*)(yb + b) = *(const omlc_v4d*)(yb + b) / nrm;
+            for (int64_t b = 0; b < k; b++) v[ro[b]] = yb[b];
+    #else
             for (int64_t b = 0; b < k; b++) v[ro[b]] = yb[b] / nrm;
+    #endif
         }
     }
 
@@ -270,6 +279,32 @@ cdef extern from *:
             out[i + 1] = t1;
             out[i + 2] = t2;
             out[i + 3] = t3;
+        }
+        if (i < n) {                           /* the last 1-3 rows side by side */
+            const int64_t r = n - i;
+            const double* OMLC_PCA_RESTRICT a0 = A + i * K;
+            const double* OMLC_PCA_RESTRICT a1 = r > 1 ? a0 + K : a0;
+            const double* OMLC_PCA_RESTRICT a2 = r > 2 ? a0 + 2 * K : a0;
+            omlc_v4d s0 = {0.0, 0.0, 0.0, 0.0}, s1 = s0, s2 = s0;
+            int64_t k = 0;
+            for (; k + 4 <= K; k += 4) {
+                const omlc_v4d xv = *(const omlc_v4d*)(x + k);
+                s0 += *(const omlc_v4d*)(a0 + k) * xv;
+                s1 += *(const omlc_v4d*)(a1 + k) * xv;
+                s2 += *(const omlc_v4d*)(a2 + k) * xv;
+            }
+            double t0 = (s0[0] + s0[1]) + (s0[2] + s0[3]);
+            double t1 = (s1[0] + s1[1]) + (s1[2] + s1[3]);
+            double t2 = (s2[0] + s2[1]) + (s2[2] + s2[3]);
+            for (; k < K; k++) {
+                t0 += a0[k] * x[k];
+                t1 += a1[k] * x[k];
+                t2 += a2[k] * x[k];
+            }
+            out[i] = t0;
+            if (r > 1) out[i + 1] = t1;
+            if (r > 2) out[i + 2] = t2;
+            i = n;
         }
     #endif
         for (; i < n; i++)
@@ -577,7 +612,10 @@ cdef inline void secular_eigh(const float64_t* d, const float64_t* z, float64_t 
     exact (Gu & Eisenstat 1994), which keeps them orthogonal to rounding
     even for close roots. The k remaining poles sit compacted (dsk, rzk,
     their roots' origins dso and offsets mu), padded to whole vectors of 4
-    for the C loops above, where the divisions go."""
+    for the C loops above, where the divisions go; each Newton round
+    evaluates only the roots still iterating, packed into whole vectors
+    (most roots stop after two evaluations, a few close-pole ones take
+    four or more, and every extra vector costs 12 divisions)."""
     cdef int64_t n4 = (n + 3) // 4 * 4
     cdef float64_t* ds = work
     cdef float64_t* zs = ds + n

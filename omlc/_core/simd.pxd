@@ -59,6 +59,11 @@ cdef extern from *:
     #  define OMLC_CLONES_FMA OMLC_MAYBE_UNUSED
     #endif
     #if defined(__GNUC__) || defined(__clang__)
+    #  define OMLC_ALWAYS_INLINE static inline __attribute__((always_inline)) OMLC_MAYBE_UNUSED
+    #else
+    #  define OMLC_ALWAYS_INLINE static inline
+    #endif
+    #if defined(__GNUC__) || defined(__clang__)
     #  define OMLC_PREFETCH(p) __builtin_prefetch((const void*)(p), 1, 1)
     #  define OMLC_RESTRICT __restrict__
     #else
@@ -364,11 +369,10 @@ cdef extern from *:
        and add a lane instead of two counts. */
     #define OMLC_ALT_ONE_COUNT_MAX 32768
     #define OMLC_ALT_REL_COUNT 65536
-    OMLC_CLONES static int64_t omlc_alt_step_fw(float* OMLC_RESTRICT s, float* OMLC_RESTRICT c,
-                                                const float* OMLC_RESTRICT coef,
-                                                const float* OMLC_RESTRICT sgn,
-                                                const int32_t* OMLC_RESTRICT wt, int64_t L,
-                                                float thr, float q, int64_t* n_rel) {
+    OMLC_ALWAYS_INLINE int64_t omlc_alt_step_fw_body(
+            float* OMLC_RESTRICT s, float* OMLC_RESTRICT c, const float* OMLC_RESTRICT coef,
+            const float* OMLC_RESTRICT sgn, const int32_t* OMLC_RESTRICT wt, int64_t L,
+            float thr, float q, int64_t* n_rel) {
         int32_t cnt = 0;
         for (int64_t l = 0; l < L; l++) {
             /* (Loads unconditional, a mask not a select for the count: what
@@ -382,6 +386,14 @@ cdef extern from *:
         }
         *n_rel = cnt / OMLC_ALT_REL_COUNT;
         return cnt % OMLC_ALT_REL_COUNT;
+    }
+
+    OMLC_CLONES static int64_t omlc_alt_step_fw(float* OMLC_RESTRICT s, float* OMLC_RESTRICT c,
+                                                const float* OMLC_RESTRICT coef,
+                                                const float* OMLC_RESTRICT sgn,
+                                                const int32_t* OMLC_RESTRICT wt, int64_t L,
+                                                float thr, float q, int64_t* n_rel) {
+        return omlc_alt_step_fw_body(s, c, coef, sgn, wt, L, thr, q, n_rel);
     }
 
     /* The float32 repetitions' setup (ALTLoss.plain_steps of a float32
@@ -433,6 +445,39 @@ cdef extern from *:
             s[l] = s32[l];
             c[l] = c32[l];
         }
+    }
+
+    /* FALT's float32 repetitions whole (ALTLoss.plain_steps of a float32
+       model, up to M steps): the setup, the steps with the threshold
+       column's update between them (the arithmetic the Cython loop had),
+       the widening; returns the steps taken. One call a row instead of one
+       a step. */
+    OMLC_CLONES static int64_t omlc_alt_steps_f(double* OMLC_RESTRICT s, double* OMLC_RESTRICT c,
+                                                const char* OMLC_RESTRICT rel, int64_t L,
+                                                int64_t M, float e, float inv_p, float inv_n,
+                                                float q, float* OMLC_RESTRICT s32,
+                                                float* OMLC_RESTRICT c32,
+                                                float* OMLC_RESTRICT coef,
+                                                float* OMLC_RESTRICT sgn,
+                                                int32_t* OMLC_RESTRICT wt) {
+        const int64_t Lv = omlc_alt_setup_f(s, c, rel, L, -e * inv_p, e * inv_n, s32, c32,
+                                            coef, sgn, wt);
+        int64_t rep = 0, n_act, n_rel;
+        while (rep < M) {
+            const float thr = s32[L];
+            if (L < OMLC_ALT_ONE_COUNT_MAX)
+                n_act = omlc_alt_step_fw_body(s32, c32, coef, sgn, wt, Lv, thr, q, &n_rel);
+            else
+                n_act = omlc_alt_step_f(s32, c32, coef, sgn, Lv, thr, q, &n_rel);
+            if (n_act == 0)
+                break;
+            const float dthr = e * (n_rel * inv_p - (n_act - n_rel) * inv_n);
+            c32[L] -= dthr;
+            s32[L] = thr - dthr * q;
+            rep++;
+        }
+        omlc_widen_f(s32, c32, L + 1, s, c);
+        return rep;
     }
 
     /* Where a feature's rows of n matrices (their first bytes m[0..n), n_bytes
@@ -899,6 +944,9 @@ cdef extern from *:
                              int64_t* n_rel) noexcept nogil
     void omlc_widen_f(const float* s32, const float* c32, int64_t K, double* s,
                       double* c) noexcept nogil
+    int64_t omlc_alt_steps_f(double* s, double* c, const char* rel, int64_t L, int64_t M,
+                             float e, float inv_p, float inv_n, float q, float* s32, float* c32,
+                             float* coef, float* sgn, int32_t* wt) noexcept nogil
     void omlc_score_uv(const int32_t* idx, const double* x, int64_t nnz, const double* U,
                        const double* V, int64_t K, int64_t ld, double* su,
                        double* sv) noexcept nogil
