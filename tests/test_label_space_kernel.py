@@ -779,13 +779,16 @@ def _fresh(m, X, Y):
                    sigma=m.sigma_.copy(), P=m.P_.copy(), t=0, G=reg.G.copy())
 
 
-@pytest.mark.parametrize("K,M", [(9, 4), (9, 5), (24, 18)])
+@pytest.mark.parametrize("K,M", [(9, 4), (9, 5), (24, 18), (5, 4)])
 @pytest.mark.parametrize("cost", ["hamming", "f1"])
 def test_lazy_adagrad_frame_equals_the_twin(cost, K, M):
-    """PBT's lazy current-frame AdaGrad step against the twin, to 1e-12 (F
-    within FOLD_TOL of orthogonal, not folded on most rows); M = 4 and 5
-    take the kernel's whole-vector paths (5: a partial last vector), 18 its
-    plain loops, feature 0 included."""
+    """PBT's lazy current-frame AdaGrad step against the twin (which inverts
+    F afresh on every row), to 1e-12 (F within FOLD_TOL of orthogonal, not
+    folded on most rows): the kernel's F^-1 follows F by the Woodbury step
+    for 31 rows in 32. M = 4 and 5 take the kernel's whole-vector paths (5: a
+    partial last vector), 18 its plain loops, feature 0 included; K = 5,
+    M = 4 fills the label space, so no new direction enters (one other row
+    of V, not two)."""
     X, Y = problem(n=120, d=15, K=K, seed=7)
     assert X[:, 0].nnz
     m, state = _fresh(omlc.CSDPP(cost=cost, code_dim=M, basis="pbt", solver="adagrad", eta=0.3,
