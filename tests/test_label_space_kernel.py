@@ -861,3 +861,25 @@ def test_pbc_rows_on_cache_lines_learn_as_dense_rows(solver, monkeypatch):
         lsk.dpp_learn(pbt._stream(X[:5], Y[:5], None), 0, 1, 1 if solver == "sgd" else 2, 5,
                       False, 1.0, 0.5, True, Wb, opt, None, np.eye(5), np.zeros((6, 41)),
                       np.zeros(6), np.zeros((5, 41)), np.array([0, -1, 0, 0], np.int64))
+
+
+@pytest.mark.parametrize("solver", ["row_adagrad", "adagrad"])
+def test_pbc_step_refuses_an_overflowing_gradient_before_the_basis_moves(solver):
+    """PBC under AdaGrad takes the regression step before the online-PCA
+    step (neither reads the other's result): a feature of 1e200 that would
+    overflow AdaGrad's sums stops the block at its row with NonFiniteError,
+    and the learner is the one that learned the rows before it, basis
+    included. (SGD has no such limit: its next row's scores are refused.)"""
+    from omlc._core.linear import NonFiniteError
+    X, Y = problem(n=60, d=15, K=41, seed=8)
+    Xb = X.toarray()
+    Xb[30, 0] = 1e200
+    m = omlc.CSDPP(code_dim=5, basis="pbc", solver=solver)
+    with pytest.raises(NonFiniteError, match=r"row 30 of the block"):
+        m.predict_then_learn(sp.csr_matrix(Xb), Y)
+    first = omlc.CSDPP(code_dim=5, basis="pbc", solver=solver).fit(X[:30], Y[:30])
+    assert m.t_ == first.t_ == 30
+    for a, b in ((m.Q_, first.Q_), (m.sigma_, first.sigma_), (m.P_, first.P_),
+                 (m.reg_.W, first.reg_.W), (m.thr_cost_, first.thr_cost_)):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(m.reg_.G, first.reg_.G)
