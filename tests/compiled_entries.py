@@ -425,7 +425,7 @@ def _standardise_rows():
     def call(a):
         from omlc._core.rank_rule import standardise
         return standardise(a["S"], a["Z"])
-    return a, call, {"S": "ok:nan,inf,neg_inf"}
+    return a, call, {"S": "finite"}
 
 
 @spec("kernels.support_block")

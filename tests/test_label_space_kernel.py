@@ -779,13 +779,16 @@ def _fresh(m, X, Y):
                    sigma=m.sigma_.copy(), P=m.P_.copy(), t=0, G=reg.G.copy())
 
 
-@pytest.mark.parametrize("K,M", [(9, 4), (9, 5), (24, 18)])
+@pytest.mark.parametrize("K,M", [(9, 4), (9, 5), (24, 18), (5, 4)])
 @pytest.mark.parametrize("cost", ["hamming", "f1"])
 def test_lazy_adagrad_frame_equals_the_twin(cost, K, M):
-    """PBT's lazy current-frame AdaGrad step against the twin, to 1e-12 (F
-    within FOLD_TOL of orthogonal, not folded on most rows); M = 4 and 5
-    take the kernel's whole-vector paths (5: a partial last vector), 18 its
-    plain loops, feature 0 included."""
+    """PBT's lazy current-frame AdaGrad step against the twin (which inverts
+    F afresh on every row), to 1e-12 (F within FOLD_TOL of orthogonal, not
+    folded on most rows): the kernel's F^-1 follows F by the Woodbury step
+    for 31 rows in 32. M = 4 and 5 take the kernel's whole-vector paths (5: a
+    partial last vector), 18 its plain loops, feature 0 included; K = 5,
+    M = 4 fills the label space, so no new direction enters (one other row
+    of V, not two)."""
     X, Y = problem(n=120, d=15, K=K, seed=7)
     assert X[:, 0].nnz
     m, state = _fresh(omlc.CSDPP(cost=cost, code_dim=M, basis="pbt", solver="adagrad", eta=0.3,
@@ -858,3 +861,25 @@ def test_pbc_rows_on_cache_lines_learn_as_dense_rows(solver, monkeypatch):
         lsk.dpp_learn(pbt._stream(X[:5], Y[:5], None), 0, 1, 1 if solver == "sgd" else 2, 5,
                       False, 1.0, 0.5, True, Wb, opt, None, np.eye(5), np.zeros((6, 41)),
                       np.zeros(6), np.zeros((5, 41)), np.array([0, -1, 0, 0], np.int64))
+
+
+@pytest.mark.parametrize("solver", ["row_adagrad", "adagrad"])
+def test_pbc_step_refuses_an_overflowing_gradient_before_the_basis_moves(solver):
+    """PBC under AdaGrad takes the regression step before the online-PCA
+    step (neither reads the other's result): a feature of 1e200 that would
+    overflow AdaGrad's sums stops the block at its row with NonFiniteError,
+    and the learner is the one that learned the rows before it, basis
+    included. (SGD has no such limit: its next row's scores are refused.)"""
+    from omlc._core.linear import NonFiniteError
+    X, Y = problem(n=60, d=15, K=41, seed=8)
+    Xb = X.toarray()
+    Xb[30, 0] = 1e200
+    m = omlc.CSDPP(code_dim=5, basis="pbc", solver=solver)
+    with pytest.raises(NonFiniteError, match=r"row 30 of the block"):
+        m.predict_then_learn(sp.csr_matrix(Xb), Y)
+    first = omlc.CSDPP(code_dim=5, basis="pbc", solver=solver).fit(X[:30], Y[:30])
+    assert m.t_ == first.t_ == 30
+    for a, b in ((m.Q_, first.Q_), (m.sigma_, first.sigma_), (m.P_, first.P_),
+                 (m.reg_.W, first.reg_.W), (m.thr_cost_, first.thr_cost_)):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(m.reg_.G, first.reg_.G)

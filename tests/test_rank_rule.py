@@ -51,6 +51,10 @@ def test_standardise_matches_the_twin(seed, n, L):
     np.testing.assert_array_equal(inplace, Z)
     with pytest.raises(ValueError, match="shape"):
         standardise(S, np.zeros((n + 1, L)))
+    if S.size:
+        S[n // 2, L // 2] = np.nan
+        with pytest.raises(ValueError, match="finite"):
+            standardise(S, Z)
 
 
 @pytest.mark.parametrize("seed,n,L", [(0, 1, 1), (1, 5, 3), (2, 300, 30), (3, 64, 101)])

@@ -10,8 +10,11 @@ tests/reference_label_space.py is the slow NumPy twin of every step here.
 PBT with a gradient solver keeps the basis change lazily: the effective
 weights are ``W F`` with F a small M x M factor, so a row costs
 ``nnz M^2 + M^3`` for it, not ``d M^2``. Per-coordinate AdaGrad takes the
-per-row transform's step (``current_frame``): G on the effective
-coordinates, the step ``dV`` taken there and ``W -= dV F^-1``. SGD and the
+per-row transform's step (the current frame): G on the effective
+coordinates, the step ``dV`` taken there and ``W -= dV F^-1``, F^-1
+following F <- F P_t P_{t+1}^T by the Woodbury identity (that product is a
+block of the online PCA's orthogonal eigenvectors; Gauss-Jordan afresh
+every ``C_FINV_FRESH`` rows). SGD and the
 row-wise AdaGrad take the gradient in the stored coordinates, ``x (F c)^T``
 for the effective coefficient ``c``: it equals the direct step while F is
 orthogonal. F is folded into W (``W <- W F``, ``F <- I``) as soon as
@@ -1446,6 +1449,7 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     cdef Loss loss = SquaredLoss()
     cdef bint gradient = solver != RIDGE
     cdef bint lazy = gradient and basis == PBT and not full_rank
+    cdef bint pbc_grad = gradient and basis == PBC
     cdef float64_t* Wp
     cdef float64_t* Ap = NULL
     cdef float64_t* Fp
@@ -1746,17 +1750,34 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
             else:
                 label_weights(cost, yrel, yhat, K, NULL, v, <int64_t*> lw)
             t += 1
+            # ---- PBC under a gradient solver: the regression step first (its
+            # target v and prediction r do not depend on the PCA step), so a
+            # refused row leaves the basis as it was, with nothing to undo
+            if pbc_grad:
+                if solver != SGD_SOLVER:
+                    for k in range(K):                 # s - (r - v)
+                        x = reff[k] - v[k]
+                        pred[k] = s[k] - x
+                else:                                  # s - (r - v) / sqrt(t)
+                    x = 1.0 / sqrt(<float64_t> t)
+                    for k in range(K):
+                        tgt[k] = (reff[k] - v[k]) * x
+                        pred[k] = s[k] - tgt[k]
+                if opt.fit_row(&r, s, loss, &tg, 1, &ws) == OVERFLOW:
+                    err = GRADIENT_OVERFLOW
+                    t -= 1
+                    break
             # ---- online PCA and the draw
             saved = False
             xmax = 0.0
-            if gradient and (not full_rank or Gp != NULL):
+            if Gp != NULL or (gradient and not full_rank and not pbc_grad):
                 xmax = 1.0 if intercept else 0.0     # max |x_j| of the row
                 for p in range(r.x_nnz):
                     x = fabs(row_value(&r, p))
                     if x > xmax:
                         xmax = x
             if not full_rank:
-                if gradient:
+                if gradient and not pbc_grad:
                     # Only a squared gradient near DBL_MAX makes the step
                     # below refuse the row; |coefficient| <= |r| + |v| (F
                     # near-orthogonal), so the basis is saved for undoing
@@ -1781,7 +1802,7 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                 drop = sample_drop(sg, nq, u, M)
             # ---- the regression's target and prediction (effective coordinates)
             if basis == PBC:
-                if not gradient or solver == SGD_SOLVER:
+                if not gradient:
                     for k in range(K):
                         tgt[k] = v[k]
                         pred[k] = reff[k]
@@ -1872,11 +1893,8 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                     memcpy(cpad, tgt, M * sizeof(float64_t))
                     omlc_ls_frame_row(offf, xsf, nx, cpad, M, Wp, Gp, h * M, Finv, ldf, ada_eta,
                                       ada_delta, gxf, dvf, uf)
-            elif gradient and basis == PBC and solver != SGD_SOLVER:
-                for k in range(K):                     # s - (r - v), as below
-                    x = reff[k] - v[k]
-                    pred[k] = s[k] - x
-                overflow = opt.fit_row(&r, s, loss, &tg, 1, &ws) == OVERFLOW
+            elif pbc_grad:
+                pass                                   # (taken before the PCA step)
             elif gradient:
                 # the stored-coordinate target: s - F (pred - tgt) [/ sqrt(t) for SGD]
                 for j in range(width):

@@ -119,8 +119,8 @@ cdef inline bint _standardise_row(const double* s, int64_t L, double* z) noexcep
 
 
 def standardise(const double[:, ::1] S, double[:, ::1] Z):
-    """Z = each row of S standardised (the module docstring); returns
-    whether each row's sd > 0 (bool). Z may be S."""
+    """Z = each row of S (finite) standardised (the module docstring);
+    returns whether each row's sd > 0 (bool). Z may be S."""
     cdef Py_ssize_t n = S.shape[0], L = S.shape[1], i
     if Z.shape[0] != n or Z.shape[1] != L:
         raise ValueError("Z must have S's shape")
@@ -128,6 +128,11 @@ def standardise(const double[:, ::1] S, double[:, ::1] Z):
     if L == 0:
         return ok
     cdef uint8_t[::1] okv = ok.view(np.uint8)
+    cdef bint finite
+    with nogil:
+        finite = omlc_all_finite(&S[0, 0] if n else NULL, n * L)
+    if not finite:
+        raise ValueError("S must be finite")
     with nogil:
         for i in range(n):
             okv[i] = _standardise_row(&S[i, 0], L, &Z[i, 0])

@@ -86,8 +86,8 @@ O(d M^2). Per-coordinate AdaGrad takes its step in the current code frame,
 as the per-row transform does: the accumulators G belong to the effective
 coordinates (``G += (x c^T)^2``, c the effective coefficient), the step
 ``dV = eta x c^T / (delta + sqrt(G))`` is taken there and lands on W as
-``W -= dV F^-1`` (F^-1 by Gauss-Jordan, O(M^3), again only after F
-changed; the product O(nnz M^2)), so ``W F`` moves exactly as ``dpp_learn(fold_tol=0)``'s
+``W -= dV F^-1`` (F^-1 follows F by the Woodbury identity, O(M^3), and is
+inverted afresh every 32 rows; the product O(nnz M^2)), so ``W F`` moves exactly as ``dpp_learn(fold_tol=0)``'s
 weights (tested to rounding). SGD and row-wise AdaGrad step in W's
 coordinates with the stored-frame coefficient ``F c`` (the same step while F
 is orthogonal; one accumulator per feature does not see the frame).
