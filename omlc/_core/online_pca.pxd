@@ -394,7 +394,7 @@ cdef extern from *:
             int64_t j0 = 0;                    /* (in the row pass when it is one) */
     #ifdef OMLC_PCA_VEC
             /* one pass over R's rows with the whole row of T in registers
-               (w / 4 <= 4 vectors: M <= 14) */
+               (w / 4 <= 4 vectors: M <= 15) */
     #  define OMLC_PCA_NEWR_ROW(NV) do { \\
                 omlc_v4d t_[NV]; \\
                 for (int v_ = 0; v_ < NV; v_++) t_[v_] = (omlc_v4d){0.0, 0.0, 0.0, 0.0}; \\
