@@ -4,7 +4,7 @@
 # the draw. Inline, so the block loop keeps one compiled unit;
 # tests/reference_label_space.py is the twin of every function here.
 from libc.float cimport DBL_EPSILON
-from libc.math cimport fabs, sqrt
+from libc.math cimport copysign, fabs, sqrt
 from libc.stdint cimport int64_t
 from libc.string cimport memcpy, memset
 
@@ -394,7 +394,7 @@ cdef extern from *:
             int64_t j0 = 0;                    /* (in the row pass when it is one) */
     #ifdef OMLC_PCA_VEC
             /* one pass over R's rows with the whole row of T in registers
-               (w / 4 <= 4 vectors: M <= 14) */
+               (w / 4 <= 4 vectors: M <= 15) */
     #  define OMLC_PCA_NEWR_ROW(NV) do { \\
                 omlc_v4d t_[NV]; \\
                 for (int v_ = 0; v_ < NV; v_++) t_[v_] = (omlc_v4d){0.0, 0.0, 0.0, 0.0}; \\
@@ -811,7 +811,9 @@ cdef inline void secular_eigh(const float64_t* d, const float64_t* z, float64_t 
     for a in range(k):
         w = -((dsk[a] - dso[a]) - mu[a]) / rhop
         w *= gv[a]
-        col[a] = sqrt(fabs(w)) if zs[idx[a]] >= 0.0 else -sqrt(fabs(w))
+        # z's sign (never 0 here: those deflated), without a branch that the
+        # random signs would mispredict half the time
+        col[a] = copysign(sqrt(fabs(w)), zs[idx[a]])
     # Without a Givens rotation (the usual case) each entry goes straight to
     # its unsorted row; otherwise the rotations act on the sorted rows first.
     for b in range(k):
