@@ -439,9 +439,8 @@ AUTO_CODE_FLOOR = 8
 THRESHOLD_GRID = np.concatenate([-np.geomspace(0.02, 20.0, 40)[::-1], [0.0],
                                  np.geomspace(0.02, 20.0, 40)])
 _GRID_ZERO = 40
-#: Rows per call of the compiled loop when a block is learned without its
-#: scores (``fit``) under the adaptive rule: once the buffer the rule's
-#: second pass needed, kept because Q is written out at each call's end.
+#: Rows per call of the compiled loop when the adaptive rule needs the
+#: scores of a block learned without them (``fit``): bounds the buffer.
 _RULE_CHUNK = 4096
 
 
