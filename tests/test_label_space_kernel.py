@@ -1,8 +1,6 @@
 """omlc/_core/label_space.pyx (the DPP / CS-DPP loop) against its NumPy twin
 tests/reference_label_space.py, to 1e-12, on random sparse rows with empty
 rows and empty and full label sets."""
-import copy
-
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -885,37 +883,3 @@ def test_pbc_step_refuses_an_overflowing_gradient_before_the_basis_moves(solver)
                  (m.reg_.W, first.reg_.W), (m.thr_cost_, first.thr_cost_)):
         np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(m.reg_.G, first.reg_.G)
-
-
-@pytest.mark.parametrize("basis,solver", [("pbc", "row_adagrad"), ("pbt", "adagrad"),
-                                          ("pbc", "ridge"), ("pbt", "sgd")])
-def test_dpp_learn_follows_the_threshold_as_threshold_follow(basis, solver):
-    """CS-DPP's adaptive threshold taken inside dpp_learn's loop (``thr_cost``)
-    lowers each row and updates the totals bit for bit as threshold_follow
-    over the block after the call, and the learning is the same; learning
-    only (no ``out``), the same totals."""
-    X, Y = problem(n=70, K=7, seed=3)
-    base = omlc.CSDPP(code_dim=3, basis=basis, solver=solver).fit(X[:20], Y[:20])
-    fused, after, quiet = (copy.deepcopy(base) for _ in range(3))
-    Xb, Yb = X[20:].tocsr(), Y[20:].tocsr()
-    n = Xb.shape[0]
-    Df, Da = np.empty((n, 7)), np.empty((n, 7))
-    fused._learn_block(Xb, Yb, None, Df, rule=True)
-    after._learn_block(Xb, Yb, None, Da)
-    raw = Da.copy()
-    lsk.threshold_follow(Da, Yb.indptr, Yb.indices, np.arange(n, dtype=np.int64),
-                         after.thr_cost_, ls.THRESHOLD_GRID, ls._GRID_ZERO, ls.COST_IDS["f1"])
-    quiet._learn_block(Xb, Yb, None, None, rule=True)
-    np.testing.assert_array_equal(Df, Da)
-    assert not np.array_equal(Da, raw)               # the rule moved the values
-    assert (fused.thr_cost_ > base.thr_cost_).any()
-    for m in (after, quiet):
-        np.testing.assert_array_equal(fused.thr_cost_, m.thr_cost_)
-        np.testing.assert_array_equal(fused.reg_.W, m.reg_.W)
-        np.testing.assert_array_equal(fused.Q_, m.Q_)
-    for bad, what in ((np.zeros(3), "thr_cost of the grid's length"),
-                      (np.full(ls.THRESHOLD_GRID.shape[0], -1.0), "finite non-negative")):
-        m = copy.deepcopy(base)
-        m.thr_cost_ = bad
-        with pytest.raises(ValueError, match=what):
-            m._learn_block(Xb, Yb, None, None, rule=True)

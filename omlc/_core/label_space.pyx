@@ -848,138 +848,6 @@ def grid_cells_py(x, grid):
     return out, bool(nb)
 
 
-cdef struct ThrRule:
-    # threshold_follow's rule over one call: the totals (updated in place),
-    # the grid (padded), its cell table and the per-row scratch (_thr_setup)
-    float64_t* thr
-    float64_t* C
-    float64_t* gp
-    int32_t* hist
-    int32_t* pos
-    int32_t* tot
-    int32_t* cell
-    int32_t* ycell
-    int32_t* cTP
-    int32_t* cNP
-    int32_t* tab
-    int64_t K
-    int64_t J
-    int64_t zero
-    int cost
-    bint nb
-    float64_t sk
-
-
-cdef object _thr_setup(ThrRule* tr, float64_t* thr, const float64_t* grid, int64_t J,
-                       int64_t K, int64_t zero, int cost):
-    """Point ``tr`` at new scratch for the rule with totals ``thr`` (J) over
-    ``grid`` (J values, increasing: checked by the caller); returns the
-    scratch's owner, to be kept while ``tr`` is used."""
-    cdef int64_t j
-    work = np.zeros(2 * (J + 1) + 2)
-    iwork = np.zeros(8 * (J + 1) + 2 * K + C_CELL_BUCKETS, dtype=np.int32)
-    tr.thr = thr
-    tr.C = <float64_t*> cnp.PyArray_DATA(work)     # the row's costs
-    tr.gp = tr.C + J + 1                           # J + 2: the grid, two +inf
-    tr.hist = <int32_t*> cnp.PyArray_DATA(iwork)   # 4 (J + 1): counts per cell
-    tr.pos = tr.hist + 4 * (J + 1)                 # J + 1: positives per cell
-    tr.tot = tr.pos + J + 1                        # J + 1
-    tr.cell = tr.tot + J + 1                       # K: each label's grid cell
-    tr.ycell = tr.cell + K                         # K: the row's labels' cells
-    tr.cTP = tr.ycell + K                          # J + 1: tp and the predicted count at j
-    tr.cNP = tr.cTP + J + 1                        # J + 1
-    tr.tab = tr.cNP + J + 1                        # C_CELL_BUCKETS
-    tr.K = K
-    tr.J = J
-    tr.zero = zero
-    tr.cost = cost
-    tr.sk = sqrt(<float64_t> K)
-    for j in range(J):
-        tr.gp[j] = grid[j]
-    tr.gp[J] = INFINITY
-    tr.gp[J + 1] = INFINITY
-    tr.nb = _cell_table(tr.gp, J, tr.tab)
-    return (work, iwork)
-
-
-cdef void _thr_row(ThrRule* tr, const float64_t* Dt, float64_t* dst,
-                   const label_index_t* lab, int64_t a, int64_t b) noexcept nogil:
-    """One row of the rule: ``dst`` (K; may be ``Dt``; NULL: not written)
-    gets the row's values ``Dt`` less the threshold of least total cost
-    over the rows before it, then every candidate's cost of the row joins
-    the totals. The row's labels: ``lab[a:b]`` (< K; a repeat counts once)."""
-    cdef int64_t K = tr.K, J = tr.J, k, j, p, c, best, ny_i, tp_i, np_i
-    cdef float64_t sk = tr.sk, ny, th
-    cdef const float64_t* gp = tr.gp
-    cdef const int32_t* tab = tr.tab
-    cdef int32_t* h0 = tr.hist
-    cdef int32_t* h1 = h0 + (J + 1)
-    cdef int32_t* h2 = h0 + 2 * (J + 1)
-    cdef int32_t* h3 = h0 + 3 * (J + 1)
-    cdef int32_t* pos = tr.pos
-    cdef int32_t* tot = tr.tot
-    cdef int32_t* cell = tr.cell
-    cdef int32_t* ycell = tr.ycell
-    cdef int32_t* cTP = tr.cTP
-    cdef int32_t* cNP = tr.cNP
-    # the counts per cell in four histograms (most labels share a
-    # cell: one would make every count wait for the one before)
-    if tr.nb:
-        for k in range(0, K - 3, 4):
-            c = _grid_cell(Dt[k] * sk, gp, tab)
-            cell[k] = <int32_t> c
-            h0[c] += 1
-            c = _grid_cell(Dt[k + 1] * sk, gp, tab)
-            cell[k + 1] = <int32_t> c
-            h1[c] += 1
-            c = _grid_cell(Dt[k + 2] * sk, gp, tab)
-            cell[k + 2] = <int32_t> c
-            h2[c] += 1
-            c = _grid_cell(Dt[k + 3] * sk, gp, tab)
-            cell[k + 3] = <int32_t> c
-            h3[c] += 1
-        for k in range(K & ~3, K):
-            c = _grid_cell(Dt[k] * sk, gp, tab)
-            cell[k] = <int32_t> c
-            h0[c] += 1
-    else:
-        for k in range(K):
-            c = _grid_cell_search(Dt[k] * sk, gp, J)
-            cell[k] = <int32_t> c
-            h0[(k & 3) * (J + 1) + c] += 1
-    for j in range(J + 1):         # (and the histograms zeroed for the next row)
-        tot[j] = (h0[j] + h1[j]) + (h2[j] + h3[j])
-        h0[j] = 0
-        h1[j] = 0
-        h2[j] = 0
-        h3[j] = 0
-    ny_i = 0
-    for p in range(a, b):
-        k = lab[p]
-        if cell[k] >= 0:                   # a repeated label counts once
-            ycell[ny_i] = cell[k]
-            ny_i += 1
-            pos[cell[k]] += 1
-            cell[k] = -1
-    ny = <float64_t> ny_i
-    # predicted at j iff the value is above grid[j]: suffix counts
-    np_i = 0
-    tp_i = 0
-    for j in range(J - 1, -1, -1):
-        np_i = np_i + tot[j + 1]
-        tp_i = tp_i + pos[j + 1]
-        cTP[j] = <int32_t> tp_i
-        cNP[j] = <int32_t> np_i
-    for p in range(ny_i):
-        pos[ycell[p]] = 0
-    costs_of_counts(tr.cost, cTP, cNP, ny, <float64_t> K, J, tr.C)
-    best = _leader(tr.thr, tr.C, J, tr.zero)
-    th = gp[best] / sk
-    if dst != NULL:
-        for k in range(K):
-            dst[k] = Dt[k] - th
-
-
 def threshold_follow(float64_t[:, ::1] D, const label_index_t[::1] indptr,
                      const label_index_t[::1] indices, const int64_t[::1] rows,
                      float64_t[::1] thr_cost, const float64_t[::1] grid, int64_t zero, int cost):
@@ -995,7 +863,8 @@ def threshold_follow(float64_t[:, ::1] D, const label_index_t[::1] indptr,
     arrays: ~20 us a row on rcv1-shaped data, 3x FALT's whole step. Same
     operations in the same order, so the same bits."""
     cdef int64_t n = D.shape[0], K = D.shape[1], J = grid.shape[0], nl = indptr.shape[0] - 1
-    cdef int64_t t, i, j, p
+    cdef int64_t t, i, k, j, p, best, c, ny_i, tp_i, np_i
+    cdef float64_t sk, ny, th
     if rows.shape[0] != n or thr_cost.shape[0] != J or not (0 <= zero < J) or J < 1:
         raise ValueError(f"need one row index per row of D ({n}, got {rows.shape[0]}) and "
                          f"thr_cost of the grid's length {J} (got {thr_cost.shape[0]})")
@@ -1022,13 +891,89 @@ def threshold_follow(float64_t[:, ::1] D, const label_index_t[::1] indptr,
                                  f"{K} labels")
     if n == 0:
         return
-    cdef ThrRule tr
-    _keep = _thr_setup(&tr, &thr_cost[0], &grid[0], J, K, zero, cost)
-    cdef const label_index_t* ixp = &indices[0] if indices.shape[0] else NULL
+    work = np.zeros(2 * (J + 1) + 2)
+    iwork = np.zeros(8 * (J + 1) + 2 * K + C_CELL_BUCKETS, dtype=np.int32)
+    cdef float64_t* C = <float64_t*> cnp.PyArray_DATA(work)     # the row's costs
+    cdef float64_t* gp = C + J + 1                 # J + 2: the grid, two +inf
+    cdef int32_t* hist = <int32_t*> cnp.PyArray_DATA(iwork)   # 4 (J + 1): counts per cell
+    cdef int32_t* h0 = hist
+    cdef int32_t* h1 = hist + (J + 1)
+    cdef int32_t* h2 = hist + 2 * (J + 1)
+    cdef int32_t* h3 = hist + 3 * (J + 1)
+    cdef float64_t* Dt
+    cdef bint nb
+    cdef int32_t* pos = hist + 4 * (J + 1)         # J + 1: positives per cell
+    cdef int32_t* tot = pos + J + 1                # J + 1
+    cdef int32_t* cell = tot + J + 1               # K: each label's grid cell
+    cdef int32_t* ycell = cell + K                 # K: the row's labels' cells
+    cdef int32_t* cTP = ycell + K                  # J + 1: tp and the predicted count at j
+    cdef int32_t* cNP = cTP + J + 1                # J + 1
+    cdef int32_t* tab = cNP + J + 1                # C_CELL_BUCKETS
+    sk = sqrt(<float64_t> K)
     with nogil:
+        for j in range(J):
+            gp[j] = grid[j]
+        gp[J] = INFINITY
+        gp[J + 1] = INFINITY
+        nb = _cell_table(gp, J, tab)
         for t in range(n):
             i = rows[t]
-            _thr_row(&tr, &D[t, 0], &D[t, 0], ixp, indptr[i], indptr[i + 1])
+            # the counts per cell in four histograms (most labels share a
+            # cell: one would make every count wait for the one before)
+            if nb:
+                Dt = &D[t, 0]
+                for k in range(0, K - 3, 4):
+                    c = _grid_cell(Dt[k] * sk, gp, tab)
+                    cell[k] = <int32_t> c
+                    h0[c] += 1
+                    c = _grid_cell(Dt[k + 1] * sk, gp, tab)
+                    cell[k + 1] = <int32_t> c
+                    h1[c] += 1
+                    c = _grid_cell(Dt[k + 2] * sk, gp, tab)
+                    cell[k + 2] = <int32_t> c
+                    h2[c] += 1
+                    c = _grid_cell(Dt[k + 3] * sk, gp, tab)
+                    cell[k + 3] = <int32_t> c
+                    h3[c] += 1
+                for k in range(K & ~3, K):
+                    c = _grid_cell(Dt[k] * sk, gp, tab)
+                    cell[k] = <int32_t> c
+                    h0[c] += 1
+            else:
+                for k in range(K):
+                    c = _grid_cell_search(D[t, k] * sk, gp, J)
+                    cell[k] = <int32_t> c
+                    hist[(k & 3) * (J + 1) + c] += 1
+            for j in range(J + 1):         # (and the histograms zeroed for the next row)
+                tot[j] = (h0[j] + h1[j]) + (h2[j] + h3[j])
+                h0[j] = 0
+                h1[j] = 0
+                h2[j] = 0
+                h3[j] = 0
+            ny_i = 0
+            for p in range(indptr[i], indptr[i + 1]):
+                k = indices[p]
+                if cell[k] >= 0:                   # a repeated label counts once
+                    ycell[ny_i] = cell[k]
+                    ny_i += 1
+                    pos[cell[k]] += 1
+                    cell[k] = -1
+            ny = <float64_t> ny_i
+            # predicted at j iff the value is above grid[j]: suffix counts
+            np_i = 0
+            tp_i = 0
+            for j in range(J - 1, -1, -1):
+                np_i = np_i + tot[j + 1]
+                tp_i = tp_i + pos[j + 1]
+                cTP[j] = <int32_t> tp_i
+                cNP[j] = <int32_t> np_i
+            for p in range(ny_i):
+                pos[ycell[p]] = 0
+            costs_of_counts(cost, cTP, cNP, ny, <float64_t> K, J, C)
+            best = _leader(&thr_cost[0], C, J, zero)
+            th = grid[best] / sk
+            for k in range(K):
+                D[t, k] = D[t, k] - th
 
 
 def ridge_room(const float64_t[:, ::1] P, const float64_t[::1] w):
@@ -1463,8 +1408,7 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
               cnp.ndarray W, Optimizer opt, cnp.ndarray Ainv, cnp.ndarray F,
               cnp.ndarray Q, cnp.ndarray sigma, cnp.ndarray P, cnp.ndarray counters,
               double eta_sgd=1.0, double fold_tol=FOLD_TOL, out=None, cost_fn=None,
-              int64_t ridge_block=0, thr_cost=None, thr_grid=None, int64_t thr_zero=0,
-              int thr_cost_id=0):
+              int64_t ridge_block=0):
     """Learn every row of ``stream`` (labelled) in order; the state arrays are
     updated in place. ``counters`` (int64): [rows of Q, dropped row, t,
     folds]. ``W``: (d + intercept) x width, width K for PBC else M; ``opt``
@@ -1482,14 +1426,6 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
 
     ``ridge_block``: the exact ridge's rows whose updates of Ainv wait for
     one rank-q update (as ``br_ridge_learn``'s ``block``; 0: its default).
-
-    ``thr_cost`` (or None), ``thr_grid``, ``thr_zero``, ``thr_cost_id``:
-    CS-DPP's adaptive threshold, ``threshold_follow``'s rule with those
-    totals (updated in place), grid, zero index and cost, taken on each row
-    once it is learned, while its decoded values are in cache (a second
-    pass over ``out`` cost a read and a write of n x K doubles): ``out``'s
-    rows are lowered, the same bits as ``threshold_follow`` over the
-    learned rows after the call.
 
     PBT under a per-coordinate ``AdaGrad`` (lazy F) steps in the current
     code frame: G holds the effective coordinates' squared gradients and the
@@ -1581,29 +1517,6 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
             raise ValueError(f"out must be C-contiguous float64 of shape {(n, K)}")
         if n and K:
             outp = <float64_t*> cnp.PyArray_DATA(out)
-    cdef ThrRule tr
-    cdef bint rule = thr_cost is not None
-    cdef float64_t[::1] thr_v
-    cdef const float64_t[::1] grid_v
-    cdef int64_t J = 0
-    _rule_keep = None
-    if rule:
-        thr_v = thr_cost
-        grid_v = thr_grid
-        J = grid_v.shape[0] if thr_grid is not None else 0
-        if J < 1 or thr_v.shape[0] != J or not (0 <= thr_zero < J) \
-                or thr_cost_id < HAMMING or thr_cost_id > ACCURACY:
-            raise ValueError(f"the threshold rule needs thr_cost of the grid's length {J} "
-                             f"(got {thr_v.shape[0]}), 0 <= thr_zero < {J} (got {thr_zero}) "
-                             f"and a known cost id (got {thr_cost_id})")
-        for j in range(J):
-            if not (isfinite(thr_v[j]) and thr_v[j] >= 0.0):
-                raise ValueError(f"thr_cost must hold finite non-negative totals; entry {j} is "
-                                 f"{thr_v[j]}")
-        for j in range(1, J):
-            if not (grid_v[j - 1] < grid_v[j]):
-                raise ValueError("grid must be increasing")
-        _rule_keep = _thr_setup(&tr, &thr_v[0], &grid_v[0], J, K, thr_zero, thr_cost_id)
     Wp = <float64_t*> cnp.PyArray_DATA(W)
     Fp = <float64_t*> cnp.PyArray_DATA(F)
     Qp = <float64_t*> cnp.PyArray_DATA(Q)
@@ -2033,9 +1946,6 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
             cnt[0] = nq
             cnt[1] = drop
             cnt[2] = t
-            if rule:
-                _thr_row(&tr, ytil, outp + nrow * K if outp != NULL else NULL,
-                         r.y_indices, 0, r.y_nnz)
         else:
             nrow = n
         if lazy:

@@ -75,8 +75,7 @@ width M the per-coordinate cost is small.
 
 DPP and CS-DPP with a named cost run their whole per-row loop compiled
 (``omlc._core.label_space``, one call per block: decoding, eq. 14, the MSG
-step with the draw, the PBC/PBT/none correction, the regression step,
-CS-DPP's adaptive threshold); with
+step with the draw, the PBC/PBT/none correction, the regression step); with
 a callable cost the same loop calls the cost back (holding the GIL for those
 calls only: ``label_weights_callable``, K + 1 calls a row), so a callable
 equal to a named cost gives that cost's results. Under SGD/AdaGrad, PBT keeps its
@@ -888,22 +887,36 @@ class CSDPP(_OnlineLSR):
             if out is not None and theta != 0.0:
                 out -= theta
             return
-        # The rule (threshold_follow's) follows each row inside the compiled
-        # loop, once the row is learned: the same bits as a second pass over
-        # the block's decoded values, without that pass. Learning only, the
-        # block still goes in _RULE_CHUNK-row calls, so that Q is written out
-        # where it was (each write-out rounds).
-        n = X.shape[0]
-        if n == 0:
-            return
-        if out is not None or n <= _RULE_CHUNK:
-            self._learn_block(X, Y, order, out, rule=True)
-            return
+        # The rule needs every learned row's decoded values and labels.
+        n, K = X.shape[0], self.n_labels_
         rows = np.arange(n, dtype=np.int64) if order is None else np.asarray(order, np.int64)
-        for a in range(0, n, _RULE_CHUNK):
-            self._learn_block(X, Y, rows[a:a + _RULE_CHUNK], None, offset=a, rule=True)
+        step = max(n, 1) if out is not None else _RULE_CHUNK   # n = 0: an empty block
+        for a in range(0, n, step):
+            b = min(n, a + step)
+            D = out[a:b] if out is not None else np.empty((b - a, K))
+            try:
+                self._learn_block(X, Y, order if b - a == n else rows[a:b], D, offset=a)
+            except NonFiniteError as exc:
+                done = int(exc.row) - a
+                self._follow(D[:done], Y, rows[a:a + done])
+                raise
+            self._follow(D, Y, rows[a:b])
 
-    def _learn_block(self, X, Y, order, out, offset=0, rule=False):
+    def _follow(self, D, Y, rows):
+        """threshold="adaptive" (see the class notes): each row's decoded values
+        less the threshold of least cost over the rows before it, then the
+        costs of the rows' own scores added to every candidate's total."""
+        if not len(rows):
+            return
+        # compiled (in NumPy, tests/reference_label_space.threshold_follow,
+        # it cost 3x FALT's whole step on rcv1-shaped rows); the same bits
+        ip, ix = Y.indptr, Y.indices
+        if ip.dtype != ix.dtype or ip.dtype not in (np.int32, np.int64):
+            ip, ix = ip.astype(np.int64), ix.astype(np.int64)
+        _lsk.threshold_follow(D, ip, ix, np.ascontiguousarray(rows, np.int64), self.thr_cost_,
+                              THRESHOLD_GRID, _GRID_ZERO, COST_IDS[self._cost()])
+
+    def _learn_block(self, X, Y, order, out, offset=0):
         cost = self._cost()
         # a callable cost: the compiled loop calls it back for eq. 14's
         # weights (K + 1 calls a row, label_weights_callable), all else compiled
@@ -926,9 +939,7 @@ class CSDPP(_OnlineLSR):
             BASIS_IDS[self.basis], SOLVER_IDS[reg.solver], Mw, self.full_rank_,
             float(self.pca_step), self.u_, reg.intercept, reg.W, opt,
             reg.Ainv if reg.solver == "ridge" else None, self.F_, self.Qb_, self.sb_, self.proj_,
-            self.cnt_, out=out, cost_fn=cost_fn, ridge_block=self._ridge_block,
-            **(dict(thr_cost=self.thr_cost_, thr_grid=THRESHOLD_GRID, thr_zero=_GRID_ZERO,
-                    thr_cost_id=COST_IDS[self._cost()]) if rule else {}))
+            self.cnt_, out=out, cost_fn=cost_fn, ridge_block=self._ridge_block)
         reg.t = self.t_
         if err:
             raise NonFiniteError(_ERRORS[err].format(pos=done + offset, index=index, lam=self.lam),
