@@ -32,6 +32,8 @@ relative to the batch basis' residual.
     python asv_benchmarks/scripts/label_space_pca_energy.py medical enron --learners
 """
 import argparse
+import os
+import sys
 import time
 
 import numpy as np
@@ -39,6 +41,10 @@ import numpy as np
 from omlc.experiments.csdpp import DATASETS, load_full
 from omlc.datasets import load
 from omlc.learners._online_pca import CappedMSG, _project_trace
+from omlc.learners.label_space import _resolve_dim
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from label_space_nolabel import stream as _stream  # noqa: E402
 
 
 def labels(name, seed=1000):
@@ -50,32 +56,6 @@ def labels(name, seed=1000):
     Yd = Y[order].toarray().astype(bool)
     K = Yd.shape[1]
     return np.where(Yd, 1.0, -1.0) / np.sqrt(K)
-
-
-def code_dim(K):
-    return min(K, max(8, int(np.floor(0.1 * K + 0.5))))
-
-
-def msg_step_cap(Q, sigma, eta, v, M, cap, trace_eq=True):
-    """CappedMSG.step with the rank cap ``cap`` (>= M+1) in place of M+1 (Arora,
-    Cotter & Srebro 2013 leave the cap free; the CS-DPP paper fixes M+1)."""
-    a = Q @ v
-    r = v - Q.T @ a
-    rho = float(np.linalg.norm(r))
-    if rho > 1e-12 * max(1.0, float(np.linalg.norm(v))):
-        Qt = np.vstack([Q, r / rho])
-        ar = np.append(a, rho)
-        S = np.diag(np.append(sigma, 0.0)) + eta * np.outer(ar, ar)
-    else:
-        Qt, S = Q, np.diag(sigma) + eta * np.outer(a, a)
-    n = min(Qt.shape[0], cap)
-    lam, W = np.linalg.eigh(S)
-    keep = np.argsort(lam)[::-1][:n]
-    Qn, lam = W[:, keep].T @ Qt, lam[keep]
-    sig = np.clip(lam, 0.0, 1.0)
-    if (trace_eq and n > M) or sig.sum() > M:
-        sig = _project_trace(lam, M)
-    return np.ascontiguousarray(Qn), sig
 
 
 def sample_rows(sigma, u, M):
@@ -147,7 +127,7 @@ def cap_energy(V, M, c, trace_eq=True):
     for t in range(n):
         a = P @ V[t]
         e[t] = a @ a
-        Q, sig = msg_step_cap(Q, sig, 2 / np.sqrt(t + 1) * M / K, V[t], M, M + c, trace_eq)
+        Q, sig = CappedMSG.step(Q, sig, 2 / np.sqrt(t + 1) * M / K, V[t], M, M + c, trace_eq)
         if trace_eq:
             P = Q[sample_rows(sig, u, M)]
         else:       # drawn from the iterate's projection onto tr = M
@@ -173,13 +153,8 @@ def running_energy(V, M):
 
 
 def stream(name, seed=1000):
-    if name in DATASETS:
-        X, Y = load_full(name)
-    else:
-        d = load(name)
-        X, Y = d.X.tocsr(), d.Y.tocsr()
-    order = np.random.default_rng(seed).permutation(X.shape[0])
-    return X[order], Y[order].toarray().astype(bool)
+    X, Y = _stream(name, seed)
+    return X, Y.toarray().astype(bool)
 
 
 def dpp_pbc(X, Yd, basis="msg", step=1.0, lam=1.0):
@@ -195,7 +170,7 @@ def dpp_pbc(X, Yd, basis="msg", step=1.0, lam=1.0):
     X = np.hstack([X.toarray(), np.ones((X.shape[0], 1))])
     n, d = X.shape
     K = Yd.shape[1]
-    M = code_dim(K)
+    M = _resolve_dim("auto", K)
     s = 1 / np.sqrt(K)
     V = np.where(Yd, s, -s)
     Ainv = np.eye(d) / lam
@@ -215,7 +190,7 @@ def dpp_pbc(X, Yd, basis="msg", step=1.0, lam=1.0):
         gam = x @ g
         out[t] = (P.T @ (P @ r) if M < K else r) > 0
         if M < K and basis in ("le", "le-top"):
-            Q, sig = msg_step_cap(Q, sig, step * 2 / np.sqrt(t + 1) * M / K, v, M, M + 1, False)
+            Q, sig = CappedMSG.step(Q, sig, step * 2 / np.sqrt(t + 1) * M / K, v, M, M + 1, False)
             if basis == "le-top":
                 P = Q[np.argsort(sig)[::-1][:M]]
             else:
@@ -223,7 +198,7 @@ def dpp_pbc(X, Yd, basis="msg", step=1.0, lam=1.0):
                 i = CappedMSG.sample(sd, u, M)
                 P = Q if i < 0 else np.delete(Q, i, axis=0)
         elif M < K and basis.startswith("cap"):
-            Q, sig = msg_step_cap(Q, sig, step * 2 / np.sqrt(t + 1) * M / K, v, M,
+            Q, sig = CappedMSG.step(Q, sig, step * 2 / np.sqrt(t + 1) * M / K, v, M,
                                   M + int(basis[3:] or M))
             P = Q[sample_rows(sig, u, M)]
         elif M < K and basis in ("msg", "msg-top"):
@@ -276,7 +251,7 @@ def learners(sets):
             self._row(row.indices, np.asarray(row.data, np.float64), y, out[j])
 
     def le_step(Q, sigma, eta, v, M):
-        return msg_step_cap(Q, sigma, eta, v, M, M + 1, trace_eq=False)
+        return CappedMSG.step(Q, sigma, eta, v, M, M + 1, trace_eq=False)
 
     def le_sample(sigma, u, M):
         return saved[2](_project_trace(sigma, M) if len(sigma) > M else sigma, u, M)
@@ -328,7 +303,7 @@ def main(argv=None):
     for name in args.sets:
         V = labels(name)
         n, K = V.shape
-        M = code_dim(K) if code_dim(K) < K else K
+        M = _resolve_dim("auto", K)
         tot = np.einsum("ij,ij->i", V, V)
         Pb = np.linalg.eigh(V.T @ V)[1][:, ::-1][:, :M].T
         eb = np.einsum("ij,ij->i", V @ Pb.T, V @ Pb.T)

@@ -41,7 +41,12 @@ class CappedMSG:
         return np.zeros((0, K)), np.zeros(0)
 
     @staticmethod
-    def step(Q, sigma, eta, v, M):
+    def step(Q, sigma, eta, v, M, cap=None, trace_eq=True):
+        """One capped-MSG step on row ``v``. ``cap`` (default M+1, the CS-DPP
+        paper's) bounds the rank kept; Arora, Cotter & Srebro (2013) leave it
+        free. ``trace_eq=False`` projects onto tr(U) <= M instead of = M once
+        the cap binds (a diagnostic of why the online basis lags; see
+        ``asv_benchmarks/scripts/label_space_pca_energy.py``)."""
         a = Q @ v
         r = v - Q.T @ a
         rho = float(np.linalg.norm(r))
@@ -52,16 +57,13 @@ class CappedMSG:
         else:
             Qt = Q
             S = np.diag(sigma) + eta * np.outer(a, a)
-        n = min(Qt.shape[0], M + 1)
+        n = min(Qt.shape[0], M + 1 if cap is None else cap)
         lam, V = np.linalg.eigh(S)
         keep = np.argsort(lam)[::-1][:n]        # the cap: the M+1 largest
         Qn = V[:, keep].T @ Qt
         lam = lam[keep]
-        if n <= M:
-            sig = np.clip(lam, 0.0, 1.0)
-            if sig.sum() > M:
-                sig = _project_trace(lam, M)
-        else:
+        sig = np.clip(lam, 0.0, 1.0)
+        if (trace_eq and n > M) or sig.sum() > M:
             sig = _project_trace(lam, M)
         return np.ascontiguousarray(Qn), sig
 
