@@ -359,6 +359,7 @@ def load_model(path):
             why = f" ({_REFUSED[name]})" if name in _REFUSED else ""
             raise ModelFileError(f"learner class {name!r} cannot be loaded{why}", path)
         cls = classes[name]
+        from omlc.learners.base import fill_legacy_state
         params, state = doc.get("params"), doc.get("state")
         if not isinstance(params, dict) or not isinstance(state, dict):
             raise ModelFileError("params and state must be JSON objects", path)
@@ -370,9 +371,8 @@ def load_model(path):
         used = set()
         try:
             params = {k: _decode(v, zf, used) for k, v in params.items()}
-            legacy = getattr(cls, "_LEGACY_STATE", {})
-            params.update({k: v for k, v in legacy.items()
-                           if not k.endswith("_") and k in valid and k not in params})
+            params = {k: v for k, v in fill_legacy_state(cls, params, fitted=False).items()
+                      if k in valid}
             model = cls(**params)
             try:
                 model._check_params()

@@ -492,6 +492,11 @@ cdef void _direct_pairs(int kind, const float64_t* s, const Target* y, float64_t
     cdef float64_t sk, v, lsum = 0.0, errs = 0.0
     cdef float64_t inv_w = 1.0 / w if kind == SMOOTHED else 0.0
     cdef const char* rel = y.rel
+    if kind != SMOOTHED and loss == NULL and y.P > 0:
+        # The step's path (no loss wanted, omlc_hinge_pairs below): the
+        # irrelevant labels as 1.0 in the scratch h.
+        for l in range(L):
+            h[l] = 0.0 if rel[l] else 1.0
     for j in range(y.P):
         k = y.idx[j]
         sk = s[k]
@@ -504,10 +509,7 @@ cdef void _direct_pairs(int kind, const float64_t* s, const Target* y, float64_t
                         lsum += v - 0.5 * w if h[l] == 1.0 else v * v / (2.0 * w)
         elif loss == NULL:
             # The step's path (no loss wanted): vectorised (omlc_hinge_pairs),
-            # the irrelevant labels as 1.0 in the scratch h.
-            if j == 0:
-                for l in range(L):
-                    h[l] = 0.0 if rel[l] else 1.0
+            # h filled above.
             cnt = omlc_hinge_pairs(s, h, L, sk, kind != HINGE, g)
             g[k] -= cnt
             errs += cnt

@@ -114,10 +114,6 @@ cdef extern from *:
     bint omlc_all_finite(const double* x, int64_t n) noexcept nogil
 
 
-cdef inline bint _standardise_row(const double* s, int64_t L, double* z) noexcept nogil:
-    return omlc_standardise_row(s, L, z)
-
-
 def standardise(const double[:, ::1] S, double[:, ::1] Z):
     """Z = each row of S (finite) standardised (the module docstring);
     returns whether each row's sd > 0 (bool). Z may be S."""
@@ -135,7 +131,7 @@ def standardise(const double[:, ::1] S, double[:, ::1] Z):
         raise ValueError("S must be finite")
     with nogil:
         for i in range(n):
-            okv[i] = _standardise_row(&S[i, 0], L, &Z[i, 0])
+            okv[i] = omlc_standardise_row(&S[i, 0], L, &Z[i, 0])
     return ok
 
 
@@ -207,7 +203,7 @@ def calibrated_rows(const double[:, ::1] S, const double[::1] card, double[::1] 
         j = nb
         T = 0.0
         for i in range(m):
-            ok = _standardise_row(&S[i, 0], L, z)
+            ok = omlc_standardise_row(&S[i, 0], L, z)
             c = card[i]
             if Hw > 0.0:
                 if T / Hw <= c:

@@ -388,14 +388,6 @@ cdef extern from *:
         return cnt % OMLC_ALT_REL_COUNT;
     }
 
-    OMLC_CLONES static int64_t omlc_alt_step_fw(float* OMLC_RESTRICT s, float* OMLC_RESTRICT c,
-                                                const float* OMLC_RESTRICT coef,
-                                                const float* OMLC_RESTRICT sgn,
-                                                const int32_t* OMLC_RESTRICT wt, int64_t L,
-                                                float thr, float q, int64_t* n_rel) {
-        return omlc_alt_step_fw_body(s, c, coef, sgn, wt, L, thr, q, n_rel);
-    }
-
     /* The float32 repetitions' setup (ALTLoss.plain_steps of a float32
        model): the row's scores and coefficients (K = L + 1) rounded to
        float32, each label's sign and step coefficient (cp if relevant,
@@ -935,15 +927,6 @@ cdef extern from *:
                           int64_t L, double thr, double q, int64_t* n_rel) noexcept nogil
     int64_t omlc_alt_step_f(float* s, float* c, const float* coef, const float* sgn,
                             int64_t L, float thr, float q, int64_t* n_rel) noexcept nogil
-    int64_t omlc_alt_setup_f(const double* s, const double* c, const char* rel, int64_t L,
-                             float cp, float cn, float* s32, float* c32, float* coef,
-                             float* sgn, int32_t* wt) noexcept nogil
-    enum: OMLC_ALT_ONE_COUNT_MAX
-    int64_t omlc_alt_step_fw(float* s, float* c, const float* coef, const float* sgn,
-                             const int32_t* wt, int64_t L, float thr, float q,
-                             int64_t* n_rel) noexcept nogil
-    void omlc_widen_f(const float* s32, const float* c32, int64_t K, double* s,
-                      double* c) noexcept nogil
     int64_t omlc_alt_steps_f(double* s, double* c, const char* rel, int64_t L, int64_t M,
                              float e, float inv_p, float inv_n, float q, float* s32, float* c32,
                              float* coef, float* sgn, int32_t* wt) noexcept nogil

@@ -175,7 +175,7 @@ def _group_storage(arrs):
     """``(buffer, kc)`` when the 2-D arrays ``arrs`` (one shape, one dtype) lie
     side by side in one C-contiguous buffer of ``len(arrs) * kc`` columns,
     member i in the top rows of columns ``i*kc .. i*kc + K``; else None. The
-    buffer is the members' base, or (an aligned buffer, :func:`_aligned_empty`:
+    buffer is the members' base, or (an aligned buffer, :func:`_aligned_zeros`:
     their base is the raw bytes around it) the 2-D view of those bytes from
     the first member's first item."""
     if len(arrs) == 1:
@@ -227,7 +227,7 @@ def _group_columns(K, itemsize):
     return -(-K // per) * per
 
 
-def _aligned_empty(shape, dtype):
+def _aligned_zeros(shape, dtype):
     """np.zeros whose first item starts on a cache line (a 2 MiB boundary
     when it spans 4 MiB or more, as ``base.zeros_huge``). Zeros, not
     np.empty: the float32 loops run whole 8-float vectors over a row's
@@ -274,7 +274,7 @@ def interleave(model):
         return
     R, K = arrs[0].shape
     kc = _group_columns(K, arrs[0].itemsize)
-    buf = _aligned_empty((R, len(keys) * kc), arrs[0].dtype)
+    buf = _aligned_zeros((R, len(keys) * kc), arrs[0].dtype)
     for i, (k, a) in enumerate(zip(keys, arrs)):
         v = buf[:, i * kc:i * kc + K]
         v[...] = a
@@ -319,8 +319,8 @@ def _regrown(model, group, R1, kc):
         rows = st[0].shape[0] if st is not None else R0
         if rows < R1:
             rows = max(R1, 2 * R0, 16)
-        # (Zeros: the spare columns are read as padding, see _aligned_empty.)
-        buf = (_aligned_empty if _aligned(model, group) else np.zeros)((rows, len(group) * kc),
+        # (Zeros: the spare columns are read as padding, see _aligned_zeros.)
+        buf = (_aligned_zeros if _aligned(model, group) else np.zeros)((rows, len(group) * kc),
                                                                         arrs[0].dtype)
         for i, a in enumerate(arrs):
             buf[:R0, i * kc:i * kc + K0] = a

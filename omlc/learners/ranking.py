@@ -637,18 +637,6 @@ class _RankingLearner(LinearLearner):
     def _decision(self, X):
         return _apply_rule(self, super()._decision(X))
 
-    def _interleaved(self):
-        """The state arrays kept side by side in one buffer, a feature's rows
-        of each adjacent (``omlc.learners._growth.interleave``): the optimiser
-        reads and writes all of them at every nonzero of a row, and adjacent
-        rows cost fewer cache misses than rows in separate arrays (averaged
-        SGD and ANSGD are bound by that memory traffic)."""
-        return ()
-
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        interleave(self)       # a pickle holds the arrays apart
-
     def _check_rule_params(self):
         _check_rule(self)
         positive_float("init_scale", self.init_scale, allow_zero=True)

@@ -21,7 +21,6 @@ import numpy as np
 
 from omlc._core.losses import ALTLoss
 from omlc._core.optimizers import SGD, AdaGrad
-from omlc.learners._growth import interleave
 from omlc.learners.base import LinearLearner, positive_float, repetitions, weight_dtype
 
 
@@ -83,10 +82,6 @@ class FALT(LinearLearner):
 
     def _interleaved(self):
         return ("W_",)
-
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        interleave(self)       # a pickle holds the logical array
 
     def _loss(self):
         # A float32 model also takes its repetitions in float32.
