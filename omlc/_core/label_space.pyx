@@ -68,54 +68,13 @@ cnp.import_array()
 cdef extern from *:
     """
     #include <string.h>
-    /* out = sum_i c[i] A[i] for n rows of 4 nv (nv <= 4: in registers),
-       each sum over i in order from 0, as omlc_pca_combo's from a zeroed
-       out (so the same bits). */
-    #ifdef OMLC_PCA_VEC
-    static inline __attribute__((always_inline)) void omlc_ls_combo_vec(
-            const double* OMLC_PCA_RESTRICT A, int64_t n, const double* OMLC_PCA_RESTRICT c,
-            double* OMLC_PCA_RESTRICT out, const int nv) {
-        omlc_v4d acc[4];
-        for (int j = 0; j < nv; j++)
-            acc[j] = (omlc_v4d){0.0, 0.0, 0.0, 0.0};
-        for (int64_t i = 0; i < n; i++) {
-            const double ci = c[i];
-            const omlc_v4d a = {ci, ci, ci, ci};
-            const omlc_v4d* r = (const omlc_v4d*)(A + i * 4 * nv);
-            for (int j = 0; j < nv; j++)
-                acc[j] += a * r[j];
-        }
-        for (int j = 0; j < nv; j++)
-            *(omlc_v4d*)(out + 4 * j) = acc[j];
-    }
-    #endif
+    /* out = sum_i c[i] A[i] (A: n rows of ldf), each entry summed over i
+       in order from 0: online_pca.pxd's combination from a zeroed out. */
     static inline __attribute__((always_inline)) void omlc_ls_combo_any(
             const double* OMLC_PCA_RESTRICT A, int64_t n, int64_t ldf,
             const double* OMLC_PCA_RESTRICT c, double* OMLC_PCA_RESTRICT out) {
-    #ifdef OMLC_PCA_VEC
-        switch (ldf) {
-            case 4: omlc_ls_combo_vec(A, n, c, out, 1); return;
-            case 8: omlc_ls_combo_vec(A, n, c, out, 2); return;
-            case 12: omlc_ls_combo_vec(A, n, c, out, 3); return;
-            case 16: omlc_ls_combo_vec(A, n, c, out, 4); return;
-            default: break;
-        }
-    #endif
-        for (int64_t j = 0; j < ldf; j++)
-            out[j] = 0.0;
-        for (int64_t i = 0; i < n; i++) {
-            const double ci = c[i];
-            const double* OMLC_PCA_RESTRICT a = A + i * ldf;
-            for (int64_t j = 0; j < ldf; j++)
-                out[j] += ci * a[j];
-        }
-    }
-
-    /* out = sum_i c[i] A[i] (A: n rows of ldf). */
-    OMLC_PCA_CLONES static void omlc_ls_combo(const double* OMLC_PCA_RESTRICT A, int64_t n,
-                                              int64_t ldf, const double* OMLC_PCA_RESTRICT c,
-                                              double* OMLC_PCA_RESTRICT out) {
-        omlc_ls_combo_any(A, n, ldf, c, out);
+        memset(out, 0, ldf * sizeof(double));
+        omlc_pca_combo_cs(A, ldf, n, ldf, c, 1, out);
     }
 
     /* F <- F Rm (M x ldf each; T, cF: scratch of M x ldf and ldf), then
@@ -495,8 +454,6 @@ cdef extern from *:
         }
     }
     """
-    void omlc_ls_combo(const double* A, int64_t n, int64_t ldf, const double* c,
-                       double* out) noexcept nogil
     double omlc_ls_frame_update(double* F, const double* Rm, int64_t M, int64_t ldf, double* T,
                                 double* cF) noexcept nogil
     void omlc_ls_invert(const double* F, int64_t M, int64_t ldf, double* A,
@@ -1651,7 +1608,8 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                 err = NONFINITE_SCORES
                 break
             if lazy:
-                omlc_ls_combo(Fq, M, ldf, s, reff)     # F^T s
+                memset(reff, 0, ldf * sizeof(float64_t))
+                omlc_pca_combo(Fq, M, ldf, s, reff)    # F^T s
             # (else reff is s)
             # ---- decoding: P = R[kq] B (or the identity at full rank)
             if not full_rank:
@@ -1828,14 +1786,13 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                         Rr = msgV + kq[i] * nt
                         for j in range(nkept2):
                             Rm[i * ldf + j] = Rr[kq2[j]]
-                    omlc_ls_combo(Rm, M, ldf, reff, pred)     # pred = Rm^T r
+                    memset(pred, 0, ldf * sizeof(float64_t))
+                    omlc_pca_combo(Rm, M, ldf, reff, pred)    # pred = Rm^T r
                     if lazy:
                         # F <- F Rm and ||F^T F - I||_F^2
                         fnorm = omlc_ls_frame_update(Fq, Rm, M, ldf, Fn, cF)
                         if fnorm > fold_tol * fold_tol:
-                            for i in range(M):
-                                memcpy(Fp + i * M, Fq + i * ldf, M * sizeof(float64_t))
-                            fold(Wp, Fp, h, M, ftmp)
+                            fold_into(Wp, Fq, ldf, h, M, ftmp)
                             memset(Fq, 0, M * ldf * sizeof(float64_t))
                             for i in range(M):
                                 Fq[i * ldf + i] = 1.0
@@ -1988,12 +1945,3 @@ cdef void fold_into(float64_t* W, const float64_t* R, int64_t ldr, int64_t h, in
         dgemm(&nt, &nt, &m, &r, &m, &one, <double*> R, &lr, W + i0 * M, &m, &zero, tmp, &m)
         memcpy(W + i0 * M, tmp, r * M * sizeof(float64_t))
         i0 += rows
-
-
-cdef void fold(float64_t* W, float64_t* F, int64_t h, int64_t M, float64_t* tmp) noexcept nogil:
-    """W <- W F, F <- I."""
-    cdef int64_t i
-    fold_into(W, F, M, h, M, tmp)
-    memset(F, 0, M * M * sizeof(float64_t))
-    for i in range(M):
-        F[i * M + i] = 1.0
