@@ -37,6 +37,8 @@ from libc.math cimport NAN, floor
 from libc.stdlib cimport free, malloc
 from libc.stdint cimport int64_t, uint8_t
 
+cimport omlc._core.simd
+
 cnp.import_array()
 
 
@@ -51,25 +53,18 @@ cdef inline int64_t _bin(double z, double zmax, double scale, int64_t top) noexc
     return 0
 
 
+# The loops below carry simd.pxd's AVX2 build beside the baseline one
+# (OMLC_CLONES; this unit includes simd.pxd's C block first).
 cdef extern from *:
     """
     #include <float.h>
     #include <math.h>
     #include <stdint.h>
-    #if defined(__x86_64__) && defined(__GLIBC__) && !defined(OMLC_NO_CLONES) \\
-        && defined(__has_attribute)
-    #  if __has_attribute(target_clones)
-    #    define OMLC_RR_CLONES __attribute__((target_clones("avx2", "default")))
-    #  endif
-    #endif
-    #ifndef OMLC_RR_CLONES
-    #  define OMLC_RR_CLONES
-    #endif
     /* z = (s - mean) / sd over L >= 1 labels (z = s - mean where sd = 0),
        each sum in four partial sums in label order, z as (s - mean) times
        1 / sd; returns whether sd > 0. The AVX2 build (no FMA) rounds as the
        baseline one: the same bits on every CPU. */
-    OMLC_RR_CLONES static int omlc_standardise_row(const double* s, int64_t L, double* z) {
+    OMLC_CLONES static int omlc_standardise_row(const double* s, int64_t L, double* z) {
         double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
         int64_t l = 0;
         for (; l + 4 <= L; l += 4) {
@@ -97,13 +92,13 @@ cdef extern from *:
     }
 
     /* out[0..L) = z - th. */
-    OMLC_RR_CLONES static void omlc_shift_row(const double* z, int64_t L, double th,
-                                             double* out) {
+    OMLC_CLONES static void omlc_shift_row(const double* z, int64_t L, double th,
+                                          double* out) {
         for (int64_t l = 0; l < L; l++) out[l] = z[l] - th;
     }
 
     /* Whether every x[0..n) is finite (a mask, no branch: vectorised). */
-    OMLC_RR_CLONES static int omlc_all_finite(const double* x, int64_t n) {
+    OMLC_CLONES static int omlc_all_finite(const double* x, int64_t n) {
         int64_t bad = 0;
         for (int64_t i = 0; i < n; i++) bad |= (int64_t)(x[i] - x[i] != 0.0);
         return bad == 0;
