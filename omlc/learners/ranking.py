@@ -125,7 +125,7 @@ import numpy as np
 from omlc._core.linear import NonFiniteError, learn, loss_rows
 from omlc._core.losses import PairKind, PairwiseLoss
 from omlc._core.optimizers import ANSGD, SGD, AdaGradL2, ScaledSGD
-from omlc._core.rank_rule import calibrated_rows, standardise
+from omlc._core.rank_rule import InexactHistogram, calibrated_rows, standardise
 from omlc._core.rowstream import RowStream
 from omlc._validation import check_random_state, csr_arrays
 from omlc.learners._aligned import aligned_array
@@ -559,9 +559,9 @@ class _RankingLearner(LinearLearner):
         # settles).
         card = _card(total, rows)
         n = card.size
-        if self._replay_compiled(w, out):
+        theta = self._replay_compiled(w, out, card)
+        if theta is not None:
             # Unweighted rows, a histogram of counts: compiled, the same bits.
-            theta = calibrated_rows(out, card, self.zhist_, _THETAS, _ZMAX, _ZSTRIDE, out)
             cut = np.isnan(theta)
             if cut.any():
                 # Rows before the histogram has any weight take the rank cut
@@ -582,20 +582,22 @@ class _RankingLearner(LinearLearner):
             theta[cut] = 0.0
         np.subtract(Z, theta[:, None], out=out)
 
-    def _replay_compiled(self, w, out):
-        """Whether ``_replay``'s calibrated rows can take the compiled pass
-        (``omlc/_core/rank_rule.pyx``): no weights, labels, and a histogram
-        of integer counts whose sums stay exact over the rows (the kernel's
-        bounds; a histogram past them takes the NumPy path)."""
+    def _replay_compiled(self, w, out, card):
+        """``_replay``'s calibrated rows in one compiled pass
+        (``omlc/_core/rank_rule.pyx``): each row's threshold, or None when
+        they take the NumPy path: weighted rows, no labels, or a histogram
+        whose sums would not stay exact integers over the rows. The kernel
+        checks those bounds itself, before it changes anything (its
+        ``InexactHistogram``): the one check on every path into it."""
         if (w is not None or not _COMPILED_RULE or out.shape[1] == 0 or not out.shape[0]
                 or out.dtype != np.float64 or not out.flags.c_contiguous):
-            return False
+            return None
         if "zhist_" not in self.__dict__:
             self.zhist_ = np.zeros(_ZBINS + 2)
-        h = self.zhist_
-        return bool((h[_ZBINS] + out.shape[0]) * out.shape[1] < 2.0**52
-                    and h[:_ZBINS].sum() < 2.0**52 and h[_ZBINS + 1] + out.shape[0] < 2.0**53
-                    and (h >= 0).all() and np.array_equal(h, np.floor(h)))
+        try:
+            return calibrated_rows(out, card, self.zhist_, _THETAS, _ZMAX, _ZSTRIDE, out)
+        except InexactHistogram:
+            return None
 
     def _learn_scored(self, X, Y, order, out):
         """Learn the rows in pieces of at most _ZBUF scores (and of at most
