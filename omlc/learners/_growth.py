@@ -249,8 +249,7 @@ def _groups(model, keys):
     """The column-growing arrays of ``model`` as the groups that share one
     buffer (``model._interleaved()``: one feature's rows of each side by
     side, which the averaging optimisers read together), others alone."""
-    inter = tuple(k for k in (model._interleaved() if hasattr(model, "_interleaved") else ())
-                  if k in keys)
+    inter = tuple(k for k in model._interleaved() if k in keys)
     groups = [inter] if len(inter) > 1 else []
     return groups + [(k,) for k in keys if not (len(inter) > 1 and k in inter)]
 
