@@ -128,8 +128,7 @@ from omlc._core.optimizers import ANSGD, SGD, AdaGradL2, ScaledSGD
 from omlc._core.rank_rule import InexactHistogram, calibrated_rows, standardise
 from omlc._core.rowstream import RowStream
 from omlc._validation import check_random_state, csr_arrays
-from omlc.learners._aligned import aligned_array
-from omlc.learners._growth import interleave
+from omlc.learners._growth import _aligned_zeros, interleave
 from omlc.learners.base import LinearLearner, positive_float, weight_dtype
 
 SOLVERS = ("ansgd", "sgd", "adagrad", "lbfgs")
@@ -326,11 +325,13 @@ def _on_cache_lines(a):
     """``a`` (a float64 C-contiguous matrix) copied once onto a cache line if
     it starts off one: ANSGD's per-row snapshots are 32 bytes, read and
     written at every nonzero, and from a 16- or 48-byte offset every other
-    one spans two lines (a fresh NumPy array, a loaded or grown model's)."""
+    one spans two lines. ``snap_`` is allocated so (``_aligned_zeros``) and
+    grown so (``_growth._with_capacity``); this lays out the one a pickle
+    or a model file hands over (an old pickle's may start anywhere)."""
     if (a.ctypes.data % 64 == 0 or a.dtype != np.float64 or a.ndim != 2
             or not a.flags.c_contiguous):
         return a
-    out = aligned_array(a.shape, np.float64, np.empty, 64)
+    out = _aligned_zeros(a.shape, np.float64)
     out[...] = a
     return out
 
@@ -838,6 +839,12 @@ class RankSVM(_RankingLearner):
                 state["state_"] = np.append(st, 1.0)
         super().__setstate__(state)
 
+    def _lay_out_state(self):
+        super()._lay_out_state()
+        snap = getattr(self, "snap_", None)
+        if self.solver == "ansgd" and isinstance(snap, np.ndarray):
+            self.snap_ = _on_cache_lines(snap)
+
     def _interleaved(self):
         # W_ first: the driver prefetches the first ld items of a row of W_
         # for the next stream row's features, i.e. the whole interleaved row.
@@ -853,7 +860,7 @@ class RankSVM(_RankingLearner):
                                    + ([0.0] if self._lipschitz == 0.0 else []))
             if self.average:
                 self.A_ = np.zeros_like(W)
-                self.snap_ = np.zeros((W.shape[0], 4))
+                self.snap_ = _aligned_zeros((W.shape[0], 4), np.float64)   # _on_cache_lines
         elif self.solver == "sgd":
             self.state_ = np.array([1.0, 0.0, 0.0, 0.0, 0.0])
             if self.average:
@@ -869,8 +876,6 @@ class RankSVM(_RankingLearner):
         avg = getattr(self, "A_", None) if self.average else None
         snap = getattr(self, "snap_", None) if self.average else None
         if self.solver == "ansgd":
-            if snap is not None:
-                self.snap_ = snap = _on_cache_lines(snap)
             return ANSGD(self.W_, self.U_, self.state_, d, b, lam, avg, snap,
                          lipschitz=self._lipschitz)
         if self.solver == "sgd":
