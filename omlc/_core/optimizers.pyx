@@ -52,17 +52,21 @@ cdef int64_t rank_one(Optimizer o, const Row* r, const float64_t* c,
     return rank_one_into(o.W, o.Wb, o.w_f32, o.K, o.ld, o.b, r, c, ws)
 
 
-cdef int64_t row_stride(object arr) except -1:
+cpdef int64_t row_stride(object arr) except -1:
     """The row stride, in items, of a 2-D array whose rows are each
     contiguous and lie at least a row apart (a C-contiguous array: its column
     count; the first columns of a wider one: the wider one's); ValueError
-    otherwise. The kernels read row j at ``data + j * ld``."""
+    otherwise. The kernels read row j at ``data + j * ld``. The one check of
+    that layout: the label-space kernels and regressor call it too."""
     cdef int64_t rows = arr.shape[0], K = arr.shape[1], item = arr.itemsize
     cdef int64_t s0 = arr.strides[0], s1 = arr.strides[1]
-    if rows <= 1 or K == 0:
-        return K          # one row (or none) is read: any stride reads the same
-    if (K == 1 or s1 == item) and s0 % item == 0 and s0 >= K * item:
-        return s0 // item
+    if rows == 0 or K == 0:
+        return K          # nothing is read
+    if K == 1 or s1 == item:
+        if rows == 1:
+            return K      # one row is read: any row stride reads the same
+        if s0 % item == 0 and s0 >= K * item:
+            return s0 // item
     raise ValueError("a weight matrix's rows must each be contiguous and must not overlap "
                      f"(strides {arr.strides} for {arr.dtype} of shape {arr.shape})")
 
