@@ -613,6 +613,17 @@ def test_float32_rows_without_their_padding_in_the_buffer_are_refused():
         SGD(W, rows, 0.0, 0.1)
     SGD(np.zeros((rows, ld), np.float32)[:, :K], rows, 0.0, 0.1)   # the padding is there
     SGD(W.astype(np.float64), rows, 0.0, 0.1)                      # float64: never read
+    # The same rows in a contiguous owner (its bounds from its size, not
+    # byte_bounds): refused when it ends before the last row's padding.
+    for size, bad in (((rows - 1) * ld + K, True), ((rows - 1) * ld + 16, False)):
+        owner = np.zeros(size, np.float32)
+        V = np.ndarray((rows, K), np.float32, buffer=owner, strides=(ld * 4, 4))
+        assert V.base is owner
+        if bad:
+            with pytest.raises(ValueError, match="padding columns"):
+                SGD(V, rows, 0.0, 0.1)
+        else:
+            SGD(V, rows, 0.0, 0.1)
 
 
 @pytest.mark.parametrize("x_dtype", [np.float64, np.float32])

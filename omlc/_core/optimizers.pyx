@@ -20,6 +20,7 @@ try:
     from numpy.lib.array_utils import byte_bounds as _byte_bounds
 except ImportError:        # NumPy < 2
     _byte_bounds = np.byte_bounds
+from cpython.object cimport PyObject
 from libc.float cimport DBL_MAX, FLT_MAX
 from libc.math cimport fabs, fmax, pow, sqrt
 from libc.stdint cimport int32_t, int64_t
@@ -89,22 +90,43 @@ cdef char* _bind(object arr, tuple shape, object dtype, str name, dict keep,
                              f"contiguous, got strides {arr.strides}")
     elif not arr.flags.c_contiguous:
         raise ValueError(f"{name} must be C-contiguous, aligned and writeable")
-    if ld > 0 and arr.dtype == np.float32 and arr.ndim == 2 and arr.size \
-            and omlc_f32_regs(arr.shape[1], ld):
-        # The float32 register loops read and write a row's padding up to K
-        # rounded to 8 (simd.pxd): the last row's must be in arr's memory.
-        owner = arr
-        while isinstance(owner.base, np.ndarray):
-            owner = owner.base
-        end = arr.ctypes.data + ((arr.shape[0] - 1) * ld + (arr.shape[1] + 7) // 8 * 8) * 4
-        if end > _byte_bounds(owner)[1]:
-            raise ValueError(f"{name}: float32 rows {ld} items apart must have their padding "
-                             "columns in the array's buffer (e.g. the first columns of a "
-                             f"({arr.shape[0]}, {ld}) array)")
+    if ld > 0:
+        _check_padding(arr, ld, name)
     keep[name] = arr
     if arr.size == 0:
         return <char*> _EMPTY
     return <char*> cnp.PyArray_DATA(arr)
+
+
+cdef int _check_padding(cnp.ndarray arr, int64_t ld, str name) except -1:
+    """The float32 register loops read and write a row's padding up to K
+    rounded to 8 (simd.pxd): refuse a float32 matrix whose last row's
+    padding lies outside the memory of the array that owns its buffer.
+    Pointer arithmetic on the owner's bounds, no Python-level array calls:
+    it runs at every bind, i.e. at every learning or decision call (a
+    learner binds its arrays anew each call, a single row's too), where
+    ``ctypes.data`` and ``byte_bounds`` cost a few microseconds."""
+    if cnp.PyArray_TYPE(arr) != cnp.NPY_FLOAT32 or cnp.PyArray_NDIM(arr) != 2 \
+            or cnp.PyArray_SIZE(arr) == 0 or not omlc_f32_regs(arr.shape[1], ld):
+        return 0
+    cdef cnp.ndarray owner = arr
+    cdef PyObject* base = cnp.PyArray_BASE(arr)
+    while base != NULL and isinstance(<object> base, np.ndarray):
+        owner = <cnp.ndarray> base
+        base = cnp.PyArray_BASE(owner)
+    cdef char* end = (<char*> cnp.PyArray_DATA(arr)
+                      + ((arr.shape[0] - 1) * ld + (arr.shape[1] + 7) // 8 * 8) * 4)
+    cdef size_t hi
+    if cnp.PyArray_ISONESEGMENT(owner):
+        # C- or Fortran-contiguous: byte_bounds' upper bound, computed here.
+        hi = <size_t> cnp.PyArray_DATA(owner) + <size_t> cnp.PyArray_NBYTES(owner)
+    else:
+        hi = _byte_bounds(owner)[1]
+    if <size_t> end > hi:
+        raise ValueError(f"{name}: float32 rows {ld} items apart must have their padding "
+                         "columns in the array's buffer (e.g. the first columns of a "
+                         f"({arr.shape[0]}, {ld}) array)")
+    return 0
 
 
 cdef double _EMPTY[1]
