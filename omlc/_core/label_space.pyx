@@ -78,6 +78,28 @@ cdef extern from *:
         omlc_pca_combo_cs(A, ldf, n, ldf, c, 1, out);
     }
 
+    /* max(m, max_p |x_p|) over a row's n stored values (float32 or float64),
+       m a number (a NaN value is skipped, as fmax would): a function of its
+       own, since inside dpp_learn's frame the running max lived on the
+       stack, a store and a load a nonzero one after the other. */
+    OMLC_PCA_CLONES static double omlc_ls_max_abs(const char* data, int f32, int64_t n,
+                                                  double m) {
+        if (f32) {
+            const float* v = (const float*)data;
+            for (int64_t p = 0; p < n; p++) {
+                const double x = fabs((double)v[p]);
+                m = x > m ? x : m;
+            }
+        } else {
+            const double* v = (const double*)data;
+            for (int64_t p = 0; p < n; p++) {
+                const double x = fabs(v[p]);
+                m = x > m ? x : m;
+            }
+        }
+        return m;
+    }
+
     /* F <- F Rm (M x ldf each; T, cF: scratch of M x ldf and ldf), then
        returns ||F^T F - I||_F^2: row i of F^T F is sum_m F[m, i] F[m], its
        squares summed in lanes (j mod 4). */
@@ -467,6 +489,7 @@ cdef extern from *:
                                 double* cF) noexcept nogil
     void omlc_ls_invert(const double* F, int64_t M, int64_t ldf, double* A,
                         double* out) noexcept nogil
+    double omlc_ls_max_abs(const char* data, int f32, int64_t n, double m) noexcept nogil
     void omlc_ls_score(const int64_t* off, const double* xs, int64_t n, const double* W,
                        const double* G, int64_t M, int64_t size, int64_t ldf,
                        double* s) noexcept nogil
@@ -1729,13 +1752,12 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
             saved = False
             if not full_rank:
                 if gradient and not pbc_grad:
-                    # (the step's overflow test below reads xmax too: it runs
-                    # only under Gp != NULL, which implies this branch)
-                    xmax = 1.0 if intercept else 0.0     # max |x_j| of the row
-                    for p in range(r.x_nnz):
-                        x = fabs(row_value(&r, p))
-                        if x > xmax:
-                            xmax = x
+                    # max |x_j| of the row (the step's overflow test below
+                    # reads it too: it runs only under Gp != NULL, which
+                    # implies this branch). A call: in this function's frame
+                    # the running max lived on the stack, a store and a load
+                    # a nonzero one after another.
+                    xmax = omlc_ls_max_abs(r.x_data, r.x_f32, r.x_nnz, 1.0 if intercept else 0.0)
                     # Only a squared gradient near DBL_MAX makes the step
                     # below refuse the row; |coefficient| <= |r| + |v| (F
                     # near-orthogonal), so the basis is saved for undoing
