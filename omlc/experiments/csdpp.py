@@ -108,8 +108,9 @@ def load_full(name):
 #: omlc.learners.label_space) do not move the reproduction.
 PAPER = {"lam": 1.0}
 #: DPP / CS-DPP decode by the paper's round() (eq. 1, threshold 0), not
-#: omlc's adaptive threshold for the F1 / accuracy / rank costs.
-PAPER_DPP = {**PAPER, "threshold": 0.0}
+#: omlc's adaptive threshold for the F1 / accuracy / rank costs nor its
+#: decoding margin for the Hamming cost.
+PAPER_DPP = {**PAPER, "threshold": 0.0, "margin": 0.0}
 
 
 def make(method, frac, seed, n_labels=None):
