@@ -383,10 +383,9 @@ def load_model(path):
                 state = _validated_state(model, state)
                 for k, v in state.items():
                     setattr(model, k, v)
-                if hasattr(model, "_interleaved"):
-                    # The file holds each array apart; the learner keeps some side by side.
-                    from omlc.learners._growth import interleave
-                    interleave(model)
+                # The file holds each array apart; the learner may keep some
+                # side by side or aligned (as after unpickling).
+                model._lay_out_state()
             elif state:
                 raise _Invalid("an unfitted model with state entries")
             if "scaler" in doc:

@@ -327,6 +327,19 @@ _register_optimizers()
 SPECS["linear.learn"] = SPECS["linear.decide"] = _learn_spec("SGD", "sq")
 
 
+@spec("optimizers.row_stride")
+def _row_stride():
+    a = {"A": np.zeros((4, 3))}
+
+    def call(a):
+        from omlc._core.optimizers import row_stride
+        row_stride(a["A"])
+    # it judges the layout only (any shape and item type): a strided row is
+    # what it refuses
+    return a, call, {"A": "ok:short,long,short_col,long_col,empty,dtype_f32,dtype_i32,"
+                          "dtype_i64"}
+
+
 @spec("linear.RowStep", "linear.RowStep.learn", "linear.RowStep.decide")
 def _rowstep():
     from omlc._core import losses

@@ -348,3 +348,54 @@ def test_falt_rows_start_on_32_byte_boundaries(dtype, fit_intercept, tmp_path):
     np.testing.assert_array_equal(out, twin.predict_then_learn(X[30:], Y10))
     np.testing.assert_array_equal(model.W_, twin.W_)
     np.testing.assert_array_equal(model.decision_function(X), twin.decision_function(X))
+
+
+def _off_line(a, offset=16):
+    """A copy of ``a`` starting ``offset`` bytes past a cache line."""
+    raw = np.zeros(a.nbytes + 128, np.uint8)
+    start = -raw.ctypes.data % 64 + offset
+    out = raw[start:start + a.nbytes].view(a.dtype).reshape(a.shape)
+    out[...] = a
+    return out
+
+
+@pytest.mark.parametrize("fit_intercept", [False, True])
+def test_ansgd_snapshots_start_on_cache_lines(fit_intercept, tmp_path, monkeypatch):
+    """ANSGD's 32-byte per-row snapshots (snap_) start on a cache line (from
+    a 16- or 48-byte offset every other row would span two): allocated so,
+    laid out so once when a pickle (an old one's may start anywhere) or a
+    model file sets them, and kept so by feature growth, which reuses its
+    room -- with no learning or decision call realigning them on the way
+    (they are bound as they are). The results are those of snapshots off a
+    cache line (the layout changes no arithmetic)."""
+    import omlc.learners.ranking as rk
+    X, Y = _stream(n=90, d=20, L=7)
+    with monkeypatch.context() as mp:
+        mp.setattr(rk, "_on_cache_lines", lambda a: a)         # allocated so
+        model = omlc.RankSVM(solver="ansgd", average=True, fit_intercept=fit_intercept)
+        model.partial_fit(X[:30], Y[:30])
+        assert model.snap_.ctypes.data % 64 == 0
+
+    old = model.__getstate__()
+    old["snap_"] = _off_line(model.snap_)                      # an old pickle's
+    twin = omlc.RankSVM.__new__(omlc.RankSVM)
+    twin.__setstate__(old)
+    assert twin.snap_.ctypes.data % 64 == 0
+    np.testing.assert_array_equal(twin.snap_, model.snap_)
+    assert pickle.loads(pickle.dumps(model)).snap_.ctypes.data % 64 == 0
+    omlc.save(model, tmp_path / "m.omlc")
+    assert omlc.load_model(tmp_path / "m.omlc").snap_.ctypes.data % 64 == 0
+
+    model.grow(n_features=24)
+    snap = model.snap_
+    assert snap.ctypes.data % 64 == 0
+    model.grow(n_features=26)                                   # within the room: no copy
+    assert model.snap_.ctypes.data == snap.ctypes.data
+    X2 = sp.hstack([X[30:], sp.random(60, 6, density=0.3, random_state=1, format="csr")]).tocsr()
+    ref = pickle.loads(pickle.dumps(model))
+    ref.snap_ = _off_line(ref.snap_)
+    assert ref.snap_.ctypes.data % 64 == 16
+    out = model.predict_then_learn(X2, Y[30:])
+    np.testing.assert_array_equal(out, ref.predict_then_learn(X2, Y[30:]))
+    assert model.snap_.ctypes.data % 64 == 0 and ref.snap_.ctypes.data % 64 == 16
+    np.testing.assert_array_equal(model.decision_function(X2), ref.decision_function(X2))

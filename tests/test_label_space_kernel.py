@@ -590,6 +590,40 @@ def test_ridge_scores_read_rows_a_stride_apart():
 
 
 @pytest.mark.compiled
+def test_one_row_stride_check_for_every_reader_of_w():
+    """The scoring kernel, the regressor's choice of it and the optimisers
+    take the same layouts (optimizers.row_stride): rows each contiguous, at
+    least a row apart. A one-row W with strided columns is refused too (the
+    optimisers used to read the wrong items of it)."""
+    from omlc._core.optimizers import SGD
+    from omlc._core.rowstream import RowStream
+    from omlc._validation import csr_arrays
+    from omlc.learners._regressor import _plain_rows
+    X, _, rng = _br_problem(6, n=9, d=11, K=7)
+    good = [rng.standard_normal((12, 7)), rng.standard_normal((12, 16))[:, 3:10],
+            rng.standard_normal((1, 7)), rng.standard_normal((1, 16))[:, :7],
+            rng.standard_normal((12, 1)), rng.standard_normal((12, 5))[:, 2:3]]
+    bad = [rng.standard_normal((12, 14))[:, ::2], rng.standard_normal((7, 12)).T,
+           rng.standard_normal((1, 14))[:, ::2], rng.standard_normal((1, 7))[:, ::-1],
+           np.lib.stride_tricks.as_strided(np.zeros(100), (12, 7), (40, 8))]
+    for W in good + bad:
+        ok = any(W is g for g in good)
+        assert _plain_rows(W) == ok
+        rows = W.shape[0]
+        stream = RowStream(*csr_arrays(X if rows == 12 else sp.csr_matrix((9, 0))),
+                           11 if rows == 12 else 0)
+        out = np.empty((9, W.shape[1]))
+        if ok:
+            assert lsk.ridge_scores(stream, W, True, out) == -1
+            SGD(W, rows - 1, 1.0, 0.1)
+        else:
+            with pytest.raises(ValueError, match="contiguous"):
+                lsk.ridge_scores(stream, W, True, out)
+            with pytest.raises(ValueError, match="contiguous"):
+                SGD(W, rows - 1, 1.0, 0.1)
+
+
+@pytest.mark.compiled
 def test_onlinebr_single_rows_score_as_the_block():
     """decision_function of one row equals that row of the block's, and the
     prequential scores equal decision_function before each step."""

@@ -613,3 +613,47 @@ def test_float32_rows_without_their_padding_in_the_buffer_are_refused():
         SGD(W, rows, 0.0, 0.1)
     SGD(np.zeros((rows, ld), np.float32)[:, :K], rows, 0.0, 0.1)   # the padding is there
     SGD(W.astype(np.float64), rows, 0.0, 0.1)                      # float64: never read
+    # The same rows in a contiguous owner (its bounds from its size, not
+    # byte_bounds): refused when it ends before the last row's padding.
+    for size, bad in (((rows - 1) * ld + K, True), ((rows - 1) * ld + 16, False)):
+        owner = np.zeros(size, np.float32)
+        V = np.ndarray((rows, K), np.float32, buffer=owner, strides=(ld * 4, 4))
+        assert V.base is owner
+        if bad:
+            with pytest.raises(ValueError, match="padding columns"):
+                SGD(V, rows, 0.0, 0.1)
+        else:
+            SGD(V, rows, 0.0, 0.1)
+
+
+@pytest.mark.parametrize("x_dtype", [np.float64, np.float32])
+def test_float64_loops_add_in_row_order(x_dtype):
+    """The float64 scoring loop adds eight rows of W a pass over the scores
+    and the update four rows a pass (simd.pxd): each score is still the sum
+    of x_p W[j_p] in the row's order from 0, and each weight gets its one
+    product, bit for bit, on rows of 1 to 20 nonzeros (whole groups, tails
+    and both) and K = 13 (vectors and a scalar tail)."""
+    rng = np.random.default_rng(3)
+    d, K = 40, 13
+    W0 = rng.normal(size=(d, K))
+    W0[0] = 0.0
+    for nnz in range(1, 21):
+        # feature 0 first, of value 1: its row of W after a step is the step c
+        cols = np.r_[0, np.sort(rng.choice(np.arange(1, d), nnz - 1, replace=False))]
+        vals = np.r_[1.0, rng.normal(size=nnz - 1)].astype(x_dtype)
+        X = sp.csr_matrix((vals, cols, [0, nnz]), shape=(1, d))
+        Y = check_Y((rng.random((1, K)) < 0.4).astype(int))
+        acc = np.zeros(K)
+        for j, v in zip(cols, vals.astype(np.float64)):
+            acc = acc + v * W0[j]
+        dec = np.empty((1, K))
+        decide(SGD(W0.copy(), d, 0.0, 0.3), stream(X), dec, 0)
+        assert np.array_equal(dec[0], acc)
+        W = W0.copy()
+        learn(SGD(W, d, 0.0, 0.3), SquaredLoss(), stream(X, Y), 1)
+        c = W[0]
+        assert np.abs(c).max() > 0
+        expect = W0.copy()
+        for j, v in zip(cols, vals.astype(np.float64)):
+            expect[j] = expect[j] + v * c
+        assert np.array_equal(W, expect)

@@ -11,7 +11,7 @@ import omlc
 import omlc.learners.ranking as rk
 import reference_rank_rule as ref
 from learner_cases import planted_problem
-from omlc._core.rank_rule import calibrated_rows, standardise
+from omlc._core.rank_rule import InexactHistogram, calibrated_rows, standardise
 
 pytestmark = pytest.mark.compiled
 
@@ -88,11 +88,19 @@ def test_calibrated_rows_match_the_twin_and_the_numpy_path(seed, n, L, start, st
 
 def test_calibrated_rows_refuse_a_histogram_without_exact_sums():
     S, Z, ok, card, hist = _run(0, 5, 3, True)
-    for bad in (0.5, -1.0, np.nan, 2.0**53):
+    for bad in (0.5, -1.0, np.nan, 2.0**53, 2.0**51):
         h = hist.copy()
-        h[rk._ZBINS if bad == 2.0**53 else 3] = bad
-        with pytest.raises(ValueError, match="hist"):
-            calibrated_rows(S, card, h, rk._THETAS, rk._ZMAX, 4, S.copy())
+        h[rk._ZBINS if bad >= 2.0**51 else 3] = bad
+        before, out = h.copy(), S.copy()
+        with pytest.raises(InexactHistogram, match="hist"):
+            calibrated_rows(S, card, h, rk._THETAS, rk._ZMAX, 4, out)
+        np.testing.assert_array_equal(h, before)          # nothing changed
+        np.testing.assert_array_equal(out, S)
+    # The histogram is checked first (the learners then take the NumPy path).
+    h, Sbad = hist.copy(), S.copy()
+    h[3], Sbad[0, 0] = 0.5, np.nan
+    with pytest.raises(InexactHistogram):
+        calibrated_rows(Sbad, card, h, rk._THETAS, rk._ZMAX, 4, S.copy())
     c = card.copy()
     c[1] = np.nan
     with pytest.raises(ValueError, match="card"):
@@ -132,3 +140,31 @@ def test_learners_decide_the_same_with_the_compiled_rule(data, params, monkeypat
         np.testing.assert_array_equal(D, D0, err_msg=repr(key))
         np.testing.assert_array_equal(h, h0, err_msg=repr(key))
         np.testing.assert_array_equal(c, c0, err_msg=repr(key))
+
+
+@pytest.mark.parametrize("past", ["fractional", "huge"])
+def test_a_histogram_the_kernel_refuses_sends_the_learners_down_the_numpy_path(data, past,
+                                                                             monkeypatch):
+    """Unweighted rows after a histogram of fractional counts (weighted rows
+    before them) or of sums past 2**52: the kernel refuses it (its check is
+    the learners' only one) and the rows take the NumPy path, deciding as
+    with the compiled rule off, in blocks and one row at a time."""
+    X, Y = data
+    w = np.where(np.arange(60) % 3 == 0, 0.5, 1.0) if past == "fractional" else None
+    got = {}
+    for compiled in (False, True):
+        monkeypatch.setattr(rk, "_COMPILED_RULE", compiled)
+        for size in (1, 40):
+            m = omlc.RankSVM(random_state=0).partial_fit(X[:60], Y[:60], sample_weight=w)
+            if past == "huge":
+                m.zhist_[rk._ZBINS] += 2.0**51
+            h = m.zhist_
+            assert not np.array_equal(h, np.floor(h)) or h[rk._ZBINS] * Y.shape[1] >= 2.0**52
+            D = np.vstack([m.predict_then_learn(X[a:a + size], Y[a:a + size])
+                           for a in range(60, 140, size)])
+            got[compiled, size] = (D, m.zhist_.copy())
+    D0, h0 = got[False, 40]
+    assert np.isfinite(D0).all() and (D0 > 0).any()
+    for key, (D, h) in got.items():
+        np.testing.assert_array_equal(D, D0, err_msg=repr(key))
+        np.testing.assert_array_equal(h, h0, err_msg=repr(key))

@@ -46,6 +46,7 @@ from omlc._core.online_pca cimport (axpy, dot, kept_rows, materialise, msg_order
                                     sample_drop, secular_eigh, secular_iwork_size,
                                     secular_work_size)
 from omlc._core.optimizers cimport AdaGrad, Optimizer, OVERFLOW
+from omlc._core.optimizers import row_stride
 from omlc._core.rowstream cimport (CSRRows, Row, RowStream, finite_values, get_row,
                                    row_value)
 from omlc._core.workspace cimport Workspace, workspace_alloc
@@ -1057,33 +1058,25 @@ cdef void _check_ridge_shapes(RowStream stream, const float64_t[:, :] W, bint in
         raise ValueError(f"out must be {stream.rows.n_rows} x {W.shape[1]}, got {out.shape}")
 
 
-def ridge_scores(RowStream stream, const float64_t[:, :] W, bint intercept,
-                 float64_t[:, ::1] out):
+def ridge_scores(RowStream stream, W, bint intercept, float64_t[:, ::1] out):
     """``out[i] = x_i^T W[:d] (+ W[d])`` for every row of ``stream`` (the
     label-space regressors' decision values, in SciPy's summation order) with
     the finiteness check fused in: returns the position of the first row
     whose scores are not all finite, or -1 (every row is written). W's rows
     each contiguous, possibly further apart than its width (the first
     columns of a wider buffer: the linear engine's rows on cache lines)."""
-    _check_ridge_shapes(stream, W, intercept, out)
+    cdef const float64_t[:, :] Wm = W
+    _check_ridge_shapes(stream, Wm, intercept, out)
     cdef CSRRows* rows = &stream.rows
-    cdef int64_t n = rows.n_rows, K = W.shape[1], d = rows.n_features, i, bad = -1
-    cdef int64_t ld = K
+    cdef int64_t n = rows.n_rows, K = Wm.shape[1], d = rows.n_features, i, bad = -1
     cdef Row r
     if n == 0 or K == 0:
         return -1
-    if W.shape[0] > 1:
-        ld = W.strides[0] // <int64_t> sizeof(float64_t)
-        if (K > 1 and W.strides[1] != sizeof(float64_t)) \
-                or W.strides[0] % <int64_t> sizeof(float64_t) or ld < K:
-            raise ValueError(f"W's rows must each be contiguous and must not overlap (strides "
-                             f"{(W.strides[0], W.strides[1])})")
-    elif K > 1 and W.strides[1] != sizeof(float64_t):
-        raise ValueError("W's row must be contiguous")
+    cdef int64_t ld = row_stride(W)
     with nogil:
         for i in range(n):
             get_row(rows, i, &r)
-            _ridge_scores_row(&r, &W[0, 0], d, K, ld, intercept, &out[i, 0])
+            _ridge_scores_row(&r, &Wm[0, 0], d, K, ld, intercept, &out[i, 0])
             if bad < 0 and not finite_values(&out[i, 0], K):
                 bad = i
     return bad
@@ -1519,12 +1512,11 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     # a wider buffer, the linear engine's rows on cache lines
     cdef int64_t ld = width
     if not W.flags.c_contiguous:
-        wstr = (<object> W).strides
-        ld = wstr[0] // 8 if h > 1 else width
-        if not (solver != RIDGE and basis == PBC and (width <= 1 or wstr[1] == 8)
-                and wstr[0] % 8 == 0 and ld >= width and W.flags.aligned):
+        if not (pbc_grad and W.flags.aligned):
             raise ValueError(f"W must be C-contiguous, or (PBC under a gradient solver) rows each "
-                             f"contiguous and apart by at least their width; strides {wstr}")
+                             f"contiguous and apart by at least their width; strides "
+                             f"{(<object> W).strides}")
+        ld = row_stride(W)
     nq, drop, t, nt = (int(v) for v in counters)
     if not (0 <= nq <= M + 1 and (drop == -1 or 0 <= drop < nq) and t >= 0 and nt >= 0):
         raise ValueError(f"counters [rows of Q, dropped row, t, folds] out of range for M = {M}: "
@@ -1631,7 +1623,7 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
             get_row(rows, i, &r)
             most = max(most, r.x_nnz)
     most += 1
-    frame_arr = np.zeros(2 * M * ldf + 2 * ldf + (2 + 2 * M) * most + 2 * ldf + 2 * ldf + Mp
+    frame_arr = np.zeros(2 * M * ldf + 2 * ldf + (2 + 2 * M) * most + 2 * ldf + 2 * ldf
                          if Gp != NULL else 1)
     cdef float64_t* Finv = <float64_t*> cnp.PyArray_DATA(frame_arr)
     cdef float64_t* Fgj = Finv + M * ldf
@@ -1642,7 +1634,6 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     cdef float64_t* gxf = <float64_t*> (offf + most)
     cdef float64_t* dvf = gxf + M * most + ldf
     cdef float64_t* Cw = dvf + M * most + ldf      # 2 x ldf: V's rows outside P_t's
-    cdef float64_t* mk = Cw + 2 * ldf              # Mp: P_t's rows of V marked
     cdef int64_t nfresh = 0, nx = 0
     if cost_fn is not None and not callable(cost_fn):
         raise TypeError(f"cost_fn must be callable or None, got {type(cost_fn).__name__}")
@@ -1667,7 +1658,7 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
     nrow = 0
     cdef int64_t nkept = 0, nkept2 = 0
     cdef bint saved, overflow, finv_stale = True
-    cdef float64_t bound, xmax
+    cdef float64_t bound, xmax = 0.0
     with nogil:
         if nb > 1:
             for i in range(h):
@@ -1824,15 +1815,15 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                     break
             # ---- online PCA and the draw
             saved = False
-            xmax = 0.0
-            if Gp != NULL or (gradient and not full_rank and not pbc_grad):
-                xmax = 1.0 if intercept else 0.0     # max |x_j| of the row
-                for p in range(r.x_nnz):
-                    x = fabs(row_value(&r, p))
-                    if x > xmax:
-                        xmax = x
             if not full_rank:
                 if gradient and not pbc_grad:
+                    # (the step's overflow test below reads xmax too: it runs
+                    # only under Gp != NULL, which implies this branch)
+                    xmax = 1.0 if intercept else 0.0     # max |x_j| of the row
+                    for p in range(r.x_nnz):
+                        x = fabs(row_value(&r, p))
+                        if x > xmax:
+                            xmax = x
                     # Only a squared gradient near DBL_MAX makes the step
                     # below refuse the row; |coefficient| <= |r| + |v| (F
                     # near-orthogonal), so the basis is saved for undoing
@@ -1902,18 +1893,19 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                             # F^-1 <- Rm^-1 F^-1 (omlc_ls_inverse_step), or
                             # inverted afresh before the step
                             finv_stale = True
-                            if nkept == M and nkept2 == M and nt - M <= 2 \
-                                    and nfresh < C_FINV_FRESH:
-                                for p in range(nt):
-                                    mk[p] = 0.0
-                                for i in range(M):
-                                    mk[kq[i]] = 1.0
+                            # (C: V's rows outside P_t's, k = nt - M of them,
+                            # at most 2: nt <= nq + 1 and nq <= M + 1, as the
+                            # counters are checked and msg_step returns)
+                            if nkept == M and nkept2 == M and nfresh < C_FINV_FRESH:
                                 m = 0
-                                for p in range(nt):
-                                    if mk[p] == 0.0:
-                                        for j in range(M):
-                                            Cw[m * ldf + j] = msgV[p * nt + kq2[j]]
-                                        m += 1
+                                i = 0
+                                for p in range(nt):            # kq ascends
+                                    if i < M and kq[i] == p:
+                                        i += 1
+                                        continue
+                                    for j in range(M):
+                                        Cw[m * ldf + j] = msgV[p * nt + kq2[j]]
+                                    m += 1
                                 if omlc_ls_inverse_step(Finv, Rm, Cw, m, M, ldf, Fgj, uf):
                                     finv_stale = False
                                     nfresh += 1

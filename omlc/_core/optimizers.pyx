@@ -20,6 +20,7 @@ try:
     from numpy.lib.array_utils import byte_bounds as _byte_bounds
 except ImportError:        # NumPy < 2
     _byte_bounds = np.byte_bounds
+from cpython.object cimport PyObject
 from libc.float cimport DBL_MAX, FLT_MAX
 from libc.math cimport fabs, fmax, pow, sqrt
 from libc.stdint cimport int32_t, int64_t
@@ -51,17 +52,21 @@ cdef int64_t rank_one(Optimizer o, const Row* r, const float64_t* c,
     return rank_one_into(o.W, o.Wb, o.w_f32, o.K, o.ld, o.b, r, c, ws)
 
 
-cdef int64_t row_stride(object arr) except -1:
+cpdef int64_t row_stride(object arr) except -1:
     """The row stride, in items, of a 2-D array whose rows are each
     contiguous and lie at least a row apart (a C-contiguous array: its column
     count; the first columns of a wider one: the wider one's); ValueError
-    otherwise. The kernels read row j at ``data + j * ld``."""
+    otherwise. The kernels read row j at ``data + j * ld``. The one check of
+    that layout: the label-space kernels and regressor call it too."""
     cdef int64_t rows = arr.shape[0], K = arr.shape[1], item = arr.itemsize
     cdef int64_t s0 = arr.strides[0], s1 = arr.strides[1]
-    if rows <= 1 or K == 0:
-        return K          # one row (or none) is read: any stride reads the same
-    if (K == 1 or s1 == item) and s0 % item == 0 and s0 >= K * item:
-        return s0 // item
+    if rows == 0 or K == 0:
+        return K          # nothing is read
+    if K == 1 or s1 == item:
+        if rows == 1:
+            return K      # one row is read: any row stride reads the same
+        if s0 % item == 0 and s0 >= K * item:
+            return s0 // item
     raise ValueError("a weight matrix's rows must each be contiguous and must not overlap "
                      f"(strides {arr.strides} for {arr.dtype} of shape {arr.shape})")
 
@@ -85,22 +90,43 @@ cdef char* _bind(object arr, tuple shape, object dtype, str name, dict keep,
                              f"contiguous, got strides {arr.strides}")
     elif not arr.flags.c_contiguous:
         raise ValueError(f"{name} must be C-contiguous, aligned and writeable")
-    if ld > 0 and arr.dtype == np.float32 and arr.ndim == 2 and arr.size \
-            and omlc_f32_regs(arr.shape[1], ld):
-        # The float32 register loops read and write a row's padding up to K
-        # rounded to 8 (simd.pxd): the last row's must be in arr's memory.
-        owner = arr
-        while isinstance(owner.base, np.ndarray):
-            owner = owner.base
-        end = arr.ctypes.data + ((arr.shape[0] - 1) * ld + (arr.shape[1] + 7) // 8 * 8) * 4
-        if end > _byte_bounds(owner)[1]:
-            raise ValueError(f"{name}: float32 rows {ld} items apart must have their padding "
-                             "columns in the array's buffer (e.g. the first columns of a "
-                             f"({arr.shape[0]}, {ld}) array)")
+    if ld > 0:
+        _check_padding(arr, ld, name)
     keep[name] = arr
     if arr.size == 0:
         return <char*> _EMPTY
     return <char*> cnp.PyArray_DATA(arr)
+
+
+cdef int _check_padding(cnp.ndarray arr, int64_t ld, str name) except -1:
+    """The float32 register loops read and write a row's padding up to K
+    rounded to 8 (simd.pxd): refuse a float32 matrix whose last row's
+    padding lies outside the memory of the array that owns its buffer.
+    Pointer arithmetic on the owner's bounds, no Python-level array calls:
+    it runs at every bind, i.e. at every learning or decision call (a
+    learner binds its arrays anew each call, a single row's too), where
+    ``ctypes.data`` and ``byte_bounds`` cost a few microseconds."""
+    if cnp.PyArray_TYPE(arr) != cnp.NPY_FLOAT32 or cnp.PyArray_NDIM(arr) != 2 \
+            or cnp.PyArray_SIZE(arr) == 0 or not omlc_f32_regs(arr.shape[1], ld):
+        return 0
+    cdef cnp.ndarray owner = arr
+    cdef PyObject* base = cnp.PyArray_BASE(arr)
+    while base != NULL and isinstance(<object> base, np.ndarray):
+        owner = <cnp.ndarray> base
+        base = cnp.PyArray_BASE(owner)
+    cdef char* end = (<char*> cnp.PyArray_DATA(arr)
+                      + ((arr.shape[0] - 1) * ld + (arr.shape[1] + 7) // 8 * 8) * 4)
+    cdef size_t hi
+    if cnp.PyArray_ISONESEGMENT(owner):
+        # C- or Fortran-contiguous: byte_bounds' upper bound, computed here.
+        hi = <size_t> cnp.PyArray_DATA(owner) + <size_t> cnp.PyArray_NBYTES(owner)
+    else:
+        hi = _byte_bounds(owner)[1]
+    if <size_t> end > hi:
+        raise ValueError(f"{name}: float32 rows {ld} items apart must have their padding "
+                         "columns in the array's buffer (e.g. the first columns of a "
+                         f"({arr.shape[0]}, {ld}) array)")
+    return 0
 
 
 cdef double _EMPTY[1]

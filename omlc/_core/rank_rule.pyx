@@ -37,6 +37,8 @@ from libc.math cimport NAN, floor
 from libc.stdlib cimport free, malloc
 from libc.stdint cimport int64_t, uint8_t
 
+cimport omlc._core.simd
+
 cnp.import_array()
 
 
@@ -51,25 +53,18 @@ cdef inline int64_t _bin(double z, double zmax, double scale, int64_t top) noexc
     return 0
 
 
+# The loops below carry simd.pxd's AVX2 build beside the baseline one
+# (OMLC_CLONES; this unit includes simd.pxd's C block first).
 cdef extern from *:
     """
     #include <float.h>
     #include <math.h>
     #include <stdint.h>
-    #if defined(__x86_64__) && defined(__GLIBC__) && !defined(OMLC_NO_CLONES) \\
-        && defined(__has_attribute)
-    #  if __has_attribute(target_clones)
-    #    define OMLC_RR_CLONES __attribute__((target_clones("avx2", "default")))
-    #  endif
-    #endif
-    #ifndef OMLC_RR_CLONES
-    #  define OMLC_RR_CLONES
-    #endif
     /* z = (s - mean) / sd over L >= 1 labels (z = s - mean where sd = 0),
        each sum in four partial sums in label order, z as (s - mean) times
        1 / sd; returns whether sd > 0. The AVX2 build (no FMA) rounds as the
        baseline one: the same bits on every CPU. */
-    OMLC_RR_CLONES static int omlc_standardise_row(const double* s, int64_t L, double* z) {
+    OMLC_CLONES static int omlc_standardise_row(const double* s, int64_t L, double* z) {
         double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
         int64_t l = 0;
         for (; l + 4 <= L; l += 4) {
@@ -97,13 +92,13 @@ cdef extern from *:
     }
 
     /* out[0..L) = z - th. */
-    OMLC_RR_CLONES static void omlc_shift_row(const double* z, int64_t L, double th,
-                                             double* out) {
+    OMLC_CLONES static void omlc_shift_row(const double* z, int64_t L, double th,
+                                          double* out) {
         for (int64_t l = 0; l < L; l++) out[l] = z[l] - th;
     }
 
     /* Whether every x[0..n) is finite (a mask, no branch: vectorised). */
-    OMLC_RR_CLONES static int omlc_all_finite(const double* x, int64_t n) {
+    OMLC_CLONES static int omlc_all_finite(const double* x, int64_t n) {
         int64_t bad = 0;
         for (int64_t i = 0; i < n; i++) bad |= (int64_t)(x[i] - x[i] != 0.0);
         return bad == 0;
@@ -135,25 +130,32 @@ def standardise(const double[:, ::1] S, double[:, ::1] Z):
     return ok
 
 
+class InexactHistogram(ValueError):
+    """``calibrated_rows``' refusal of a histogram whose sums would not stay
+    exact integers over the rows: the learners then take the NumPy path
+    (``ranking._RankingLearner._replay``), which sums any weights."""
+
+
 cdef int _check(const double* z, int64_t nz, const double* card, int64_t m,
                 const double* hist, int64_t nb, const double* theta_of) noexcept nogil:
     """0 if the inputs are valid, else which is not (one pass each, before
-    anything changes): 1 S or theta_of not finite, 2 card not finite and
-    >= 0, 3 hist not of non-negative integers."""
+    anything changes): 3 hist not of non-negative integers, 1 S or theta_of
+    not finite, 2 card not finite and >= 0. The histogram first: on 3 the
+    learners take the NumPy path, whose own checks then refuse S or card."""
     cdef int64_t k
     cdef bint ok = True
     cdef double total = 0.0
-    if not (omlc_all_finite(z, nz) and omlc_all_finite(theta_of, nb + 1)):
-        return 1
-    for k in range(m):
-        ok &= card[k] >= 0.0 and card[k] <= DBL_MAX
-    if not ok:
-        return 2
     for k in range(nb + 2):
         ok &= hist[k] >= 0.0 and hist[k] < 2.0**53 and floor(hist[k]) == hist[k]
         total += hist[k] if k < nb else 0.0
     # (the bins' sum, for the exact tail sums, with the rows' entries still to come)
-    return 0 if ok and total < 2.0**52 else 3
+    if not (ok and total < 2.0**52):
+        return 3
+    if not (omlc_all_finite(z, nz) and omlc_all_finite(theta_of, nb + 1)):
+        return 1
+    for k in range(m):
+        ok &= card[k] >= 0.0 and card[k] <= DBL_MAX
+    return 0 if ok else 2
 
 
 def calibrated_rows(const double[:, ::1] S, const double[::1] card, double[::1] hist,
@@ -161,7 +163,9 @@ def calibrated_rows(const double[:, ::1] S, const double[::1] card, double[::1] 
                     double[:, ::1] out):
     """Threshold, decision values and histogram update of a run of rows
     (see the module docstring); returns each row's threshold on z (NaN:
-    no weight yet). ``hist`` is updated in place; ``out`` may be S."""
+    no weight yet). ``hist`` is updated in place; ``out`` may be S. A
+    histogram past the exact-sum bounds raises ``InexactHistogram`` before
+    anything changes."""
     cdef Py_ssize_t m = S.shape[0], L = S.shape[1]
     cdef int64_t nb = hist.shape[0] - 2
     cdef int64_t i, l, j, b, seen
@@ -182,14 +186,16 @@ def calibrated_rows(const double[:, ::1] S, const double[::1] card, double[::1] 
     with nogil:
         bad = _check(&S[0, 0] if m else NULL, m * L, &card[0] if m else NULL, m, &hist[0], nb,
                      &theta_of[0])
+    # Exact integer sums only: every tail sum and weight below 2**52. (The
+    # learners' one check of these bounds: they call this on every
+    # unweighted run and take the NumPy path on this refusal.)
+    if bad == 3 or (hist[nb] + m) * L >= 2.0**52 or hist[nb + 1] + m >= 2.0**53:
+        raise InexactHistogram("hist must hold non-negative integer counts whose sums stay "
+                               "below 2**52")
     if bad == 1:
         raise ValueError("S and theta_of must be finite")
     if bad == 2:
         raise ValueError("card must be finite and >= 0")
-    # Exact integer sums only: every tail sum and weight below 2**52.
-    if bad == 3 or (hist[nb] + m) * L >= 2.0**52 or hist[nb + 1] + m >= 2.0**53:
-        raise ValueError("hist must hold non-negative integer counts whose sums stay "
-                         "below 2**52")
     res = np.empty(m)
     cdef double[::1] rv = res
     scale = nb / (2.0 * zmax)

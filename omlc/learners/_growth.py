@@ -144,15 +144,20 @@ def _init_rows(model, key, n, width, dtype):
 def _with_capacity(arr, rows):
     """A C-contiguous buffer holding ``arr`` (whole rows) in its first rows with
     room for ``rows`` rows: ``arr``'s own buffer when it has the room (no
-    copy), else a new one of twice the size."""
-    base = arr.base
-    if (isinstance(base, np.ndarray) and base.dtype == arr.dtype and base.ndim == arr.ndim
-            and base.shape[1:] == arr.shape[1:] and base.flags.c_contiguous
-            and base.flags.writeable and arr.flags.c_contiguous
-            and base.ctypes.data == arr.ctypes.data and base.shape[0] >= rows):
-        return base
+    copy), else a new one of twice the size, on a cache line
+    (``aligned_array``: ANSGD's 32-byte ``snap_`` rows must not straddle
+    lines, see ``ranking._on_cache_lines``). Its ``base`` is the raw bytes
+    around it, whose whole rows from ``arr``'s first are the room."""
+    raw = arr.base
+    if (isinstance(raw, np.ndarray) and raw.ndim == 1 and raw.dtype == np.uint8
+            and raw.flags.c_contiguous and raw.flags.writeable and arr.flags.c_contiguous
+            and arr.shape[0]):
+        off, step = arr.ctypes.data - raw.ctypes.data, arr.strides[0]
+        if step > 0 and 0 <= off and off % arr.itemsize == 0 and (raw.nbytes - off) // step >= rows:
+            return np.ndarray(((raw.nbytes - off) // step,) + arr.shape[1:], dtype=arr.dtype,
+                              buffer=raw, offset=off)
     cap = max(rows, 2 * arr.shape[0], 16)
-    buf = np.empty((cap,) + arr.shape[1:], dtype=arr.dtype)
+    buf = aligned_array((cap,) + arr.shape[1:], arr.dtype, np.empty, _BUF_ALIGN)
     buf[:arr.shape[0]] = arr
     return buf
 
@@ -249,8 +254,7 @@ def _groups(model, keys):
     """The column-growing arrays of ``model`` as the groups that share one
     buffer (``model._interleaved()``: one feature's rows of each side by
     side, which the averaging optimisers read together), others alone."""
-    inter = tuple(k for k in (model._interleaved() if hasattr(model, "_interleaved") else ())
-                  if k in keys)
+    inter = tuple(k for k in model._interleaved() if k in keys)
     groups = [inter] if len(inter) > 1 else []
     return groups + [(k,) for k in keys if not (len(inter) > 1 and k in inter)]
 

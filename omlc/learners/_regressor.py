@@ -8,7 +8,7 @@ import numpy as np
 from omlc._core.label_space import ridge_scores
 from omlc._core.linear import learn
 from omlc._core.losses import SquaredLoss
-from omlc._core.optimizers import SGD, AdaGrad, RowAdaGrad
+from omlc._core.optimizers import SGD, AdaGrad, RowAdaGrad, row_stride
 from omlc._core.rowstream import RowStream, all_finite
 from omlc._validation import check_fits, csr_arrays
 from omlc.learners._aligned import aligned_array
@@ -155,10 +155,14 @@ def _plain(A):
 
 def _plain_rows(A):
     """``_plain`` but for the row stride: rows each contiguous, possibly
-    further apart (``align_rows``)."""
-    return type(A) is np.ndarray and A.dtype == np.float64 and A.ndim == 2 \
-        and A.flags.aligned and (A.shape[1] <= 1 or A.strides[1] == 8) \
-        and (A.shape[0] <= 1 or A.strides[0] % 8 == 0 and A.strides[0] >= 8 * A.shape[1])
+    further apart (``align_rows``), as the compiled kernels check it."""
+    if not (type(A) is np.ndarray and A.dtype == np.float64 and A.ndim == 2 and A.flags.aligned):
+        return False
+    try:
+        row_stride(A)
+    except ValueError:
+        return False
+    return True
 
 
 def _on_lines(A):

@@ -83,6 +83,14 @@ class Estimator:
                 state[k] = np.array(v)
         self.__dict__.update(state)
         self._lock = threading.RLock()
+        self._lay_out_state()
+
+    def _lay_out_state(self):
+        """Lay the state arrays out in memory as the compiled kernels read
+        them fastest, once, after the state was set from outside: by
+        ``__setstate__`` (pickle, copy, joblib) or ``omlc.load_model``, which
+        hand each array over packed on its own. Nothing by default
+        (``LinearLearner``: its interleaved or padded rows)."""
 
     # --- parameters -----------------------------------------------------
     @classmethod
@@ -603,9 +611,8 @@ class LinearLearner(BaseLearner):
         SGD and ANSGD are bound by that memory traffic). None by default."""
         return ()
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        interleave(self)       # a pickle holds the arrays apart
+    def _lay_out_state(self):
+        interleave(self)       # a pickle or a model file holds the arrays apart
 
     def _loss(self):
         raise NotImplementedError

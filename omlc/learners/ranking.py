@@ -125,11 +125,10 @@ import numpy as np
 from omlc._core.linear import NonFiniteError, learn, loss_rows
 from omlc._core.losses import PairKind, PairwiseLoss
 from omlc._core.optimizers import ANSGD, SGD, AdaGradL2, ScaledSGD
-from omlc._core.rank_rule import calibrated_rows, standardise
+from omlc._core.rank_rule import InexactHistogram, calibrated_rows, standardise
 from omlc._core.rowstream import RowStream
 from omlc._validation import check_random_state, csr_arrays
-from omlc.learners._aligned import aligned_array
-from omlc.learners._growth import interleave
+from omlc.learners._growth import _aligned_zeros, interleave
 from omlc.learners.base import LinearLearner, positive_float, weight_dtype
 
 SOLVERS = ("ansgd", "sgd", "adagrad", "lbfgs")
@@ -326,11 +325,13 @@ def _on_cache_lines(a):
     """``a`` (a float64 C-contiguous matrix) copied once onto a cache line if
     it starts off one: ANSGD's per-row snapshots are 32 bytes, read and
     written at every nonzero, and from a 16- or 48-byte offset every other
-    one spans two lines (a fresh NumPy array, a loaded or grown model's)."""
+    one spans two lines. ``snap_`` is allocated so (``_aligned_zeros``) and
+    grown so (``_growth._with_capacity``); this lays out the one a pickle
+    or a model file hands over (an old pickle's may start anywhere)."""
     if (a.ctypes.data % 64 == 0 or a.dtype != np.float64 or a.ndim != 2
             or not a.flags.c_contiguous):
         return a
-    out = aligned_array(a.shape, np.float64, np.empty, 64)
+    out = _aligned_zeros(a.shape, np.float64)
     out[...] = a
     return out
 
@@ -559,9 +560,9 @@ class _RankingLearner(LinearLearner):
         # settles).
         card = _card(total, rows)
         n = card.size
-        if self._replay_compiled(w, out):
+        theta = self._replay_compiled(w, out, card)
+        if theta is not None:
             # Unweighted rows, a histogram of counts: compiled, the same bits.
-            theta = calibrated_rows(out, card, self.zhist_, _THETAS, _ZMAX, _ZSTRIDE, out)
             cut = np.isnan(theta)
             if cut.any():
                 # Rows before the histogram has any weight take the rank cut
@@ -582,20 +583,22 @@ class _RankingLearner(LinearLearner):
             theta[cut] = 0.0
         np.subtract(Z, theta[:, None], out=out)
 
-    def _replay_compiled(self, w, out):
-        """Whether ``_replay``'s calibrated rows can take the compiled pass
-        (``omlc/_core/rank_rule.pyx``): no weights, labels, and a histogram
-        of integer counts whose sums stay exact over the rows (the kernel's
-        bounds; a histogram past them takes the NumPy path)."""
+    def _replay_compiled(self, w, out, card):
+        """``_replay``'s calibrated rows in one compiled pass
+        (``omlc/_core/rank_rule.pyx``): each row's threshold, or None when
+        they take the NumPy path: weighted rows, no labels, or a histogram
+        whose sums would not stay exact integers over the rows. The kernel
+        checks those bounds itself, before it changes anything (its
+        ``InexactHistogram``): the one check on every path into it."""
         if (w is not None or not _COMPILED_RULE or out.shape[1] == 0 or not out.shape[0]
                 or out.dtype != np.float64 or not out.flags.c_contiguous):
-            return False
+            return None
         if "zhist_" not in self.__dict__:
             self.zhist_ = np.zeros(_ZBINS + 2)
-        h = self.zhist_
-        return bool((h[_ZBINS] + out.shape[0]) * out.shape[1] < 2.0**52
-                    and h[:_ZBINS].sum() < 2.0**52 and h[_ZBINS + 1] + out.shape[0] < 2.0**53
-                    and (h >= 0).all() and np.array_equal(h, np.floor(h)))
+        try:
+            return calibrated_rows(out, card, self.zhist_, _THETAS, _ZMAX, _ZSTRIDE, out)
+        except InexactHistogram:
+            return None
 
     def _learn_scored(self, X, Y, order, out):
         """Learn the rows in pieces of at most _ZBUF scores (and of at most
@@ -836,6 +839,12 @@ class RankSVM(_RankingLearner):
                 state["state_"] = np.append(st, 1.0)
         super().__setstate__(state)
 
+    def _lay_out_state(self):
+        super()._lay_out_state()
+        snap = getattr(self, "snap_", None)
+        if self.solver == "ansgd" and isinstance(snap, np.ndarray):
+            self.snap_ = _on_cache_lines(snap)
+
     def _interleaved(self):
         # W_ first: the driver prefetches the first ld items of a row of W_
         # for the next stream row's features, i.e. the whole interleaved row.
@@ -851,7 +860,7 @@ class RankSVM(_RankingLearner):
                                    + ([0.0] if self._lipschitz == 0.0 else []))
             if self.average:
                 self.A_ = np.zeros_like(W)
-                self.snap_ = np.zeros((W.shape[0], 4))
+                self.snap_ = _aligned_zeros((W.shape[0], 4), np.float64)   # _on_cache_lines
         elif self.solver == "sgd":
             self.state_ = np.array([1.0, 0.0, 0.0, 0.0, 0.0])
             if self.average:
@@ -867,8 +876,6 @@ class RankSVM(_RankingLearner):
         avg = getattr(self, "A_", None) if self.average else None
         snap = getattr(self, "snap_", None) if self.average else None
         if self.solver == "ansgd":
-            if snap is not None:
-                self.snap_ = snap = _on_cache_lines(snap)
             return ANSGD(self.W_, self.U_, self.state_, d, b, lam, avg, snap,
                          lipschitz=self._lipschitz)
         if self.solver == "sgd":
