@@ -128,3 +128,20 @@ def test_rowstream_checks_array_types_and_lengths():
     with pytest.raises(ValueError, match="different numbers of rows"):
         RowStream(indptr, np.array([0, 1], np.int32), np.ones(2), 4,
                   np.array([0, 0, 0], np.int64), np.zeros(0, np.int32), 3)
+
+
+def test_all_finite_finds_a_non_finite_value_anywhere():
+    """The finiteness test keeps four running sums (rowstream.pxd
+    finite_values): a NaN, inf or -inf at any position of arrays of 0 to 13
+    values (each sum and the tail) is found; huge finite values are not
+    taken for inf."""
+    from omlc._core.rowstream import all_finite
+    rng = np.random.default_rng(0)
+    for n in range(14):
+        v = rng.normal(size=n) * 1e300
+        assert all_finite(v)
+        for i in range(n):
+            for bad in (np.nan, np.inf, -np.inf):
+                w = v.copy()
+                w[i] = bad
+                assert not all_finite(w)

@@ -1780,8 +1780,8 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
             if gamp != NULL:
                 gamp[nrow] = gamma
             # ---- eq. 14
-            for k in range(K):
-                yrel[k] = 0
+            memset(yrel, 0, K)
+            for k in range(K):                     # (apart from yrel's: it vectorises)
                 yhat[k] = ytil[k] > 0
             for p in range(r.y_nnz):
                 yrel[r.y_indices[p]] = 1

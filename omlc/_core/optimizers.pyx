@@ -575,17 +575,26 @@ cdef class RowAdaGrad(Optimizer):
         root and one division), then ``W[j_p] += a_p g`` as one axpy over the
         row, and s += (sum_p x_p a_p) g."""
         cdef int64_t l, p0, i, j, nb, K = self.K
-        cdef float64_t x, c = 0.0, ab
+        cdef float64_t x, c = 0.0, ab, neta = -self.eta, delta = self.delta
         cdef float64_t a[64]
+        cdef float64_t xs[64]
+        cdef float64_t* G = self.G
         cdef const float64_t* g = ws.g
         for p0 in range(0, r.x_nnz, 64):
             nb = min(64, r.x_nnz - p0)
             for i in range(nb):
                 x = row_value(r, p0 + i)
                 j = r.x_indices[p0 + i]
-                self.G[j] += x * x * gq
-                a[i] = -self.eta * x / (self.delta + sqrt(self.G[j]))
-                c += x * a[i]
+                G[j] += x * x * gq
+                xs[i] = x
+                a[i] = G[j]        # (a repeated index: its value after this update)
+            # the square roots and divisions apart, a vector at a time (each
+            # correctly rounded, as one at a time): they were the loop's
+            # latency, one after another
+            for i in range(nb):
+                a[i] = neta * xs[i] / (delta + sqrt(a[i]))
+            for i in range(nb):
+                c += xs[i] * a[i]
             omlc_axpy_dd(r.x_indices + p0, a, nb, <float64_t*> self.W, K, self.ld, g)
         if self.Wb != NULL:
             j = self.n_features

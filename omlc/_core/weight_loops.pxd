@@ -1,7 +1,7 @@
 # The innermost loops of the optimisers (omlc._core.optimizers), generic over
 # the weights' and the features' precision: the rank-one update, AdaGrad's
 # step, the scores of a row.
-from libc.math cimport fabs, fmax, sqrt, sqrtf
+from libc.math cimport fabs, sqrt, sqrtf
 from libc.stdint cimport int32_t, int64_t
 
 from omlc._core.rowstream cimport Row, row_value
@@ -245,10 +245,14 @@ cdef inline float64_t max_abs(const float64_t* v, int64_t n) noexcept nogil:
 
 
 cdef inline float64_t max_abs_value(const Row* r, float64_t b) noexcept nogil:
+    # fmax's value by a comparison (a NaN is skipped, a NaN m replaced), not
+    # a libm call a nonzero
     cdef int64_t p
-    cdef float64_t m = fabs(b)
+    cdef float64_t m = fabs(b), x
     for p in range(r.x_nnz):
-        m = fmax(m, fabs(row_value(r, p)))
+        x = fabs(row_value(r, p))
+        if x > m or m != m:
+            m = x
     return m
 
 
