@@ -100,13 +100,8 @@ cdef class RowAdaGrad(Optimizer):
     cdef void _step(self, const Row* r, float64_t* s, float64_t gq, Workspace* ws) noexcept nogil
 
 
-cdef class ScaledSGD(Optimizer):
-    cdef readonly float64_t eta
-    cdef readonly float64_t power
-    cdef readonly float64_t t0
-    cdef readonly float64_t lam
+cdef class _Averaging(Optimizer):
     cdef readonly bint average
-    cdef float64_t* st            # [scale, t, sum of scales (hi), n averaged, (lo)]
     cdef LazyAverage avg
     cdef int64_t n_rows_w
     # score_output settled this row (its indices) since prepare_row: the
@@ -114,25 +109,26 @@ cdef class ScaledSGD(Optimizer):
     cdef bint row_settled
     cdef const int32_t* settled_idx
 
-    cdef void _mark_settled(self, const Row* r) noexcept nogil
+
+cdef class ScaledSGD(_Averaging):
+    cdef readonly float64_t eta
+    cdef readonly float64_t power
+    cdef readonly float64_t t0
+    cdef readonly float64_t lam
+    cdef float64_t* st            # [scale, t, sum of scales (hi), n averaged, (lo)]
+
     cdef void renormalise(self) noexcept nogil
 
 
-cdef class ANSGD(Optimizer):
+cdef class ANSGD(_Averaging):
     cdef char* U
     cdef char* Ub
     cdef readonly float64_t lam
     cdef readonly float64_t lipschitz   # theta's constant; 0: the running bound st[8]
-    cdef readonly bint average
     cdef float64_t fold_below
     cdef float64_t* st            # [p, q, r, T, sum p (hi, lo), sum q (hi, lo), (bound)]
-    cdef LazyAverage avg
-    cdef int64_t n_rows_w
-    cdef bint row_settled         # as ScaledSGD's
-    cdef const int32_t* settled_idx
 
     cdef float64_t _bound(self) noexcept nogil
-    cdef void _mark_settled(self, const Row* r) noexcept nogil
     cdef void _gradient_point(self, float64_t* cu, float64_t* cv) noexcept nogil
     cdef void _mix(self, const Row* r, float64_t cu, float64_t cv, float64_t* s,
                    Workspace* ws) noexcept nogil

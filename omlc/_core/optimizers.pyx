@@ -640,7 +640,34 @@ def _average(Optimizer o, tuple sums, tuple mats, float64_t count):
     return out / count
 
 
-cdef class ScaledSGD(Optimizer):
+cdef class _Averaging(Optimizer):
+    """What the averaging optimisers (ScaledSGD, ANSGD) share: running sums
+    of the iterates kept lazily (``omlc/_core/averaging.pxd``) and settled
+    row by row -- by ``score_output``'s sweep when the driver calls it, else
+    by the step before it changes the row's weights."""
+
+    cdef void prepare_row(self, const Row* r) noexcept nogil:
+        self.row_settled = False
+
+
+cdef inline void _mark_settled(_Averaging o, const Row* r) noexcept nogil:
+    o.row_settled = True
+    o.settled_idx = r.x_indices
+
+
+cdef inline void _settle_for_step(_Averaging o, const Row* r) noexcept nogil:
+    """Settle the row's running sums (its features', the intercept's) before
+    its step changes the iterate, unless ``score_output`` just did."""
+    cdef int64_t p
+    if o.average and not (o.row_settled and o.settled_idx == r.x_indices):
+        for p in range(r.x_nnz):
+            la_settle(&o.avg, r.x_indices[p])
+        if o.Wb != NULL:
+            la_settle(&o.avg, o.n_features)
+    o.row_settled = False
+
+
+cdef class ScaledSGD(_Averaging):
     """SGD with L2 shrinkage and optional averaging, lazily: O(nnz K) per row.
 
     The model is ``scale * V`` (``V`` is the bound ``W``): the shrink
@@ -694,13 +721,6 @@ cdef class ScaledSGD(Optimizer):
             return _average(self, ((2, 4),), ("W",), self.st[3])
         return self.last_iterate()
 
-    cdef void prepare_row(self, const Row* r) noexcept nogil:
-        self.row_settled = False
-
-    cdef void _mark_settled(self, const Row* r) noexcept nogil:
-        self.row_settled = True
-        self.settled_idx = r.x_indices
-
     cdef void renormalise(self) noexcept nogil:
         """Fold the scale into V (and settle every average row): O(d K), rare."""
         cdef int64_t j, l, K = self.K
@@ -751,18 +771,29 @@ cdef class ScaledSGD(Optimizer):
         inv = 1.0 / n_avg
         hi = self.avg.S[0].hi[0]
         lo = self.avg.S[0].lo[0]
+        # The sweep in the weights' precision (float32: into s32, d32), then
+        # the intercept's row settled and the row's features marked as for
+        # either, then the intercept's terms and scales in that precision.
+        if self.w_f32 and r.x_f32:
+            omlc_settle_score_ff(r.x_indices, <const float32_t*> r.x_data, r.x_nnz,
+                                 <float32_t*> self.avg.A, <const float32_t*> self.W, K, self.ld,
+                                 self.avg.snap, hi, lo, s32, d32)
+        elif self.w_f32:
+            omlc_settle_score_fd(r.x_indices, <const float64_t*> r.x_data, r.x_nnz,
+                                 <float32_t*> self.avg.A, <const float32_t*> self.W, K, self.ld,
+                                 self.avg.snap, hi, lo, s32, d32)
+        elif r.x_f32:
+            omlc_settle_score_df(r.x_indices, <const float32_t*> r.x_data, r.x_nnz,
+                                 <float64_t*> self.avg.A, <const float64_t*> self.W, K, self.ld,
+                                 self.avg.snap, hi, lo, s, d)
+        else:
+            omlc_settle_score_dd(r.x_indices, <const float64_t*> r.x_data, r.x_nnz,
+                                 <float64_t*> self.avg.A, <const float64_t*> self.W, K, self.ld,
+                                 self.avg.snap, hi, lo, s, d)
+        if self.Wb != NULL:
+            la_settle(&self.avg, self.n_features)
+        _mark_settled(self, r)
         if self.w_f32:
-            if r.x_f32:
-                omlc_settle_score_ff(r.x_indices, <const float32_t*> r.x_data, r.x_nnz,
-                                     <float32_t*> self.avg.A, <const float32_t*> self.W, K, self.ld,
-                                     self.avg.snap, hi, lo, s32, d32)
-            else:
-                omlc_settle_score_fd(r.x_indices, <const float64_t*> r.x_data, r.x_nnz,
-                                     <float32_t*> self.avg.A, <const float32_t*> self.W, K, self.ld,
-                                     self.avg.snap, hi, lo, s32, d32)
-            if self.Wb != NULL:
-                la_settle(&self.avg, self.n_features)
-            self._mark_settled(r)
             if self.Wb != NULL:
                 vb32 = <const float32_t*> self.Wb
                 ab32 = (<const float32_t*> self.avg.A) + self.n_features * self.ld
@@ -773,17 +804,6 @@ cdef class ScaledSGD(Optimizer):
                 s[l] = sc * s32[l]
                 d[l] = inv * d32[l]
             return
-        if r.x_f32:
-            omlc_settle_score_df(r.x_indices, <const float32_t*> r.x_data, r.x_nnz,
-                                 <float64_t*> self.avg.A, <const float64_t*> self.W, K, self.ld,
-                                 self.avg.snap, hi, lo, s, d)
-        else:
-            omlc_settle_score_dd(r.x_indices, <const float64_t*> r.x_data, r.x_nnz,
-                                 <float64_t*> self.avg.A, <const float64_t*> self.W, K, self.ld,
-                                 self.avg.snap, hi, lo, s, d)
-        if self.Wb != NULL:
-            la_settle(&self.avg, self.n_features)
-        self._mark_settled(r)
         if self.Wb != NULL:
             vb64 = <const float64_t*> self.Wb
             ab64 = (<const float64_t*> self.avg.A) + self.n_features * self.ld
@@ -814,19 +834,14 @@ cdef class ScaledSGD(Optimizer):
 
     cdef int64_t fit_row(self, const Row* r, float64_t* s, Loss loss, const Target* y,
                          int64_t M, Workspace* ws) noexcept nogil:
-        cdef int64_t l, p, n
+        cdef int64_t l, n
         cdef float64_t t = self.st[1], step
         cdef float64_t eta_t = self.eta if self.power == 0.0 else \
             self.eta / pow(1.0 + t / self.t0, self.power)
         cdef float64_t shrink = 1.0 - eta_t * self.lam
         cdef float64_t q = sq_norm(r, self.b)
         n = loss.coefficients(s, y, q, ws.g, ws)
-        if self.average and not (self.row_settled and self.settled_idx == r.x_indices):
-            for p in range(r.x_nnz):
-                la_settle(&self.avg, r.x_indices[p])
-            if self.Wb != NULL:
-                la_settle(&self.avg, self.n_features)
-        self.row_settled = False
+        _settle_for_step(self, r)
         self.st[0] *= shrink
         if n != 0:
             # Hoisted by hand: st may alias ws.c for all the compiler knows, so
@@ -886,7 +901,7 @@ cdef inline void _ansgd_schedule(float64_t t, float64_t lam, float64_t lip, floa
     theta[0] = lip + lam * (alpha[0] + 0.5 / alpha[0] - 1.0)
 
 
-cdef class ANSGD(Optimizer):
+cdef class ANSGD(_Averaging):
     """Accelerated nonsmooth SGD (Park & Choi, Algorithm 1, from Ouyang & Gray
     2012) on ``(lam/2) |M|^2 + loss``, in an exact lazy form: O(nnz K) per row.
 
@@ -1063,7 +1078,7 @@ cdef class ANSGD(Optimizer):
                 la_settle(&self.avg, r.x_indices[j])
             if self.Wb != NULL:
                 la_settle(&self.avg, self.n_features)
-            self._mark_settled(r)
+            _mark_settled(self, r)
             self._mix(r, cu, cv, s, ws)
             self.output(r, d, ws)
             return
@@ -1075,7 +1090,7 @@ cdef class ANSGD(Optimizer):
                         cu, cv, s, d)
         if Vb != NULL:
             la_settle(&self.avg, self.n_features)
-        self._mark_settled(r)
+        _mark_settled(self, r)
         if Vb != NULL:
             Ab = (<const float64_t*> self.avg.A) + self.n_features * self.ld
             for l in range(K):
@@ -1084,13 +1099,6 @@ cdef class ANSGD(Optimizer):
         if 1.0 / T != 1.0:
             for l in range(K):
                 d[l] *= 1.0 / T
-
-    cdef void prepare_row(self, const Row* r) noexcept nogil:
-        self.row_settled = False
-
-    cdef void _mark_settled(self, const Row* r) noexcept nogil:
-        self.row_settled = True
-        self.settled_idx = r.x_indices
 
     cdef void renormalise(self) noexcept nogil:
         """Fold p, q, r into U and V (and settle every average row): O(d K)."""
@@ -1112,7 +1120,7 @@ cdef class ANSGD(Optimizer):
 
     cdef int64_t fit_row(self, const Row* r, float64_t* s, Loss loss, const Target* y,
                          int64_t M, Workspace* ws) noexcept nogil:
-        cdef int64_t l, p, n, n_act, n_pairs = y.P * (y.L - y.P)
+        cdef int64_t l, n, n_act, n_pairs = y.P * (y.L - y.P)
         cdef float64_t t = self.st[3] + 1.0, alpha, theta, c, e, p1, q1, r1, cv, cu
         cdef float64_t q = sq_norm(r, self.b), a2
         if self.lipschitz == 0.0 and n_pairs > 0:
@@ -1133,12 +1141,7 @@ cdef class ANSGD(Optimizer):
         q1 = (1.0 - alpha) * self.st[1] + alpha * c * self.st[2]
         # At t = 1 (alpha = 1) M is Psi alone and U is still 0: p may restart at 1.
         p1 = (1.0 - alpha) * self.st[0] if alpha != 1.0 else 1.0
-        if self.average and not (self.row_settled and self.settled_idx == r.x_indices):
-            for p in range(r.x_nnz):
-                la_settle(&self.avg, r.x_indices[p])
-            if self.Wb != NULL:
-                la_settle(&self.avg, self.n_features)
-        self.row_settled = False
+        _settle_for_step(self, r)
         if n != 0:
             cv = -e / r1
             for l in range(self.K):

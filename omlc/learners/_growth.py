@@ -151,11 +151,10 @@ def _with_capacity(arr, rows):
     raw = arr.base
     if (isinstance(raw, np.ndarray) and raw.ndim == 1 and raw.dtype == np.uint8
             and raw.flags.c_contiguous and raw.flags.writeable and arr.flags.c_contiguous
-            and arr.shape[0]):
-        off, step = arr.ctypes.data - raw.ctypes.data, arr.strides[0]
-        if step > 0 and 0 <= off and off % arr.itemsize == 0 and (raw.nbytes - off) // step >= rows:
-            return np.ndarray(((raw.nbytes - off) // step,) + arr.shape[1:], dtype=arr.dtype,
-                              buffer=raw, offset=off)
+            and arr.size):
+        room = _raw_rows(arr, raw)
+        if room is not None and room.shape[0] >= rows:
+            return room
     cap = max(rows, 2 * arr.shape[0], 16)
     buf = aligned_array((cap,) + arr.shape[1:], arr.dtype, np.empty, _BUF_ALIGN)
     buf[:arr.shape[0]] = arr
@@ -205,14 +204,16 @@ def _group_storage(arrs):
 
 
 def _raw_rows(a, raw):
-    """The 2-D view of the bytes ``raw`` in rows of ``a``'s row stride, from
-    ``a``'s first item to the last whole row; None if ``a`` is not in them."""
+    """The view of the bytes ``raw`` in rows of ``a``'s row stride (2-D: as
+    many columns as the stride holds; 1-D: items), from ``a``'s first item
+    to the last whole row; None if ``a`` is not in them."""
     step, item = a.strides[0], a.itemsize
     off = a.ctypes.data - raw.ctypes.data
-    if a.ndim != 2 or step <= 0 or step % item or off < 0 or off % item or off >= raw.nbytes:
+    if (a.ndim not in (1, 2) or step <= 0 or step % item or off < 0 or off % item
+            or off >= raw.nbytes or (a.ndim == 1 and step != item)):
         return None
     rows = (raw.nbytes - off) // step
-    return np.ndarray((rows, step // item), dtype=a.dtype, buffer=raw, offset=off)
+    return np.ndarray((rows, step // item)[:a.ndim], dtype=a.dtype, buffer=raw, offset=off)
 
 
 # A group's member rows start on 32-byte boundaries (and its buffer on a
