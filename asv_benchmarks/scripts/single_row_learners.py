@@ -1,8 +1,11 @@
 """Single-row partial_fit / decision_function cost of a few learners, in
-microseconds per call (min of 7 repeats of 300 rows): FALT and RankSVM on
+microseconds per call (min of 7 repeats of 300 rows): FALT (float64 and
+float32), RankSVM (its default, averaged ANSGD and averaged SGD) and MMP on
 rcv1-shaped rows (d=47,236, L=101, 75 nnz), OnlineBR (ridge; d=300, L=20,
 30 nnz) and the HoeffdingTree (dense rows of 40 features, 5 classes;
-predict_proba for decision_function). PYTHONPATH selects the build, so an
+predict_proba for decision_function); for the linear learners also
+predict_then_learn (the ranking learners' calibrated rule replays its
+histogram there, not in partial_fit). PYTHONPATH selects the build, so an
 older commit built in place gives the before/after figure; run the two
 interleaved and set OPENBLAS_NUM_THREADS=1 (OnlineBR's rank-one update is
 BLAS):
@@ -19,7 +22,7 @@ import timeit
 import numpy as np
 import scipy.sparse as sp
 
-from omlc.learners import FALT, OnlineBR, RankSVM
+from omlc.learners import FALT, MMP, OnlineBR, RankSVM
 from omlc.learners.hoeffding_tree import HoeffdingTree
 
 ap = argparse.ArgumentParser()
@@ -45,7 +48,12 @@ def rows(d, L, nnz, n, dense=False):
 
 
 cases = [("FALT", FALT, rows(47236, 101, 75, 300)),
+         ("FALT-f32", lambda: FALT(dtype=np.float32), rows(47236, 101, 75, 300)),
          ("RankSVM", RankSVM, rows(47236, 101, 75, 300)),
+         ("RankSVM-ansgd-avg", lambda: RankSVM(average=True), rows(47236, 101, 75, 300)),
+         ("RankSVM-sgd-avg", lambda: RankSVM(solver="sgd", average=True),
+          rows(47236, 101, 75, 300)),
+         ("MMP", MMP, rows(47236, 101, 75, 300)),
          ("OnlineBR", OnlineBR, rows(300, 20, 30, 300)),
          ("HoeffdingTree", HoeffdingTree, rows(40, 5, 20, 300, dense=True))]
 res = []
@@ -66,7 +74,14 @@ for name, make, R in cases:
     def df(decide=decide, R=R):
         for x, _ in R:
             decide(x)
+    def ptl(m=m, R=R):
+        for x, y in R:
+            m.predict_then_learn(x, y)
     t1 = min(timeit.repeat(pf, number=1, repeat=args.repeat, timer=timer)) / len(R) * 1e6
     t2 = min(timeit.repeat(df, number=1, repeat=args.repeat, timer=timer)) / len(R) * 1e6
-    res.append(f"{name}: partial_fit {t1:.1f} decision {t2:.1f}")
+    if name in ("OnlineBR", "HoeffdingTree"):
+        res.append(f"{name}: partial_fit {t1:.1f} decision {t2:.1f}")
+        continue
+    t3 = min(timeit.repeat(ptl, number=1, repeat=args.repeat, timer=timer)) / len(R) * 1e6
+    res.append(f"{name}: partial_fit {t1:.1f} decision {t2:.1f} predict_then_learn {t3:.1f}")
 print(" | ".join(res))
