@@ -860,7 +860,8 @@ class RankSVM(_RankingLearner):
                                    + ([0.0] if self._lipschitz == 0.0 else []))
             if self.average:
                 self.A_ = np.zeros_like(W)
-                self.snap_ = _aligned_zeros((W.shape[0], 4), np.float64)   # _on_cache_lines
+                # On a cache line (see _on_cache_lines), once.
+                self.snap_ = _aligned_zeros((W.shape[0], 4), np.float64)
         elif self.solver == "sgd":
             self.state_ = np.array([1.0, 0.0, 0.0, 0.0, 0.0])
             if self.average:
