@@ -205,7 +205,9 @@ pass, ``asv_benchmarks/scripts/label_space_defaults.py``):
 - ``lam = 1`` on raw features (Sect. 5; its Theorem 3 assumes ``||x|| <= 1``).
   On sparse binary features ``||x||^2`` is the row's number of nonzeros (8 on
   corel5k, 18 on delicious), so until a few d rows have passed the ridge
-  nearly interpolates and predicts rare labels that are not there: DPP's
+  nearly interpolates and predicts rare labels that are not there: at the
+  paper's decoding (``margin=0.0``; the default margin answers this at the
+  decoding, see "Decoding margin") DPP's
   Hamming loss is above predicting no label over delicious' first ~2,000 rows
   (d = 500) and corel5k's first ~4,000 (d = 499) and below after, so a pass
   over all of delicious (16,105 rows: .0189 vs .0194) is below it and one over
