@@ -488,12 +488,14 @@ def _check_dpp_threshold(state, ref, d):
     Files from before the decoding threshold (issue 21) have neither
     ``threshold`` nor ``thr_cost_`` and decoded at 0 (the paper's round):
     ``CSDPP._LEGACY_STATE`` gives them ``threshold=0.0`` and zero totals, so
-    they predict and go on learning as before."""
-    v = state["thr_cost_"]
-    _check_array("thr_cost_", ref["thr_cost_"], v)
-    if (v < 0).any():
-        raise _Invalid("array 'thr_cost_' holds negative values")
-    return {"thr_cost_"}
+    they predict and go on learning as before; likewise files from before
+    the decoding margin get ``margin=0.0`` and zero ``margin_cost_``."""
+    for name in ("thr_cost_", "margin_cost_"):
+        v = state[name]
+        _check_array(name, ref[name], v)
+        if (v < 0).any():
+            raise _Invalid(f"array {name!r} holds negative values")
+    return {"thr_cost_", "margin_cost_"}
 
 
 def _check_ocs_tie(state, ref, d):

@@ -505,7 +505,7 @@ def _dpp_learn():
     h = d + 1
     a.update(W=np.zeros((h, M)), Ainv=np.eye(h), F=np.eye(M), Q=np.zeros((M + 1, L)),
              sigma=np.zeros(M + 1), P=np.zeros((M, L)),
-             counters=np.array([0, -1, 0, 0], np.int64), out=np.zeros((n, L)))
+             counters=np.array([0, -1, 0, 0], np.int64), out=np.zeros((n, L)), gam=np.zeros(n))
 
     def call(a):
         for solver in (LS.Solver.RIDGE, LS.Solver.SGD_SOLVER):
@@ -516,7 +516,8 @@ def _dpp_learn():
             for fn in (None, lambda y, yhat: np.full(y.shape[0], 0.25)):
                 LS.dpp_learn(_stream(a, d, L), 0, LS.Basis.PBT, solver, M, False, 0.5, 0.3,
                              True, a["W"], opt, a["Ainv"], a["F"], a["Q"], a["sigma"], a["P"],
-                             a["counters"], out=a["out"], cost_fn=fn, ridge_block=2)
+                             a["counters"], out=a["out"], cost_fn=fn, ridge_block=2,
+                             gam=a["gam"] if solver == LS.Solver.RIDGE else None)
     rules = _xy_rules(d, L)
     rules["counters"] = "vals ok:val2_huge,val3_huge"   # t and folds are counts
     return a, call, rules
@@ -573,6 +574,27 @@ def _threshold_follow():
     # rows), as are rows in any order, repeated, and repeated labels (a flag
     # each); more columns of D are more labels.
     return a, call, {"D": "ok:long_col", "thr_cost": "finite+",
+                     "indptr": "ptr ok:long,ptr_short_of_data",
+                     "indices": "idx:3 ok:long,idx_dup,idx_unsorted",
+                     "rows": "idx:3 ok:idx_dup,idx_unsorted"}
+
+
+@spec("label_space.margin_follow")
+def _margin_follow():
+    from omlc.learners.label_space import MARGIN_GRID
+    a = {"D": np.array([[0.1, -0.2, 0.3], [0.0, 0.5, -0.1], [0.2, 0.2, 0.2]]),
+         "indptr": np.array([0, 1, 1, 3], np.int64), "indices": np.array([2, 0, 1], np.int64),
+         "rows": np.array([0, 2, 1], np.int64), "gam": np.array([0.5, 0.0, 2.0]),
+         "mar_cost": np.zeros(MARGIN_GRID.shape[0]), "grid": MARGIN_GRID.copy()}
+
+    def call(a):
+        from omlc._core.label_space import margin_follow
+        margin_follow(a["D"], a["indptr"], a["indices"], a["rows"], a["gam"], a["mar_cost"],
+                      a["grid"], 0)
+    # As threshold_follow's; gam may be any finite value (x^T A^-1 x to
+    # rounding), the margins any finite non-negative ones in any order.
+    return a, call, {"D": "ok:long_col", "mar_cost": "finite+", "gam": "finite",
+                     "grid": "finite+",
                      "indptr": "ptr ok:long,ptr_short_of_data",
                      "indices": "idx:3 ok:long,idx_dup,idx_unsorted",
                      "rows": "idx:3 ok:idx_dup,idx_unsorted"}

@@ -209,6 +209,7 @@ def dpp_learn(X, Y, *, cost, basis, solver, M, full_rank, pca_step, u, intercept
     G = None if G is None else G.copy()
     lazy = solver != "ridge" and basis == "pbt" and not full_rank
     out = np.zeros((n, K))
+    gam = np.zeros(n)               # the ridge's x^T A^-1 x before each row
     drop = -1
     folds = 0
     for row in range(n):
@@ -251,6 +252,7 @@ def dpp_learn(X, Y, *, cost, basis, solver, M, full_rank, pca_step, u, intercept
         if solver == "ridge":
             Px = Ainv @ x
             gamma = x @ Px
+            gam[row] = gamma
             w = Px / math.sqrt(1.0 + gamma)
             Ainv -= np.outer(w, w)
             W -= np.outer(Px / (1.0 + gamma), c)
@@ -275,7 +277,7 @@ def dpp_learn(X, Y, *, cost, basis, solver, M, full_rank, pca_step, u, intercept
                 W[nz] -= eta * g[nz] / (delta_ada + np.sqrt(G[nz]))
         P = Pn
     return out, dict(W=W, Ainv=Ainv, F=F, Q=Q, sigma=sigma, P=P, t=t, drop=drop, G=G,
-                     folds=folds)
+                     folds=folds, gam=gam)
 
 
 def ridge_room(P, w):
@@ -330,6 +332,31 @@ def threshold_follow(D, Yc, thr_cost, cost):
     C = grid_costs(cost, D, np.asarray(Yc, bool))
     j, total = follow_the_leader(thr_cost, C)
     D -= (ls.THRESHOLD_GRID[j] / math.sqrt(K))[:, None]
+    return D, total
+
+
+def margin_follow(D, Yc, gam, mar_cost, cost):
+    """Twin of ``margin_follow`` (DPP's decoding margin) on a block: row t of
+    D lowered by ``MARGIN_GRID[j] gam[t] / sqrt(K)`` for the j of least
+    total cost over the rows before it (ties: the lowest j), mar_cost
+    updated. Each candidate's cost from its predicted set, one at a time."""
+    D = np.array(D, dtype=np.float64)
+    Yc = np.asarray(Yc, bool)
+    n, K = D.shape
+    grid = ls.MARGIN_GRID
+    m = grid[None, :] * np.asarray(gam, np.float64)[:, None] / math.sqrt(K)    # n x J
+    C = np.empty((n, grid.shape[0]))
+    for j in range(grid.shape[0]):
+        P = D > m[:, j:j + 1]
+        tp = (P & Yc).sum(axis=1).astype(np.float64)
+        npred = P.sum(axis=1)
+        ny = Yc.sum(axis=1)
+        C[:, j] = ls.cost_from_counts(cost, tp, ny - tp, npred - tp, K - ny - npred + tp)
+    total = np.asarray(mar_cost, np.float64).copy()
+    for t in range(n):
+        j = int(np.argmin(total))           # the first of the least: the lowest margin
+        total = total + C[t]
+        D[t] -= m[t, j]
     return D, total
 
 

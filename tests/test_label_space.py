@@ -848,7 +848,8 @@ def test_adaptive_threshold_lowers_the_f1_cost_and_hamming_stays_at_zero():
     """Gap filled (see the module notes): the code's decoding at 0 is not
     where CS-DPP's F1 cost is lowest; following the leader over the
     thresholds is, on a planted stream (15% of 30 labels relevant). DPP's
-    Hamming default stays the paper's round()."""
+    Hamming default keeps the paper's threshold 0 (its margin: see
+    test_decoding_margin_*; pinned at 0 here)."""
     rng = np.random.default_rng(1)
     X = rng.normal(size=(800, 12)) * (rng.random((800, 12)) < 0.5)
     S = X @ rng.normal(size=(12, 30)) + rng.normal(size=(800, 30))
@@ -860,12 +861,13 @@ def test_adaptive_threshold_lowers_the_f1_cost_and_hamming_stays_at_zero():
         D = omlc.CSDPP(code_dim=6, **kw).predict_then_learn(X, Y)
         return ls.example_costs("f1", Yd[400:], D[400:] > 0).mean()
     assert f1_cost() < f1_cost(threshold=0.0) - 0.03
-    dpp = omlc.DPP(code_dim=6)
+    dpp = omlc.DPP(code_dim=6, margin=0.0)
     np.testing.assert_array_equal(dpp.predict_then_learn(X, Y),
-                                  omlc.DPP(code_dim=6, threshold=0.0).predict_then_learn(X, Y))
+                                  omlc.DPP(code_dim=6, threshold=0.0,
+                                           margin=0.0).predict_then_learn(X, Y))
     assert dpp.threshold_ == 0.0 and not dpp.thr_cost_.any()
     # a fixed threshold is on a +-1 label's scale
-    fixed = omlc.DPP(code_dim=6, threshold=0.5).fit(X, Y)
+    fixed = omlc.DPP(code_dim=6, threshold=0.5, margin=0.0).fit(X, Y)
     np.testing.assert_allclose(fixed.decision_function(X[:4]),
                                dpp.decision_function(X[:4]) - 0.5 / np.sqrt(30), atol=1e-12)
 
@@ -940,3 +942,103 @@ def test_gradient_regressors_rows_on_cache_lines_change_no_bit(make, monkeypatch
     assert np.array_equal(back.reg_.W, lined.reg_.W)
     few = omlc.OnlineBR().fit(X, Y[:, :5].tocsr())
     assert few.reg_.W.flags.c_contiguous
+
+
+# --- decoding margin (module notes, "Decoding margin") ----------------------------
+def _rare_stream(seed=0, n=1500, d=300, K=30):
+    """corel5k's shape in small: 8 binary features a row out of d, 5% of K
+    labels relevant, each tied weakly to a few features; a pass of n = 5 d
+    rows, so the ridge (lam = 1) fits noise while t is small against d."""
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, d, density=8 / d, format="csr", random_state=seed,
+                  data_rvs=lambda k: np.ones(k))
+    S = X @ (rng.normal(size=(d, K)) * (rng.random((d, K)) < 0.05)) + rng.normal(size=(n, K))
+    return X, sp.csr_matrix((S > np.quantile(S, 0.95)).astype(np.int32))
+
+
+def test_decoding_margin_learns_where_early_rows_overfit():
+    """Gap filled (see the module notes): on a short stream of sparse rows the
+    paper's decoding at 0 is above predicting no label (the corel5k effect);
+    the margin chosen online takes the Hamming loss below both, and only the
+    reported set moves (the learned state is the paper's)."""
+    X, Y = _rare_stream()
+    Yd = Y.toarray().astype(bool)
+    auto, paper = omlc.DPP(), omlc.DPP(margin=0.0)
+    A = auto.predict_then_learn(X, Y) > 0
+    B = paper.predict_then_learn(X, Y) > 0
+    ham_auto, ham_paper = (A != Yd).mean(), (B != Yd).mean()
+    assert ham_paper > Yd.mean()
+    assert ham_auto < Yd.mean() and ham_auto < ham_paper - 0.0005
+    assert auto.margin_ > 0.0 and auto.solver_ == "ridge"
+    assert np.argmin(auto.margin_cost_) > 0 and not paper.margin_cost_.any()
+    np.testing.assert_array_equal(auto.reg_.W, paper.reg_.W)
+    np.testing.assert_array_equal(auto.P_, paper.P_)
+    # predict == decision_function > 0, the margin on the current A^-1 included
+    np.testing.assert_array_equal(auto.predict(X[:50]).toarray() > 0
+                                  if sp.issparse(auto.predict(X[:50]))
+                                  else auto.predict(X[:50]) > 0,
+                                  auto.decision_function(X[:50]) > 0)
+    assert (auto.decision_function(X[:50]) > 0).sum() < (paper.decision_function(X[:50]) > 0).sum()
+
+
+def test_decoding_margin_stays_at_the_papers_decoding_on_a_well_posed_stream():
+    """Dense informative features (d = 10): x^T A^-1 x is small after a few
+    rows and any margin costs errors, so the rule stays at kappa = 0 and
+    predicts as the paper does."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(1500, 10))
+    Y = sp.csr_matrix((X @ rng.normal(size=(10, 8)) + 0.5 * rng.normal(size=(1500, 8))
+                       > 0.3).astype(np.int32))
+    X = sp.csr_matrix(X)
+    auto = omlc.DPP()
+    D = auto.predict_then_learn(X, Y)
+    assert auto.margin_ == 0.0 and np.argmin(auto.margin_cost_) == 0
+    assert auto.margin_cost_[0] < auto.margin_cost_[1:].min() - 1.0
+    np.testing.assert_array_equal(D > 0, omlc.DPP(margin=0.0).predict_then_learn(X, Y) > 0)
+
+
+def test_decoding_margin_follows_the_leader_across_blocks():
+    """The totals are summed row by row: the stream cut into blocks, or its
+    head learned by fit (no decisions asked), gives the same label sets and
+    totals as one pass (the values to rounding: a block's end flushes the
+    ridge's waiting updates of A^-1)."""
+    X, Y = _rare_stream(n=600)
+    one = omlc.DPP()
+    D = one.predict_then_learn(X, Y)
+    assert one.margin_ > 0.0
+    blocks = omlc.DPP()
+    E = np.vstack([blocks.predict_then_learn(X[a:b], Y[a:b])
+                   for a, b in ((0, 7), (7, 7), (7, 300), (300, 600))])
+    np.testing.assert_allclose(D, E, atol=1e-12)
+    np.testing.assert_array_equal(D > 0, E > 0)
+    np.testing.assert_array_equal(one.margin_cost_, blocks.margin_cost_)
+    head = omlc.DPP().fit(X[:300], Y[:300])
+    F = head.predict_then_learn(X[300:], Y[300:])
+    np.testing.assert_allclose(F, D[300:], atol=1e-12)
+    np.testing.assert_array_equal(F > 0, D[300:] > 0)
+    np.testing.assert_array_equal(head.margin_cost_, one.margin_cost_)
+
+
+def test_decoding_margin_defaults_elsewhere_and_checks():
+    """"auto" is the paper's decoding for CS-DPP's adaptive-threshold costs
+    and under the gradient solvers (no A^-1); a fixed or adaptive margin
+    there is refused, as are bad values."""
+    X, Y = problem()
+    for make in (lambda **kw: omlc.CSDPP(code_dim=3, **kw),
+                 lambda **kw: omlc.DPP(code_dim=3, solver="adagrad", **kw),
+                 lambda **kw: omlc.DPP(code_dim=3, threshold="adaptive", **kw)):
+        m = make()
+        np.testing.assert_array_equal(m.predict_then_learn(X, Y),
+                                      make(margin=0.0).predict_then_learn(X, Y))
+        assert m.margin_ == 0.0 and not m.margin_cost_.any()
+    for margin in (0.5, "adaptive"):
+        with pytest.raises(ValueError, match="exact ridge"):
+            omlc.DPP(solver="sgd", margin=margin).fit(X, Y)
+    for bad in ("mean", -0.1, float("nan"), float("inf"), True, None, [0.1]):
+        with pytest.raises(ValueError, match="margin"):
+            omlc.DPP(margin=bad).fit(X, Y)
+    with pytest.raises(ValueError, match="named cost"):
+        omlc.CSDPP(cost=lambda y, p: 0.0, margin="adaptive").fit(X, Y)
+    # a fixed margin on the F1 cost, with the adaptive threshold before it
+    m = omlc.CSDPP(code_dim=3, margin=0.5).fit(X, Y)
+    assert m.margin_ == 0.5 and m.thr_cost_.any() and not m.margin_cost_.any()

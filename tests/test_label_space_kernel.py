@@ -36,9 +36,9 @@ def test_label_weights_match_the_python_eq14(cost):
 
 def run_both(cost, basis, solver, code_dim, K=7, n=40, seed=0, eta=None, d=9):
     X, Y = problem(n=n, d=d, K=K, seed=seed)
-    # threshold 0: the kernel's own decoding (the adaptive rule is applied after it)
+    # threshold and margin 0: the kernel's own decoding (the rules apply after it)
     m = omlc.CSDPP(cost=cost, code_dim=code_dim, basis=basis, solver=solver, eta=eta,
-                   random_state=seed, threshold=0.0)
+                   random_state=seed, threshold=0.0, margin=0.0)
     m._check_params()
     m._reset()
     m._validate(X, Y, None)
@@ -917,3 +917,88 @@ def test_pbc_step_refuses_an_overflowing_gradient_before_the_basis_moves(solver)
                  (m.reg_.W, first.reg_.W), (m.thr_cost_, first.thr_cost_)):
         np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(m.reg_.G, first.reg_.G)
+
+
+@pytest.mark.parametrize("cost", ls.COSTS)
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+def test_margin_follow_equals_the_numpy_rule(cost, index_dtype):
+    """The compiled decoding margin and its NumPy twin, block after block:
+    the same lowered values and totals to the bit, with values exactly on a
+    margin (predicted only above it), gam = 0 rows (every margin ties:
+    the lowest), empty and full label sets, repeated rows."""
+    rng = np.random.default_rng(12)
+    K, n = 11, 90
+    Yd = rng.random((n, K)) < 0.3
+    Yd[2], Yd[3] = False, True
+    Y = sp.csr_matrix(Yd.astype(np.int32))
+    Y.indptr = Y.indptr.astype(index_dtype)
+    Y.indices = Y.indices.astype(index_dtype)
+    tot = np.zeros(ls.MARGIN_GRID.shape[0])
+    tot_ref = tot.copy()
+    chosen = set()
+    for block in range(4):
+        rows = rng.integers(0, n, size=29)
+        rows[:2] = [2, 3]
+        D = rng.normal(size=(29, K)) * 0.5 / np.sqrt(K)
+        gam = rng.exponential(size=29) * rng.choice([0.01, 1.0], size=29)
+        gam[4] = 0.0
+        D[5, :3] = ls.MARGIN_GRID[1:4] * gam[5] / np.sqrt(K)
+        R, tot_ref = ref.margin_follow(D, Yd[rows], gam, tot_ref, cost)
+        D0 = D.copy()
+        lsk.margin_follow(D, Y.indptr, Y.indices, rows.astype(np.int64), gam, tot,
+                          ls.MARGIN_GRID, ls.COST_IDS[cost])
+        np.testing.assert_array_equal(D, R)
+        np.testing.assert_array_equal(tot, tot_ref)
+        nz = gam > 0
+        chosen |= set(np.round((D0 - D)[nz, 0] * np.sqrt(K) / gam[nz], 9))
+    assert tot.max() > 0 and len(chosen) > 1       # the leader moved
+
+
+@pytest.mark.parametrize("block", [0, 3])
+@pytest.mark.parametrize("basis", ["pbc", "pbt", "none"])
+def test_margin_gamma_and_rule_equal_the_reference(basis, block, monkeypatch):
+    """dpp_learn's x^T A^-1 x (written per row as ``gam``, rows waiting for a
+    rank-3 update of A^-1 included) and the learner's margins, fixed and
+    adaptive, against the twin's loop and margin_follow, to 1e-12; with the
+    learner's cost (Hamming and F1)."""
+    if block:
+        monkeypatch.setattr(ls._OnlineLSR, "_ridge_block", block)
+    X, Y = problem(n=60)
+    Yd = Y.toarray().astype(bool)
+    K = Yd.shape[1]
+    for cost in ("hamming", "f1"):
+        R = None
+        for margin in (0.7, "adaptive"):
+            m = omlc.CSDPP(cost=cost, code_dim=3, basis=basis, solver="ridge", threshold=0.0,
+                           margin=margin, random_state=0)
+            D = m.predict_then_learn(X, Y)
+            if R is None:
+                m0 = omlc.CSDPP(cost=cost, code_dim=3, basis=basis, solver="ridge",
+                                threshold=0.0, margin=0.0, random_state=0)
+                m0._check_params()
+                m0._reset()
+                m0._validate(X, Y, None)
+                reg = m0.reg_
+                R, st = ref.dpp_learn(X.toarray(), Yd, cost=cost, basis=basis, solver="ridge",
+                                      M=m0.F_.shape[0], full_rank=m0.full_rank_, pca_step=1.0,
+                                      u=m0.u_, intercept=True, W=reg.W.copy(),
+                                      Ainv=reg.Ainv.copy(), F=m0.F_.copy(), Q=m0.Q_.copy(),
+                                      sigma=m0.sigma_.copy(), P=m0.P_.copy(), t=0)
+                assert (st["gam"] > 0).all()
+            if margin == 0.7:
+                np.testing.assert_allclose(D, R - 0.7 * st["gam"][:, None] / np.sqrt(K),
+                                           atol=1e-12)
+                assert m.margin_ == 0.7
+            else:
+                E, tot = ref.margin_follow(R, Yd, st["gam"], np.zeros(5), cost)
+                np.testing.assert_allclose(D, E, atol=1e-12)
+                np.testing.assert_allclose(m.margin_cost_, tot, atol=1e-12)
+            # rows predicted without learning: the same margin on the current A^-1
+            x = X[7:9]
+            g = np.array([np.append(r, 1.0) @ m.reg_.Ainv @ np.append(r, 1.0)
+                          for r in x.toarray()])
+            m0 = omlc.CSDPP(cost=cost, code_dim=3, basis=basis, solver="ridge", threshold=0.0,
+                            margin=0.0, random_state=0).fit(X, Y)
+            np.testing.assert_allclose(m.decision_function(x),
+                                       m0.decision_function(x)
+                                       - m.margin_ * g[:, None] / np.sqrt(K), atol=1e-12)

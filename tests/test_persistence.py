@@ -782,3 +782,41 @@ def test_lazy_pbt_adagrad_file_from_before_the_current_frame_continues_exactly(t
     np.testing.assert_allclose(Da, Db, rtol=0, atol=1e-9)
     np.testing.assert_allclose(a.reg_.W @ a.F_, b.reg_.W @ b.F_, rtol=0, atol=1e-9)
     assert b.cnt_[3] - a.cnt_[3] > 40       # b folded (nearly) every row, a did not
+
+
+@pytest.mark.parametrize("name", ["csdpp", "dpp"])
+def test_dpp_file_from_before_the_decoding_margin_keeps_its_decoding(tmp_path, name):
+    """Files and pickles written before ``margin`` (issue 21) have no
+    ``margin_cost_``: they load with ``margin=0.0`` (DPP's default is now the
+    adaptive margin) and predict as they did; a saved rule's totals load with
+    the model, and negative totals are refused."""
+    X, Y = _data()
+    old = omlc.load_model(FIXTURES / f"{name}.omlc")
+    assert old.margin == 0.0 and not old.margin_cost_.any()
+    old.partial_fit(X, Y)
+    assert old.margin_ == 0.0 and not old.margin_cost_.any()
+
+    m = omlc.DPP(code_dim=3).fit(X, Y)
+    assert m.margin == "auto" and m.margin_cost_.any()
+    src = omlc.save(m, tmp_path / "m.omlc")
+    back = omlc.load_model(src)
+    np.testing.assert_array_equal(back.margin_cost_, m.margin_cost_)
+    np.testing.assert_array_equal(back.decision_function(X), m.decision_function(X))
+
+    bad = np.array(m.margin_cost_)
+    bad[1] = -1.0
+    with zipfile.ZipFile(src) as zf:
+        member = _member(json.loads(zf.read("model.json")), "margin_cost_")
+    with pytest.raises(ModelFileError, match="margin_cost_"):
+        omlc.load_model(_rewrite(src, tmp_path / "bad.omlc", members={member: _npy(bad)}))
+
+    state = dict(m.__dict__)
+    for k in ("margin", "margin_cost_"):
+        del state[k]
+    legacy = omlc.DPP.__new__(omlc.DPP)
+    legacy.__setstate__(state)
+    assert legacy.margin == 0.0 and legacy.margin_ == 0.0
+    np.testing.assert_array_equal(legacy.decision_function(X),
+                                  omlc.DPP(code_dim=3, margin=0.0).fit(X, Y).decision_function(X))
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(m)).decision_function(X),
+                                  m.decision_function(X))

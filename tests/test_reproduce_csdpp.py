@@ -167,6 +167,14 @@ def test_committed_rows_are_what_the_code_gives_today():
         assert now["std"] == pytest.approx(rows[key]["std"], abs=1e-12), key
 
 
+def test_reproduction_pins_the_papers_decoding():
+    # eq. 1's round(): no adaptive threshold, no decoding margin (omlc's
+    # defaults for the F1 / accuracy / rank costs and for the Hamming cost)
+    for m in ("DPP:pbt", "DPP:pbc", "DPP:pbc/f1", "DPP:none/rank", "RR-DPP:pbt"):
+        learner = csdpp.make(m, 0.1, 0, n_labels=20)
+        assert learner.threshold == 0.0 and learner.margin == 0.0, m
+
+
 def test_reproduction_uses_the_papers_lambda_whatever_the_defaults():
     # Sect. 5: lambda = 1 in every experiment; omlc's defaults may move, the
     # reproduction must not.

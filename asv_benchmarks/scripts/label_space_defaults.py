@@ -64,8 +64,8 @@ def main(argv):
     X, Y = X[order], Y[order]
     Yd = Y.toarray().astype(bool)
     half = Yd.shape[0] // 2
-    print(f"{name} {X.shape} K={Y.shape[1]} no-label Hamming {Yd.mean():.5f} (second half "
-          f"{Yd[half:].mean():.5f})", flush=True)
+    print(f"{name} {X.shape} K={Y.shape[1]} no-label Hamming {Yd.mean():.6f} (second half "
+          f"{Yd[half:].mean():.6f})", flush=True)
     for spec in argv[1:] or DEFAULT:
         model = _model(spec)
         t0 = time.process_time()
@@ -73,7 +73,7 @@ def main(argv):
         cpu = time.process_time() - t0
         f1 = 2 * (P & Yd).sum() / (P.sum() + Yd.sum())
         ham = example_costs('hamming', Yd, P)
-        print(f"{spec:16s} Hamming {ham.mean():.5f} (second half {ham[half:].mean():.5f}) "
+        print(f"{spec:16s} Hamming {ham.mean():.6f} (second half {ham[half:].mean():.6f}) "
               f"F1 cost {example_costs('f1', Yd, P).mean():.4f} "
               f"Acc cost {example_costs('accuracy', Yd, P).mean():.4f} "
               f"rank cost {example_costs('rank', Yd, P).mean():.4f} micro-F1 {f1:.3f} "

@@ -34,6 +34,14 @@ Parts (``--parts``, comma-separated; all by default):
   fixed to the batch PCA of the whole pass (chosen in hindsight), and lam
   chosen by type-II maximum likelihood (the evidence) over the rows so far,
   re-chosen at t = 16, 32, 64, ...
+- ``margin``: a decoding margin chosen online from the one model: a label
+  is predicted iff its decoded value (+-1 scale) exceeds kappa gamma^p,
+  gamma = x^T A^-1 x before the row, kappa by follow-the-leader over
+  {0, .25, .5, 1, 2} on the prequential cost (``--orders`` orders,
+  ``--learners``; ``--gamma diag`` a diagonal stand-in for gamma where the
+  solver keeps no A^-1). The p = 1 family is omlc's ``margin="auto"``.
+
+    python asv_benchmarks/scripts/label_space_nolabel.py corel5k --parts margin --orders 15
 """
 import argparse
 import sys
@@ -246,16 +254,133 @@ def proto(name):
               f"no label {Yd.mean():.6f}) F1 cost {f1.mean():.4f}", flush=True)
 
 
+def ridge_gamma(X, lam=1.0, intercept=True):
+    """Each row's x^T A^-1 x before it is learned (A = lam I + the rows
+    before, with the constant feature when ``intercept``): the exact ridge's
+    predictive variance factor, the one Sherman-Morrison's step computes."""
+    X = X.tocsr()
+    n, d = X.shape
+    dd = d + bool(intercept)
+    Ainv = np.eye(dd) / lam
+    gam = np.empty(n)
+    for t in range(n):
+        a, b = X.indptr[t], X.indptr[t + 1]
+        idx = X.indices[a:b]
+        val = X.data[a:b].astype(np.float64)
+        if intercept:
+            idx = np.append(idx, d)
+            val = np.append(val, 1.0)
+        g = Ainv[:, idx] @ val
+        gam[t] = val @ g[idx]
+        Ainv -= np.outer(g, g / (1.0 + gam[t]))
+    return gam
+
+
+#: ``--parts margin``'s families: a label is predicted iff its decoded value
+#: (on a +-1 label's scale, times sqrt(K)) exceeds kappa * gamma^p, gamma =
+#: x^T A^-1 x before the row; p = 1/2 is a lower confidence bound (the
+#: ridge's predictive standard error at unit noise), p = 1 the cut of the
+#: Vovk-Azoury-Warmuth forward prediction toward the all-negative vector.
+MARGIN_FAMILIES = {"lcb": (0.5, (0.0, 0.25, 0.5, 1.0, 2.0)),
+                   "vaw": (1.0, (0.0, 0.25, 0.5, 1.0, 2.0))}
+
+
+def margin_ftl(D, Yd, gam, power, kappas, cost="hamming"):
+    """Follow the leader over the margins: each candidate's per-row cost
+    (from the row's decoded values ``D`` before it was learned), each row
+    cut at the candidate of least total over the rows before it (ties: the
+    first, kappa = 0). Returns (per-row cost of the chosen, of each fixed
+    candidate, the chosen index per row)."""
+    K = Yd.shape[1]
+    Z = D * np.sqrt(K)
+    m = gam ** power
+    C = []
+    for k in kappas:
+        P = Z > k * m[:, None]
+        if cost == "hamming":
+            C.append((P != Yd).mean(axis=1))
+        else:
+            C.append(1 - 2 * (P & Yd).sum(1) / np.maximum(1, P.sum(1) + Yd.sum(1)))
+    C = np.array(C)
+    before = np.concatenate([np.zeros((len(kappas), 1)), np.cumsum(C, axis=1)[:, :-1]], axis=1)
+    j = np.argmin(before, axis=0)
+    return C[j, np.arange(C.shape[1])], C, j
+
+
+def diag_gamma(X, lam=1.0, intercept=True):
+    """A diagonal stand-in for x^T A^-1 x where no A^-1 is kept (the
+    gradient solvers): sum_i x_i^2 / (lam + sum of x_i^2 over the rows
+    before), the constant feature included."""
+    X = X.tocsr()
+    n, d = X.shape
+    G = np.zeros(d + 1)
+    gam = np.empty(n)
+    for t in range(n):
+        a, b = X.indptr[t], X.indptr[t + 1]
+        idx = X.indices[a:b]
+        v2 = X.data[a:b].astype(np.float64) ** 2
+        gam[t] = (v2 / (lam + G[idx])).sum() + (1 / (lam + G[d]) if intercept else 0.0)
+        G[idx] += v2
+        G[d] += 1.0
+    return gam
+
+
+def margin(name, orders, learners=("dpp:pbt", "dpp:pbc"), gamma="ridge"):
+    """The decoding margin chosen online (follow the leader over
+    :data:`MARGIN_FAMILIES`) on omlc's own decoded values at ``margin=0.0``:
+    kappa = 0 is omlc's paper decoding bit for bit. Prints, per order and
+    learner, the no-label loss, the paper's (kappa = 0), each fixed kappa
+    and the online choice (whole pass; second half), the share of rows each
+    kappa led, and (DPP) omlc's default, which compiles the "vaw" family."""
+    for s in range(orders):
+        X, Y = stream(name, 1000 + s)
+        Yd = Y.toarray().astype(bool)
+        n = Yd.shape[0]
+        h = n // 2
+        if gamma == "diag":
+            gam = diag_gamma(X)
+        elif X.shape[1] + 1 > 2048:
+            print(f"margin: {name} d = {X.shape[1]}: gradient solver, no A^-1 (family = kappa 0)")
+            return
+        else:
+            gam = ridge_gamma(X)
+        for spec in learners:
+            kind, basis = spec.split(":")
+            cls = omlc.DPP if kind == "dpp" else omlc.CSDPP
+            D = cls(basis=basis, random_state=s, margin=0.0).predict_then_learn(X, Y)
+            # omlc's default (margin="auto"): the p = 1 family, compiled
+            auto = (cls(basis=basis, random_state=s).predict_then_learn(X, Y) > 0) != Yd
+            cost = "hamming" if kind == "dpp" else "f1"
+            nl = Yd.mean() if cost == "hamming" else 1.0
+            for fam, (power, kappas) in MARGIN_FAMILIES.items():
+                ch, C, j = margin_ftl(D, Yd, gam, power, kappas, cost)
+                share = np.bincount(j, minlength=len(kappas)) / n
+                print(f"margin: {name} order {1000 + s} {spec} {fam} {cost} no-label {nl:.6f} "
+                      f"paper {C[0].mean():.6f} ({C[0][h:].mean():.6f}) "
+                      f"chosen {ch.mean():.6f} ({ch[h:].mean():.6f}) fixed "
+                      + " ".join(f"{k:g}:{c.mean():.6f}" for k, c in zip(kappas, C))
+                      + " led " + " ".join(f"{x:.2f}" for x in share)
+                      + f" final {kappas[j[-1]]:g}"
+                      + (f" omlc-default {auto.mean():.6f}" if cost == "hamming" else ""),
+                      flush=True)
+
+
 def main(argv):
     ap = argparse.ArgumentParser()
     ap.add_argument("name")
     ap.add_argument("--parts", default="grid,ftl,lamftl,split,knn,proto")
     ap.add_argument("--orders", type=int, default=3)
+    ap.add_argument("--learners", default="dpp:pbt,dpp:pbc",
+                    help="margin: KIND:BASIS,... (KIND dpp or csdpp; csdpp is judged on F1)")
+    ap.add_argument("--gamma", default="ridge", choices=("ridge", "diag"),
+                    help="margin: x^T A^-1 x of the exact ridge, or the diagonal stand-in")
     args = ap.parse_args(argv)
     parts = args.parts.split(",")
-    for part in ("grid", "ftl", "lamftl", "split", "knn", "proto"):
+    for part in ("grid", "ftl", "lamftl", "split", "knn", "proto", "margin"):
         if part in parts:
-            if part in ("grid", "lamftl"):
+            if part == "margin":
+                margin(args.name, args.orders, args.learners.split(","), args.gamma)
+            elif part in ("grid", "lamftl"):
                 globals()[part](args.name, args.orders)
             else:
                 globals()[part](args.name)

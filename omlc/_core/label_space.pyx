@@ -78,6 +78,28 @@ cdef extern from *:
         omlc_pca_combo_cs(A, ldf, n, ldf, c, 1, out);
     }
 
+    /* max(m, max_p |x_p|) over a row's n stored values (float32 or float64),
+       m a number (a NaN value is skipped, as fmax would): a function of its
+       own, since inside dpp_learn's frame the running max lived on the
+       stack, a store and a load a nonzero one after the other. */
+    OMLC_PCA_CLONES static double omlc_ls_max_abs(const char* data, int f32, int64_t n,
+                                                  double m) {
+        if (f32) {
+            const float* v = (const float*)data;
+            for (int64_t p = 0; p < n; p++) {
+                const double x = fabs((double)v[p]);
+                m = x > m ? x : m;
+            }
+        } else {
+            const double* v = (const double*)data;
+            for (int64_t p = 0; p < n; p++) {
+                const double x = fabs(v[p]);
+                m = x > m ? x : m;
+            }
+        }
+        return m;
+    }
+
     /* F <- F Rm (M x ldf each; T, cF: scratch of M x ldf and ldf), then
        returns ||F^T F - I||_F^2: row i of F^T F is sum_m F[m, i] F[m], its
        squares summed in lanes (j mod 4). */
@@ -254,18 +276,26 @@ cdef extern from *:
        order from 0 (the linear engine's omlc_score_dd, then the intercept's
        1.0 W[d], the same sums), on whole vectors held in registers where the
        row has room past M (the lanes past M are discarded), each weight row
-       asked for 8 entries ahead. s: ldf long. */
+       asked for 8 entries ahead, both its cache lines (M = 10: 80 bytes), and
+       the same lines of G (NULL: none) for the step that follows: the step
+       read G's rows cold, ~a third of PBT's row time. s: ldf long. */
     #ifdef OMLC_PCA_VEC
     static inline __attribute__((always_inline)) void omlc_ls_score_vec(
             const int64_t* OMLC_PCA_RESTRICT off, const double* OMLC_PCA_RESTRICT xs, int64_t n,
-            const double* OMLC_PCA_RESTRICT W, int64_t M, int64_t size,
+            const double* OMLC_PCA_RESTRICT W, const double* G, int64_t M, int64_t size,
             double* OMLC_PCA_RESTRICT s, const int nv) {
         omlc_v4d acc[4];
         for (int j = 0; j < nv; j++)
             acc[j] = (omlc_v4d){0.0, 0.0, 0.0, 0.0};
         for (int64_t p = 0; p < n; p++) {
-            if (p + 8 < n)
+            if (p + 8 < n) {
                 __builtin_prefetch(W + off[p + 8], 0, 1);
+                __builtin_prefetch(W + off[p + 8] + M - 1, 0, 1);
+                if (G != NULL) {
+                    __builtin_prefetch(G + off[p + 8], 1, 1);
+                    __builtin_prefetch(G + off[p + 8] + M - 1, 1, 1);
+                }
+            }
             const double x = xs[p];
             const double* OMLC_PCA_RESTRICT w = W + off[p];
             if (off[p] + 4 * nv <= size) {
@@ -283,15 +313,15 @@ cdef extern from *:
     #endif
     OMLC_PCA_CLONES static void omlc_ls_score(const int64_t* OMLC_PCA_RESTRICT off,
                                               const double* OMLC_PCA_RESTRICT xs, int64_t n,
-                                              const double* OMLC_PCA_RESTRICT W, int64_t M,
-                                              int64_t size, int64_t ldf,
+                                              const double* OMLC_PCA_RESTRICT W, const double* G,
+                                              int64_t M, int64_t size, int64_t ldf,
                                               double* OMLC_PCA_RESTRICT s) {
     #ifdef OMLC_PCA_VEC
         switch (ldf) {
-            case 4: omlc_ls_score_vec(off, xs, n, W, M, size, s, 1); return;
-            case 8: omlc_ls_score_vec(off, xs, n, W, M, size, s, 2); return;
-            case 12: omlc_ls_score_vec(off, xs, n, W, M, size, s, 3); return;
-            case 16: omlc_ls_score_vec(off, xs, n, W, M, size, s, 4); return;
+            case 4: omlc_ls_score_vec(off, xs, n, W, G, M, size, s, 1); return;
+            case 8: omlc_ls_score_vec(off, xs, n, W, G, M, size, s, 2); return;
+            case 12: omlc_ls_score_vec(off, xs, n, W, G, M, size, s, 3); return;
+            case 16: omlc_ls_score_vec(off, xs, n, W, G, M, size, s, 4); return;
             default: break;
         }
     #endif
@@ -459,8 +489,10 @@ cdef extern from *:
                                 double* cF) noexcept nogil
     void omlc_ls_invert(const double* F, int64_t M, int64_t ldf, double* A,
                         double* out) noexcept nogil
+    double omlc_ls_max_abs(const char* data, int f32, int64_t n, double m) noexcept nogil
     void omlc_ls_score(const int64_t* off, const double* xs, int64_t n, const double* W,
-                       int64_t M, int64_t size, int64_t ldf, double* s) noexcept nogil
+                       const double* G, int64_t M, int64_t size, int64_t ldf,
+                       double* s) noexcept nogil
     int omlc_ls_inverse_step(double* Finv, const double* A, const double* C, int64_t k,
                              int64_t M, int64_t ldf, double* Z, double* col) noexcept nogil
     void omlc_ls_frame_row(const int64_t* off, const double* xs, int64_t n, const double* c,
@@ -934,6 +966,89 @@ def threshold_follow(float64_t[:, ::1] D, const label_index_t[::1] indptr,
                 D[t, k] = D[t, k] - th
 
 
+def margin_follow(float64_t[:, ::1] D, const label_index_t[::1] indptr,
+                  const label_index_t[::1] indices, const int64_t[::1] rows,
+                  const float64_t[::1] gam, float64_t[::1] mar_cost,
+                  const float64_t[::1] grid, int cost):
+    """DPP's decoding margin (omlc.learners.label_space, "Decoding margin")
+    over a block in O(K J) a row: row t of ``D`` (decoded values; label set
+    ``rows[t]`` of the CSR ``indptr``/``indices``) is lowered by
+    ``grid[j] gam[t] / sqrt(K)`` (``gam[t]``: the row's ``x^T A^-1 x``
+    before it was learned) for the j of least cumulative cost over the rows
+    before it (``mar_cost`` holds the earlier rows' totals; ties go to the
+    lowest j), then every candidate's cost of the row's own values joins the
+    totals (in place, row by row: the same sums however the stream is cut
+    into blocks). A label counts as predicted at j iff its value exceeds
+    the margin, so after the row is lowered ``D > 0`` is the leader's set.
+    Its NumPy twin: tests/reference_label_space.margin_follow."""
+    cdef int64_t n = D.shape[0], K = D.shape[1], J = grid.shape[0], nl = indptr.shape[0] - 1
+    cdef int64_t t, i, k, j, p, best, ny_i, cnt
+    cdef float64_t sk, x
+    if rows.shape[0] != n or gam.shape[0] != n or mar_cost.shape[0] != J or J < 1:
+        raise ValueError(f"need one row index and one gam per row of D ({n}, got "
+                         f"{rows.shape[0]}, {gam.shape[0]}) and mar_cost of the grid's length "
+                         f"{J} (got {mar_cost.shape[0]})")
+    if cost < HAMMING or cost > ACCURACY:
+        raise ValueError(f"unknown cost id {cost}")
+    for j in range(J):
+        if not (isfinite(mar_cost[j]) and mar_cost[j] >= 0.0):
+            raise ValueError(f"mar_cost must hold finite non-negative totals; entry {j} is "
+                             f"{mar_cost[j]}")
+        if not (isfinite(grid[j]) and grid[j] >= 0.0):
+            raise ValueError(f"grid must hold finite non-negative margins; entry {j} is {grid[j]}")
+    for t in range(n):
+        if not isfinite(gam[t]):
+            raise ValueError(f"gam must be finite; entry {t} is {gam[t]}")
+    if nl < 0 or indptr[0] != 0:
+        raise ValueError("indptr must start at 0")
+    for t in range(n):                  # the label sets read: in bounds, labels < K
+        i = rows[t]
+        if not (0 <= i < nl):
+            raise ValueError(f"row index {i} out of range for {nl} label sets")
+        if not (indptr[i] <= indptr[i + 1] <= indices.shape[0]):
+            raise ValueError(f"indptr of label set {i} decreases or points past indices")
+        for p in range(indptr[i], indptr[i + 1]):
+            if not (0 <= indices[p] < K):
+                raise ValueError(f"label index {indices[p]} of row {i} out of range for "
+                                 f"{K} labels")
+    if n == 0:
+        return
+    work = np.zeros(2 * J)
+    iwork = np.zeros(2 * J + K, dtype=np.int32)
+    cdef float64_t* C = <float64_t*> cnp.PyArray_DATA(work)     # the row's costs
+    cdef float64_t* m = C + J                      # J: the row's margins
+    cdef int32_t* cTP = <int32_t*> cnp.PyArray_DATA(iwork)      # J: tp at j
+    cdef int32_t* cNP = cTP + J                    # J: predicted at j
+    cdef int32_t* seen = cNP + J                   # K: a repeated label counts once
+    sk = sqrt(<float64_t> K)
+    with nogil:
+        for t in range(n):
+            i = rows[t]
+            for j in range(J):
+                m[j] = grid[j] * gam[t] / sk
+                cnt = 0
+                for k in range(K):
+                    cnt += D[t, k] > m[j]
+                cNP[j] = <int32_t> cnt
+                cTP[j] = 0
+            ny_i = 0
+            for p in range(indptr[i], indptr[i + 1]):
+                k = indices[p]
+                if not seen[k]:
+                    seen[k] = 1
+                    ny_i += 1
+                    x = D[t, k]
+                    for j in range(J):
+                        cTP[j] += x > m[j]
+            for p in range(indptr[i], indptr[i + 1]):
+                seen[indices[p]] = 0
+            costs_of_counts(cost, cTP, cNP, <float64_t> ny_i, <float64_t> K, J, C)
+            best = _leader(&mar_cost[0], C, J, 0)
+            x = m[best]
+            for k in range(K):
+                D[t, k] = D[t, k] - x
+
+
 def ridge_room(const float64_t[:, ::1] P, const float64_t[::1] w):
     """Whether the rank-one RLS step ``P - w w^T`` leaves each diagonal entry
     of ``P`` more than ``PRECISION_FLOOR`` of itself: the single-row ridge
@@ -1358,7 +1473,7 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
               cnp.ndarray W, Optimizer opt, cnp.ndarray Ainv, cnp.ndarray F,
               cnp.ndarray Q, cnp.ndarray sigma, cnp.ndarray P, cnp.ndarray counters,
               double eta_sgd=1.0, double fold_tol=FOLD_TOL, out=None, cost_fn=None,
-              int64_t ridge_block=0):
+              int64_t ridge_block=0, gam=None):
     """Learn every row of ``stream`` (labelled) in order; the state arrays are
     updated in place. ``counters`` (int64): [rows of Q, dropped row, t,
     folds]. ``W``: (d + intercept) x width, width K for PBC else M; ``opt``
@@ -1376,6 +1491,10 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
 
     ``ridge_block``: the exact ridge's rows whose updates of Ainv wait for
     one rank-q update (as ``br_ridge_learn``'s ``block``; 0: its default).
+
+    ``gam`` (the exact ridge only; float64, n): each row's ``x^T A^-1 x``
+    before it is learned, the Sherman-Morrison step's own (the decoding
+    margin's scale, ``margin_follow``).
 
     PBT under a per-coordinate ``AdaGrad`` (lazy F) steps in the current
     code frame: G holds the effective coordinates' squared gradients and the
@@ -1466,6 +1585,14 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
             raise ValueError(f"out must be C-contiguous float64 of shape {(n, K)}")
         if n and K:
             outp = <float64_t*> cnp.PyArray_DATA(out)
+    cdef float64_t* gamp = NULL
+    if gam is not None:
+        if gradient:
+            raise ValueError("gam (x^T A^-1 x) needs the exact ridge")
+        if gam.shape != (n,) or gam.dtype != np.float64 or not gam.flags.c_contiguous:
+            raise ValueError(f"gam must be C-contiguous float64 of shape {(n,)}")
+        if n:
+            gamp = <float64_t*> cnp.PyArray_DATA(gam)
     Wp = <float64_t*> cnp.PyArray_DATA(W)
     Fp = <float64_t*> cnp.PyArray_DATA(F)
     Qp = <float64_t*> cnp.PyArray_DATA(Q)
@@ -1586,7 +1713,7 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                     xsf[nx] = 1.0
                     offf[nx] = d * M
                     nx += 1
-                omlc_ls_score(offf, xsf, nx, Wp, M, h * M, ldf, s)
+                omlc_ls_score(offf, xsf, nx, Wp, Gp, M, h * M, ldf, s)
             elif gradient:
                 opt.prepare_row(&r)
                 opt.score(&r, s, &ws)
@@ -1682,6 +1809,8 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
                     break
             if outp != NULL:
                 memcpy(outp + nrow * K, ytil, K * sizeof(float64_t))
+            if gamp != NULL:
+                gamp[nrow] = gamma
             # ---- eq. 14
             memset(yrel, 0, K)
             for k in range(K):                     # (apart from yrel's: it vectorises)
@@ -1720,13 +1849,12 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
             saved = False
             if not full_rank:
                 if gradient and not pbc_grad:
-                    # (the step's overflow test below reads xmax too: it runs
-                    # only under Gp != NULL, which implies this branch)
-                    xmax = 1.0 if intercept else 0.0     # max |x_j| of the row
-                    for p in range(r.x_nnz):
-                        x = fabs(row_value(&r, p))
-                        if x > xmax:
-                            xmax = x
+                    # max |x_j| of the row (the step's overflow test below
+                    # reads it too: it runs only under Gp != NULL, which
+                    # implies this branch). A call: in this function's frame
+                    # the running max lived on the stack, a store and a load
+                    # a nonzero one after another.
+                    xmax = omlc_ls_max_abs(r.x_data, r.x_f32, r.x_nnz, 1.0 if intercept else 0.0)
                     # Only a squared gradient near DBL_MAX makes the step
                     # below refuse the row; |coefficient| <= |r| + |v| (F
                     # near-orthogonal), so the basis is saved for undoing

@@ -245,14 +245,18 @@ cdef inline float64_t max_abs(const float64_t* v, int64_t n) noexcept nogil:
 
 
 cdef inline float64_t max_abs_value(const Row* r, float64_t b) noexcept nogil:
-    # fmax's value by a comparison (a NaN is skipped, a NaN m replaced), not
-    # a libm call a nonzero
-    cdef int64_t p
+    # fmax(... fmax(|b|, |x_0|) ..., |x_n-1|) without a libm call a nonzero:
+    # fmax replaces a NaN m by the next value, then skips NaN values, which
+    # `x > m` does once m is a number (one vector max a nonzero)
+    cdef int64_t p = 0
     cdef float64_t m = fabs(b), x
-    for p in range(r.x_nnz):
+    while m != m and p < r.x_nnz:
+        m = fabs(row_value(r, p))
+        p += 1
+    while p < r.x_nnz:
         x = fabs(row_value(r, p))
-        if x > m or m != m:
-            m = x
+        m = x if x > m else m
+        p += 1
     return m
 
 

@@ -108,8 +108,9 @@ def load_full(name):
 #: omlc.learners.label_space) do not move the reproduction.
 PAPER = {"lam": 1.0}
 #: DPP / CS-DPP decode by the paper's round() (eq. 1, threshold 0), not
-#: omlc's adaptive threshold for the F1 / accuracy / rank costs.
-PAPER_DPP = {**PAPER, "threshold": 0.0}
+#: omlc's adaptive threshold for the F1 / accuracy / rank costs nor its
+#: decoding margin for the Hamming cost.
+PAPER_DPP = {**PAPER, "threshold": 0.0, "margin": 0.0}
 
 
 def make(method, frac, seed, n_labels=None):
@@ -649,8 +650,9 @@ NOTES = """\
      weights and so in its first basis direction. Emotions M = 1, 15 orders: CS-DPP-F1 vs
      DPP F1 cost .4584 vs .4554 with > 0, .4553 vs .4546 with the paper's +1; accuracy
      .5788 vs .5601 and .5683 vs .5596: the choice narrows CS-DPP's loss there but does
-     not make it. The runs pin this decoding (`threshold=0.0`, `PAPER_DPP`): omlc's own
-     CS-DPP default cuts the F1 / accuracy / rank costs at an adaptive threshold;
+     not make it. The runs pin this decoding (`threshold=0.0`, `margin=0.0`, `PAPER_DPP`):
+     omlc's own CS-DPP default cuts the F1 / accuracy / rank costs at an adaptive threshold,
+     and DPP's (Hamming, exact ridge) adds a margin kappa x^T A^-1 x chosen online;
   5. a constant feature (the paper does not mention a bias), raw features, lambda = 1;
      C_t y_t enters the MSG step unclipped although ||C_t y_t|| can exceed 1. The paper
      does not say how it scaled the features; its Theorem 3 assumes ||x|| <= 1, against
