@@ -157,6 +157,24 @@ def _all_finite():
                           "strided"}
 
 
+@spec("rowstream.positive_entries")
+def _positive_entries():
+    a = {"D": np.linspace(-1, 1, 12).reshape(3, 4)}
+
+    def call(a):
+        from omlc._core.rowstream import positive_entries
+        D = a["D"]
+        got = positive_entries(D)
+        if got is None:
+            raise ValueError("not a C-contiguous float64 matrix")
+        rows, cols = np.nonzero(D > 0)
+        if not (np.array_equal(got[1], cols) and got[0][-1] == cols.size):
+            raise AssertionError("positive_entries disagrees with nonzero")
+    # Any 2-D float64 C-contiguous matrix is valid; other dtypes and layouts
+    # return None (the caller converts through NumPy).
+    return a, call, {"D": "ok:short,long,empty,short_col,long_col"}
+
+
 @spec("rowstream.check_csr")
 def _check_csr():
     a, n, d, L = _problem()

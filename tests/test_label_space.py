@@ -518,6 +518,9 @@ def test_omp_rows_is_omp_row_by_row(M, K, tie):
         np.testing.assert_allclose(B, [ls.omp(A, z, s, tie) for z in Z], rtol=0, atol=1e-12)
         assert not B[5].any()
         assert (np.count_nonzero(B, axis=1) <= min(s, M)).all()
+        for i in (0, 5, 13, 25, 59):             # one row: the single-row decision's path
+            np.testing.assert_allclose(ls.omp_rows(A, Z[i:i + 1], s, tie)[0],
+                                       ls.omp(A, Z[i], s, tie), rtol=0, atol=1e-12)
     if M >= 20:                                  # enough measurements to recover them
         np.testing.assert_allclose(ls.omp_rows(A, Z[20:40], 2), X, atol=1e-10)
     assert ls.omp_rows(A, Z[:0], 2).shape == (0, K)

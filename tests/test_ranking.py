@@ -599,3 +599,41 @@ def test_the_zero_start_is_the_scale_zero_draw_without_drawing(make, data, monke
     assert W.dtype == expected.dtype
     np.testing.assert_array_equal(W, expected)
     assert not np.signbit(W).any()
+
+
+def test_one_row_rule_state_is_the_vectorised_rule():
+    """The rule's threshold and k for the model's state now (scalars, the
+    single-row decision's path) are the vectorised _thetas / _ks of that
+    state, bit for bit: integer, fractional and empty histograms, no rows,
+    fractional weights, huge counts."""
+    import types
+
+    import omlc.learners.ranking as rk
+    rng = np.random.default_rng(5)
+    for trial in range(60):
+        hist = np.zeros(rk._ZBINS + 2)
+        if trial % 6:
+            hist[:rk._ZBINS] = rng.integers(0, 50, rk._ZBINS) * (rng.random(rk._ZBINS) < 0.4)
+            if trial % 3 == 0:
+                hist[:rk._ZBINS] *= rng.random(rk._ZBINS) * 1e3
+            hist[rk._ZBINS] = float(rng.integers(1, 40)) * (1.0 if trial % 4 else 0.37)
+        total = [0.0, 3.0, 1e300, 7.5, 2.0 ** 70][trial % 5] * rng.random()
+        rows = [0.0, 1.0, 1e-300, 3.0, 0.25][(trial // 5) % 5]
+        est = types.SimpleNamespace(zhist_=hist, label_count_=np.array([total, rows]))
+        with np.errstate(over="ignore"):          # 1e300 / 1e-300
+            want = rk._thetas(hist[None, :rk._ZBINS], hist[rk._ZBINS:rk._ZBINS + 1],
+                              np.zeros(1, dtype=np.int64),
+                              rk._card(np.array([total]), np.array([rows])))
+            k = int(rk._ks(np.array([total]), np.array([rows]))[0])
+            assert rk._cardinality_k(est) == k
+        got = rk._calibrated_theta(est)
+        if np.isnan(want[0]):
+            assert got is None
+        else:
+            assert got == want[0] and type(got) is float
+    assert rk._calibrated_theta(types.SimpleNamespace()) is None
+    assert rk._cardinality_k(types.SimpleNamespace()) == 1
+    D = rng.normal(size=(4, 6))
+    for k in (1, 3, 6, 9):
+        np.testing.assert_array_equal(rk._top_k_rows(D, k),
+                                      rk._top_k_rows(D, np.full(4, k, dtype=np.int64)))

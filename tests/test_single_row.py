@@ -49,3 +49,55 @@ def test_row_path_checks_and_canonicalises():
     m.partial_fit_row([4, 1, 4], [1.0, 2.0, 0.5], [2, 0, 2])
     ref.partial_fit_row([1, 4], [2.0, 1.5], [0, 2])
     np.testing.assert_array_equal(m.W_, ref.W_)
+
+
+def _csr_parts(M):
+    return (type(M), M.shape, list(vars(M)), [(a.dtype, a.tolist()) for a in
+                                               (M.indptr, M.indices, M.data)])
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_predict_indicator_is_scipys_conversion(fast, monkeypatch):
+    """``predict``'s label sets, built without SciPy's dense -> CSR conversion
+    (or through it, when SciPy lays its matrices out otherwise), are that
+    conversion's matrix: the same arrays, dtypes, attributes and pickle."""
+    import pickle
+
+    import scipy.sparse as sp
+
+    import omlc.learners.base as base
+    if not fast:
+        monkeypatch.setattr(base, "_csr_template", False)
+    rng = np.random.default_rng(7)
+    cases = [rng.normal(size=(n, L)) for n in (0, 1, 3, 40) for L in (0, 1, 5, 101)]
+    cases += [np.zeros((3, 4)), np.ones((2, 3)), rng.normal(size=(6, 8))[:, ::2],
+              np.array([[np.nan, np.inf, -np.inf, 0.0, -0.0, 5e-324]]),
+              rng.normal(size=(5, 4)).astype(np.float32), np.asfortranarray(rng.normal(size=(4, 3)))]
+    for D in cases:
+        want, got = sp.csr_matrix((D > 0).astype(np.int32)), base._indicator(D)
+        assert _csr_parts(got) == _csr_parts(want), D.shape
+        assert pickle.dumps(got) == pickle.dumps(want)
+        got.check_format(full_check=True)
+    assert (base._csr_template is not False) == fast
+
+
+def test_positive_entries_agrees_with_numpy():
+    """Twin: ``rowstream.positive_entries`` is the nonzero pattern of D > 0
+    (row-major) or None where the caller must convert through NumPy."""
+    from omlc._core.rowstream import positive_entries
+    rng = np.random.default_rng(8)
+    for n, L in ((0, 3), (1, 0), (1, 1), (1, 101), (7, 5), (30, 20)):
+        D = rng.normal(size=(n, L)) * (rng.random((n, L)) < 0.5)
+        if D.size:
+            D.flat[::7] = np.nan
+        P = D > 0
+        indptr, indices, data = positive_entries(D)
+        rows, cols = np.nonzero(P)
+        assert indptr.dtype == indices.dtype == data.dtype == np.int32
+        np.testing.assert_array_equal(indptr, np.concatenate(([0], np.cumsum(P.sum(axis=1)))))
+        np.testing.assert_array_equal(indices, cols)
+        np.testing.assert_array_equal(data, np.ones(cols.size))
+    for other in (rng.normal(size=(3, 4))[:, ::2], rng.normal(size=(3, 4)).astype(np.float32),
+                  rng.normal(size=5), np.asfortranarray(rng.normal(size=(3, 4))),
+                  rng.normal(size=(3, 4)).astype(">f8"), [[1.0, 2.0]]):
+        assert positive_entries(other) is None

@@ -1,9 +1,10 @@
-"""Single-row partial_fit / decision_function cost of a few learners, in
-microseconds per call (min of 7 repeats of 300 rows): FALT (float64 and
-float32), RankSVM (its default, averaged ANSGD and averaged SGD) and MMP on
-rcv1-shaped rows (d=47,236, L=101, 75 nnz), OnlineBR (ridge; d=300, L=20,
-30 nnz) and the HoeffdingTree (dense rows of 40 features, 5 classes;
-predict_proba for decision_function); for the linear learners also
+"""Single-row partial_fit / decision_function / predict cost of a few
+learners, in microseconds per call (min of 7 repeats of 300 rows): FALT
+(float64 and float32), RankSVM (its default, averaged ANSGD and averaged SGD)
+and MMP on rcv1-shaped rows (d=47,236, L=101, 75 nnz), the label-space
+learners OnlineBR, DPP, CS-DPP, O-CS and O-RAND (ridge; d=300, L=20, 30 nnz)
+and the HoeffdingTree (dense rows of 40 features, 5 classes; predict_proba
+for decision_function); for the linear learners also
 predict_then_learn (the ranking learners' calibrated rule replays its
 histogram there, not in partial_fit). PYTHONPATH selects the build, so an
 older commit built in place gives the before/after figure; run the two
@@ -22,7 +23,8 @@ import timeit
 import numpy as np
 import scipy.sparse as sp
 
-from omlc.learners import FALT, MMP, OnlineBR, RankSVM
+from omlc.learners import (CSDPP, DPP, FALT, MMP, OnlineBR, OnlineCS,
+                           OnlineRandomProjection, RankSVM)
 from omlc.learners.hoeffding_tree import HoeffdingTree
 
 ap = argparse.ArgumentParser()
@@ -55,6 +57,10 @@ cases = [("FALT", FALT, rows(47236, 101, 75, 300)),
           rows(47236, 101, 75, 300)),
          ("MMP", MMP, rows(47236, 101, 75, 300)),
          ("OnlineBR", OnlineBR, rows(300, 20, 30, 300)),
+         ("DPP", DPP, rows(300, 20, 30, 300)),
+         ("CS-DPP", CSDPP, rows(300, 20, 30, 300)),
+         ("O-CS", OnlineCS, rows(300, 20, 30, 300)),
+         ("O-RAND", OnlineRandomProjection, rows(300, 20, 30, 300)),
          ("HoeffdingTree", HoeffdingTree, rows(40, 5, 20, 300, dense=True))]
 res = []
 for name, make, R in cases:
@@ -74,14 +80,21 @@ for name, make, R in cases:
     def df(decide=decide, R=R):
         for x, _ in R:
             decide(x)
+
+    def pr(m=m, R=R):
+        for x, _ in R:
+            m.predict(x)
+
     def ptl(m=m, R=R):
         for x, y in R:
             m.predict_then_learn(x, y)
     t1 = min(timeit.repeat(pf, number=1, repeat=args.repeat, timer=timer)) / len(R) * 1e6
     t2 = min(timeit.repeat(df, number=1, repeat=args.repeat, timer=timer)) / len(R) * 1e6
-    if name in ("OnlineBR", "HoeffdingTree"):
-        res.append(f"{name}: partial_fit {t1:.1f} decision {t2:.1f}")
+    t4 = min(timeit.repeat(pr, number=1, repeat=args.repeat, timer=timer)) / len(R) * 1e6
+    if name in ("OnlineBR", "DPP", "CS-DPP", "O-CS", "O-RAND", "HoeffdingTree"):
+        res.append(f"{name}: partial_fit {t1:.1f} decision {t2:.1f} predict {t4:.1f}")
         continue
     t3 = min(timeit.repeat(ptl, number=1, repeat=args.repeat, timer=timer)) / len(R) * 1e6
-    res.append(f"{name}: partial_fit {t1:.1f} decision {t2:.1f} predict_then_learn {t3:.1f}")
+    res.append(f"{name}: partial_fit {t1:.1f} decision {t2:.1f} predict {t4:.1f} "
+               f"predict_then_learn {t3:.1f}")
 print(" | ".join(res))

@@ -323,6 +323,60 @@ def all_finite(D):
     return finite_values(<const float64_t*>cnp.PyArray_DATA(A), cnp.PyArray_SIZE(A))
 
 
+# int32's largest value: positive_entries' arrays stay below it.
+cdef cnp.npy_intp _I32_LIMIT = 2147483647
+
+
+def positive_entries(D):
+    """The CSR arrays of the 0/1 indicator of ``D > 0`` (``predict``'s label
+    sets from the decision values): int32 ``indptr``, ``indices`` (row-major,
+    so each row's increasing) and ``data`` (all 1), what SciPy's dense -> CSR
+    conversion of ``(D > 0).astype(np.int32)`` gives. D: a 2-D C-contiguous
+    native float64 ndarray with fewer than 2**31 - 1 rows, columns and
+    positive entries; None for anything else (the caller converts through
+    NumPy and SciPy). Two passes, ~0.5 us for a row of scores, against ~4 us
+    for nonzero/cumsum/astype on it."""
+    cdef cnp.ndarray A, P, I, V
+    cdef cnp.npy_intp n, L, r, c, nnz = 0, q = 0
+    cdef const float64_t* d
+    cdef int32_t* pp
+    cdef int32_t* ip
+    cdef int32_t* vp
+    if type(D) is not np.ndarray:
+        return None
+    A = <cnp.ndarray>D
+    if not (cnp.PyArray_NDIM(A) == 2 and cnp.PyArray_TYPE(A) == cnp.NPY_DOUBLE
+            and cnp.PyArray_ISNOTSWAPPED(A) and cnp.PyArray_IS_C_CONTIGUOUS(A)
+            and cnp.PyArray_ISALIGNED(A)):
+        return None
+    n = cnp.PyArray_DIM(A, 0)
+    L = cnp.PyArray_DIM(A, 1)
+    if n >= _I32_LIMIT or L >= _I32_LIMIT:
+        return None
+    d = <const float64_t*> cnp.PyArray_DATA(A)
+    P = cnp.PyArray_EMPTY(1, [n + 1], cnp.NPY_INT32, 0)
+    pp = <int32_t*> cnp.PyArray_DATA(P)
+    pp[0] = 0
+    for r in range(n):
+        for c in range(L):
+            if d[r * L + c] > 0.0:
+                nnz += 1
+        if nnz >= _I32_LIMIT:
+            return None
+        pp[r + 1] = <int32_t> nnz
+    I = cnp.PyArray_EMPTY(1, [nnz], cnp.NPY_INT32, 0)
+    V = cnp.PyArray_EMPTY(1, [nnz], cnp.NPY_INT32, 0)
+    ip = <int32_t*> cnp.PyArray_DATA(I)
+    vp = <int32_t*> cnp.PyArray_DATA(V)
+    for r in range(n):
+        for c in range(L):
+            if d[r * L + c] > 0.0:
+                ip[q] = <int32_t> c
+                vp[q] = 1
+                q += 1
+    return P, I, V
+
+
 ctypedef fused ptr_t:
     int32_t
     int64_t

@@ -18,7 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from omlc._core.linear import NonFiniteError, decide, learn
-from omlc._core.rowstream import RowStream
+from omlc._core.rowstream import RowStream, positive_entries
 from omlc.learners._aligned import aligned_array
 from omlc.learners._growth import _aligned_zeros, _group_columns, interleave
 from omlc._validation import (check_feature_names, check_fits, check_random_state, check_row,
@@ -479,8 +479,7 @@ class BaseLearner(Estimator):
 
     def predict(self, X):
         """Predicted label sets as a CSR 0/1 indicator."""
-        D = self.decision_function(X)
-        return sp.csr_matrix((D > 0).astype(np.int32))
+        return _indicator(self.decision_function(X))
 
     def grow(self, n_features=None, n_labels=None):
         """Take feature columns and labels that appear mid-stream: widen a
@@ -749,6 +748,61 @@ def _labels_from(n_labels, classes):
 
 def _one_row(indptr, indices, data, n_cols):
     return sp.csr_matrix((data, indices, indptr), shape=(1, n_cols))
+
+
+_I32 = np.iinfo(np.int32).max
+# What SciPy's constructor leaves in a csr_matrix's __dict__ (the order too:
+# a pickle keeps it), and whether it still does (None: not looked yet).
+_CSR_KEYS = ("_shape", "maxprint", "indptr", "indices", "data")
+_csr_template = None
+
+
+def _indicator(D):
+    """``sp.csr_matrix((D > 0).astype(np.int32))`` (``predict``'s label sets)
+    for a dense 2-D array of scores: the same arrays and attributes, built
+    from ``nonzero`` without SciPy's dense -> COO -> CSR conversion and its
+    format checks, which cost ~40 us a call (a single row's decision on the
+    linear learners costs ~8): ``rowstream.positive_entries`` (float64 C
+    scores, the usual case) or NumPy's ``nonzero``. The arrays are canonical
+    by construction (row-major order, one entry per position), so those
+    checks had nothing to find. The object is laid out as SciPy's constructor lays it out, which
+    is checked against the constructor once (``_csr_layout``); a SciPy that
+    lays it out otherwise, or int32 overflow, takes the constructor."""
+    template = _csr_layout()
+    arrays = positive_entries(D) if template is not False else None
+    if arrays is None:
+        if template is False or max(D.shape) >= _I32:
+            return sp.csr_matrix((D > 0).astype(np.int32))
+        P = D > 0
+        cols = P.nonzero()[1]
+        if cols.size >= _I32:
+            return sp.csr_matrix(P.astype(np.int32))
+        indptr = np.zeros(D.shape[0] + 1, np.int32)
+        np.cumsum(np.count_nonzero(P, axis=1), out=indptr[1:])
+        arrays = indptr, cols.astype(np.int32), np.ones(cols.size, np.int32)
+    M = sp.csr_matrix.__new__(sp.csr_matrix)
+    M.__dict__.update(_shape=(int(D.shape[0]), int(D.shape[1])), maxprint=template,
+                      indptr=arrays[0], indices=arrays[1], data=arrays[2])
+    return M
+
+
+def _csr_layout():
+    """The ``maxprint`` SciPy's csr_matrix constructor sets, if it sets just
+    the attributes ``_indicator`` sets (in that order, of the same types);
+    False if not."""
+    global _csr_template
+    if _csr_template is None:
+        D = np.array([[1.0, -1.0, 0.5], [0.0, 0.0, 0.0], [2.0, np.nan, 3.0]])
+        ref = sp.csr_matrix((D > 0).astype(np.int32))
+        d = vars(ref)
+        same = (tuple(d) == _CSR_KEYS and type(d["_shape"]) is tuple
+                and all(type(v) is int for v in d["_shape"]) and type(d["maxprint"]) is int
+                and all(type(d[k]) is np.ndarray and d[k].dtype == np.int32
+                        for k in ("indptr", "indices", "data"))
+                and d["indptr"].tolist() == [0, 2, 2, 4] and d["indices"].tolist() == [0, 2, 0, 2]
+                and d["data"].tolist() == [1, 1, 1, 1])
+        _csr_template = d["maxprint"] if same else False
+    return _csr_template
 
 
 _WEIGHT_DTYPES = {k: np.dtype(k) for k in (np.float64, np.float32, "float64", "float32")}
