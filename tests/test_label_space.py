@@ -1045,3 +1045,31 @@ def test_decoding_margin_defaults_elsewhere_and_checks():
     # a fixed margin on the F1 cost, with the adaptive threshold before it
     m = omlc.CSDPP(code_dim=3, margin=0.5).fit(X, Y)
     assert m.margin_ == 0.5 and m.thr_cost_.any() and not m.margin_cost_.any()
+
+
+def test_one_rows_ridge_gamma_is_the_blocks_bit_for_bit():
+    """The decoding margin's x^T A^-1 x of one row (the single-row decision's
+    path, without SciPy's products) is that row's value in a block (SciPy's
+    csr products), bit for bit: with and without the constant feature,
+    float32 values, stored zeros, -0.0, an empty row, a signed A^-1."""
+    import types
+
+    import scipy.sparse as sp
+    rng = np.random.default_rng(21)
+    for trial in range(400):
+        d, inter = int(rng.integers(1, 40)), bool(trial % 2)
+        B = rng.normal(size=(d + 1, d + 1))
+        A = (B @ B.T / d) * (-1.0 if trial % 11 == 0 else 1.0)
+        A[rng.random(A.shape) < (0.3 if trial % 7 == 0 else 0.0)] = 0.0
+        reg = types.SimpleNamespace(d=d, intercept=inter,
+                                    Ainv=A if inter else np.ascontiguousarray(A[:d, :d]))
+        nnz = int(rng.integers(0, d + 1))
+        idx = np.sort(rng.choice(d, nnz, replace=False)).astype(np.int32)
+        v = rng.normal(size=nnz) * (rng.random(nnz) < 0.8)
+        if trial % 10 == 0:
+            v = np.full(nnz, -0.0)
+        x = sp.csr_matrix((v.astype(np.float32 if trial % 3 == 0 else np.float64), idx,
+                           np.array([0, nnz], np.int32)), shape=(1, d))
+        got = ls._ridge_gamma(reg, x)
+        want = ls._ridge_gamma(reg, sp.vstack([x, x], format="csr"))[:1]
+        assert got.shape == (1,) and got.tobytes() == want.tobytes(), trial
