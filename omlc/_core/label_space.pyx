@@ -276,9 +276,14 @@ cdef extern from *:
        order from 0 (the linear engine's omlc_score_dd, then the intercept's
        1.0 W[d], the same sums), on whole vectors held in registers where the
        row has room past M (the lanes past M are discarded), each weight row
-       asked for 8 entries ahead, both its cache lines (M = 10: 80 bytes), and
-       the same lines of G (NULL: none) for the step that follows: the step
-       read G's rows cold, ~a third of PBT's row time. s: ldf long. */
+       asked for OMLC_LS_AHEAD entries ahead (16: at 8 the score waited on
+       L3, ~10% of its samples; 32 gained nothing), both its cache lines
+       (M = 10: 80 bytes), and the same lines of G (NULL: none) for the step
+       that follows, which read G's rows cold (omlc_ls_frame_row, a third of
+       a PBT row's time: ~10% fewer samples with them). s: ldf long. */
+    #ifndef OMLC_LS_AHEAD
+    #  define OMLC_LS_AHEAD 16
+    #endif
     #ifdef OMLC_PCA_VEC
     static inline __attribute__((always_inline)) void omlc_ls_score_vec(
             const int64_t* OMLC_PCA_RESTRICT off, const double* OMLC_PCA_RESTRICT xs, int64_t n,
@@ -288,12 +293,13 @@ cdef extern from *:
         for (int j = 0; j < nv; j++)
             acc[j] = (omlc_v4d){0.0, 0.0, 0.0, 0.0};
         for (int64_t p = 0; p < n; p++) {
-            if (p + 8 < n) {
-                __builtin_prefetch(W + off[p + 8], 0, 1);
-                __builtin_prefetch(W + off[p + 8] + M - 1, 0, 1);
+            if (p + OMLC_LS_AHEAD < n) {
+                const int64_t o = off[p + OMLC_LS_AHEAD];
+                __builtin_prefetch(W + o, 0, 1);
+                __builtin_prefetch(W + o + M - 1, 0, 1);
                 if (G != NULL) {
-                    __builtin_prefetch(G + off[p + 8], 1, 1);
-                    __builtin_prefetch(G + off[p + 8] + M - 1, 1, 1);
+                    __builtin_prefetch(G + o, 1, 1);
+                    __builtin_prefetch(G + o + M - 1, 1, 1);
                 }
             }
             const double x = xs[p];
