@@ -126,3 +126,22 @@ def test_one_row_matrix_is_scipys(fast, monkeypatch):
     ones = np.ones(yi.shape[0], np.int32)
     got, want = base._one_row(yp, yi, ones, 6), sp.csr_matrix((ones, yi, yp), shape=(1, 6))
     assert (got != want).nnz == 0 and got.indptr.dtype == want.indptr.dtype
+
+
+def test_a_scipy_laid_out_otherwise_takes_the_constructor(monkeypatch):
+    """Where SciPy's matrices carry other attributes than the ones the fast
+    path sets (or laying one out fails), the check finds it and predict's
+    label sets and the row path's matrices come from SciPy's constructor."""
+    import scipy.sparse as sp
+
+    import omlc.learners.base as base
+    for patch in (lambda: monkeypatch.setattr(base, "_CSR_KEYS", ("_shape", "data")),
+                  lambda: monkeypatch.setattr(base, "_laid_out",
+                                              lambda *a: (_ for _ in ()).throw(TypeError("no")))):
+        patch()
+        monkeypatch.setattr(base, "_csr_template", None)
+        assert base._csr_layout() is False
+        D = np.random.default_rng(9).normal(size=(4, 6))
+        want = sp.csr_matrix((D > 0).astype(np.int32))
+        assert _csr_parts(base._indicator(D)) == _csr_parts(want)
+        monkeypatch.undo()

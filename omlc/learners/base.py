@@ -756,10 +756,7 @@ def _one_row(indptr, indices, data, n_cols):
     if template is False or n_cols >= _I32 or type(indices) is not np.ndarray \
             or indices.dtype != np.int32:
         return sp.csr_matrix((data, indices, indptr), shape=(1, n_cols))
-    M = sp.csr_matrix.__new__(sp.csr_matrix)
-    M.__dict__.update(_shape=(1, int(n_cols)), maxprint=template, indices=indices,
-                      indptr=np.asarray(indptr, dtype=np.int32), data=data)
-    return M
+    return _laid_out(template, 1, n_cols, np.asarray(indptr, dtype=np.int32), indices, data)
 
 
 _I32 = np.iinfo(np.int32).max
@@ -777,9 +774,10 @@ def _indicator(D):
     linear learners costs ~8): ``rowstream.positive_entries`` (float64 C
     scores, the usual case) or NumPy's ``nonzero``. The arrays are canonical
     by construction (row-major order, one entry per position), so those
-    checks had nothing to find. The object is laid out as SciPy's constructor lays it out, which
-    is checked against the constructor once (``_csr_layout``); a SciPy that
-    lays it out otherwise, or int32 overflow, takes the constructor."""
+    checks had nothing to find. The object is laid out as SciPy's
+    constructor lays it out, which is checked against the constructor once
+    (``_csr_layout``); a SciPy that lays it out otherwise, or int32
+    overflow, takes the constructor."""
     template = _csr_layout()
     arrays = positive_entries(D) if template is not False else None
     if arrays is None:
@@ -792,16 +790,23 @@ def _indicator(D):
         indptr = np.zeros(D.shape[0] + 1, np.int32)
         np.cumsum(np.count_nonzero(P, axis=1), out=indptr[1:])
         arrays = indptr, cols.astype(np.int32), np.ones(cols.size, np.int32)
+    return _laid_out(template, D.shape[0], D.shape[1], *arrays)
+
+
+def _laid_out(maxprint, n_rows, n_cols, indptr, indices, data):
+    """A csr_matrix holding canonical arrays as SciPy's constructor would
+    (its attributes, in its order), without the constructor's checks."""
     M = sp.csr_matrix.__new__(sp.csr_matrix)
-    M.__dict__.update(_shape=(int(D.shape[0]), int(D.shape[1])), maxprint=template,
-                      indptr=arrays[0], indices=arrays[1], data=arrays[2])
+    M.__dict__.update(_shape=(int(n_rows), int(n_cols)), maxprint=maxprint, indptr=indptr,
+                      indices=indices, data=data)
     return M
 
 
 def _csr_layout():
     """The ``maxprint`` SciPy's csr_matrix constructor sets, if it sets just
-    the attributes ``_indicator`` sets (in that order, of the same types);
-    False if not."""
+    the attributes ``_laid_out`` sets (in that order, of the same types) and
+    a matrix laid out so equals the constructor's in SciPy's own operations;
+    False if not (or if laying one out fails): then the constructor is used."""
     global _csr_template
     if _csr_template is None:
         D = np.array([[1.0, -1.0, 0.5], [0.0, 0.0, 0.0], [2.0, np.nan, 3.0]])
@@ -810,9 +815,18 @@ def _csr_layout():
         same = (tuple(d) == _CSR_KEYS and type(d["_shape"]) is tuple
                 and all(type(v) is int for v in d["_shape"]) and type(d["maxprint"]) is int
                 and all(type(d[k]) is np.ndarray and d[k].dtype == np.int32
-                        for k in ("indptr", "indices", "data"))
-                and d["indptr"].tolist() == [0, 2, 2, 4] and d["indices"].tolist() == [0, 2, 0, 2]
-                and d["data"].tolist() == [1, 1, 1, 1])
+                        for k in ("indptr", "indices", "data")))
+        if same:
+            try:
+                M = _laid_out(d["maxprint"], 3, 3, np.array([0, 2, 2, 4], np.int32),
+                              np.array([0, 2, 0, 2], np.int32), np.ones(4, np.int32))
+                M.check_format(full_check=True)
+                same = (list(vars(M)) == list(d) and M.shape == ref.shape
+                        and (M != ref).nnz == 0 and (M.toarray() == ref.toarray()).all()
+                        and all(np.array_equal(getattr(M, k), getattr(ref, k))
+                                for k in ("indptr", "indices", "data")))
+            except Exception:           # a SciPy whose matrices need more than that
+                same = False
         _csr_template = d["maxprint"] if same else False
     return _csr_template
 
