@@ -101,3 +101,28 @@ def test_positive_entries_agrees_with_numpy():
                   rng.normal(size=5), np.asfortranarray(rng.normal(size=(3, 4))),
                   rng.normal(size=(3, 4)).astype(">f8"), [[1.0, 2.0]]):
         assert positive_entries(other) is None
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_one_row_matrix_is_scipys(fast, monkeypatch):
+    """The 1-row matrix the row path hands a learner's _learn / _decision is
+    the one SciPy's constructor makes of the checked arrays."""
+    import scipy.sparse as sp
+
+    import omlc.learners.base as base
+    from omlc._validation import check_row, check_row_labels
+    if not fast:
+        monkeypatch.setattr(base, "_csr_template", False)
+    for idx, val, d in (([3, 1, 7], [0.5, -2.0, 1.0], 9), ([], [], 4), ([0], [1.0], 1),
+                        ([2, 5], np.array([1.0, 3.0], np.float32), 6)):
+        xp, xi, xv = check_row(idx, val, d)
+        got, want = base._one_row(xp, xi, xv, d), sp.csr_matrix((xv, xi, xp), shape=(1, d))
+        assert sorted(vars(got)) == sorted(vars(want)) and got.shape == want.shape
+        for k in ("indptr", "indices", "data"):
+            a, b = getattr(got, k), getattr(want, k)
+            assert a.dtype == b.dtype and np.array_equal(a, b), k
+        got.check_format(full_check=True)
+    yp, yi = check_row_labels([4, 0], 6)
+    ones = np.ones(yi.shape[0], np.int32)
+    got, want = base._one_row(yp, yi, ones, 6), sp.csr_matrix((ones, yi, yp), shape=(1, 6))
+    assert (got != want).nnz == 0 and got.indptr.dtype == want.indptr.dtype
