@@ -167,3 +167,32 @@ def test_check_Y_leaves_the_callers_matrix_alone():
     np.testing.assert_array_equal(out.toarray(), [[1, 0, 1, 0]])
     np.testing.assert_array_equal(Y.data, before[0])
     np.testing.assert_array_equal(Y.indices, before[1])
+
+
+def test_check_X_takes_csr_arrays_as_csr_matrices():
+    """SciPy's array API: a canonical csr_array (int32 indptr) is returned as
+    it is (the compiled fast path); any other one is canonicalised or refused
+    as the same csr_matrix is, with the same message."""
+    data, ind, ptr = np.array([1.0, 2.0, -3.0]), np.array([1, 3, 0], np.int32), np.array([0, 2, 3])
+    ok = sp.csr_array((data, ind, ptr.astype(np.int32)), shape=(2, 5))
+    assert check_X(ok, 5) is ok
+    cases = [(data, ind, ptr), (data, np.array([3, 1, 0], np.int32), ptr),          # unsorted
+             (data, np.array([1, 1, 0], np.int32), ptr),                           # duplicate
+             (np.array([1.0, np.nan, 3.0]), ind, ptr), (data, np.array([1, 7, 0], np.int32), ptr),
+             (data.astype(np.float32), ind, ptr), (data.astype(np.int64), ind, ptr)]
+    for d, i, p in cases:
+        for idx_t in (np.int32, np.int64):
+            got, want = [], []
+            for cls, out in ((sp.csr_array, got), (sp.csr_matrix, want)):
+                M = cls((d, i.copy(), p.astype(idx_t)), shape=(2, 5))
+                M.has_sorted_indices = False        # SciPy checks nothing: omlc does
+                try:
+                    R = check_X(M, 5)
+                    out.append((R.indptr.tolist(), R.indices.tolist(), R.data.tolist(),
+                                R.dtype))
+                except (ValueError, TypeError) as exc:
+                    out.append((type(exc), str(exc)))
+            assert got == want, (d, i, p, idx_t)
+    for n_features in (4, 6):
+        with pytest.raises(ValueError, match="features"):
+            check_X(ok, n_features)
