@@ -30,7 +30,7 @@ _ROWS = 64
 class SingleRow:
     param_names = ["learner"]
     params = [list(_CASES)]
-    repeat = 5 if common.QUICK else 20
+    repeat = 5 if common.QUICK else 10
     timeout = 120
 
     def setup(self, learner):
