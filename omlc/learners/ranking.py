@@ -254,7 +254,8 @@ def _calibrated_theta(est):
     card = total / rows if rows > 0 else 1.0
     T = np.cumsum(hist[_ZBINS - 1::-1])
     T /= weight
-    return _theta_of(_ZBINS - int(np.count_nonzero(T <= card)))
+    # (card a float64 scalar: compared in float64 as _thetas' card array is)
+    return _theta_of(_ZBINS - int(np.count_nonzero(T <= np.float64(card))))
 
 
 def _check_rule(est):
