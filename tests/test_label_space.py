@@ -1073,3 +1073,41 @@ def test_one_rows_ridge_gamma_is_the_blocks_bit_for_bit():
         got = ls._ridge_gamma(reg, x)
         want = ls._ridge_gamma(reg, sp.vstack([x, x], format="csr"))[:1]
         assert got.shape == (1,) and got.tobytes() == want.tobytes(), trial
+
+
+def test_decoding_margin_refused_wherever_it_meets_a_gradient_solver():
+    """A margin set after the state was made (set_params, or a loaded file)
+    on a gradient solver is refused with the same message when the model is
+    used, not half-applied: decision_function, partial_fit and
+    predict_then_learn all raise before learning anything."""
+    X, Y = problem()
+    m = omlc.DPP(code_dim=3, solver="adagrad").fit(X, Y)
+    t = m.t_
+    m.set_params(margin=0.5)
+    for call in (lambda: m.decision_function(X), lambda: m.predict(X),
+                 lambda: m.partial_fit(X, Y), lambda: m.predict_then_learn(X, Y)):
+        with pytest.raises(ValueError, match="exact ridge"):
+            call()
+    assert m.t_ == t
+
+
+@pytest.mark.parametrize("name", ["margin_cost_", "thr_cost_"])
+def test_decoding_rules_totals_checked_before_learning(name):
+    """The rules' running totals (updated in place by the compiled rule) are
+    checked before any row is learned: a read-only, wrong-shape or negative
+    total raises and leaves the model as it was."""
+    X, Y = _rare_stream(n=200) if name == "margin_cost_" else problem()
+    make = (lambda: omlc.DPP()) if name == "margin_cost_" else (lambda: omlc.CSDPP(code_dim=3))
+    def read_only(v):
+        v = v.copy()
+        v.setflags(write=False)
+        return v
+
+    for spoil in (read_only, lambda v: v[:-1].copy(), lambda v: -1.0 - v):
+        m = make().fit(X[:100], Y[:100])
+        setattr(m, name, spoil(getattr(m, name)))
+        t, W = m.t_, m.reg_.W.copy()
+        with pytest.raises(ValueError, match=name):
+            m.partial_fit(X[100:], Y[100:])
+        assert m.t_ == t
+        np.testing.assert_array_equal(m.reg_.W, W)

@@ -718,11 +718,45 @@ def test_threshold_follow_checks_its_arguments():
         lsk.threshold_follow(D, ip, np.array([0, 3]), np.array([0, 1]), thr, g, 40, 2)
     with pytest.raises(ValueError, match="start at 0"):
         lsk.threshold_follow(D, ip + 1, ix, np.array([0, 1]), thr, g, 40, 2)
+    # a negative pointer would index before the labels (bounds checks are off)
+    bad = np.array([0, -100000000, 2], np.int64)
+    with pytest.raises(ValueError, match="negative"):
+        lsk.threshold_follow(D[:1].copy(), bad, ix, np.array([1]), thr, g, 40, 2)
+    with pytest.raises(ValueError, match="negative"):
+        lsk.margin_follow(D[:1].copy(), bad, ix, np.array([1]), np.ones(1),
+                          np.zeros(ls.MARGIN_GRID.shape[0]), ls.MARGIN_GRID, 0)
     for bad in (np.nan, np.inf, -1.0):           # a total read from a file
         t = thr.copy()
         t[7] = bad
         with pytest.raises(ValueError, match="thr_cost must hold finite non-negative"):
             lsk.threshold_follow(D, ip, ix, np.array([0, 1]), t, g, 40, 2)
+
+
+def test_dpp_learn_refuses_outputs_it_cannot_write():
+    """dpp_learn writes out and gam without the GIL: a read-only or
+    non-array buffer is refused before anything is learned."""
+    X, Y = problem()
+    m = omlc.DPP(code_dim=3).fit(X, Y)       # the exact ridge: gam is written
+    n, K = X.shape[0], Y.shape[1]
+    t = m.t_
+
+    def learn(**kw):
+        return lsk.dpp_learn(m._stream(X, Y), 0, 1, 0, 3, False, 1.0, 0.5, True, m.reg_.W,
+                             None, m.reg_.Ainv, m.F_, m.Qb_, m.sb_, m.proj_, m.cnt_, **kw)
+
+    ro = np.zeros((n, K))
+    ro.setflags(write=False)
+    with pytest.raises(ValueError, match="out must be writeable"):
+        learn(out=ro)
+    with pytest.raises(ValueError, match="out must be writeable"):
+        learn(out=bytearray(8 * n * K))
+    g = np.zeros(n)
+    g.setflags(write=False)
+    with pytest.raises(ValueError, match="gam must be writeable"):
+        learn(gam=g)
+    with pytest.raises(ValueError, match="gam must be writeable"):
+        learn(gam=[0.0] * n)
+    assert m.t_ == t
 
 
 @pytest.mark.parametrize("cost", ls.COSTS)

@@ -856,8 +856,9 @@ cdef int _check_label_rows(const label_index_t[::1] indptr, const label_index_t[
         i = rows[t]
         if not (0 <= i < nl):
             raise ValueError(f"row index {i} out of range for {nl} label sets")
-        if not (indptr[i] <= indptr[i + 1] <= indices.shape[0]):
-            raise ValueError(f"indptr of label set {i} decreases or points past indices")
+        if not (0 <= indptr[i] <= indptr[i + 1] <= indices.shape[0]):
+            raise ValueError(f"indptr of label set {i} is negative, decreases or points past "
+                             f"indices")
         for p in range(indptr[i], indptr[i + 1]):
             if not (0 <= indices[p] < K):
                 raise ValueError(f"label index {indices[p]} of row {i} out of range for "
@@ -1586,16 +1587,20 @@ def dpp_learn(RowStream stream, int cost, int basis, int solver, int64_t M, bint
             raise ValueError(f"the ridge solver needs Ainv of shape {(h, h)}")
         Ap = <float64_t*> cnp.PyArray_DATA(Ainv)
     if out is not None:
-        if out.shape != (n, K) or out.dtype != np.float64 or not out.flags.c_contiguous:
-            raise ValueError(f"out must be C-contiguous float64 of shape {(n, K)}")
+        if not isinstance(out, np.ndarray) or out.shape != (n, K) or out.dtype != np.float64 \
+                or not out.flags.c_contiguous or not out.flags.writeable or not out.flags.aligned:
+            raise ValueError(f"out must be writeable, aligned, C-contiguous float64 of shape "
+                             f"{(n, K)}")
         if n and K:
             outp = <float64_t*> cnp.PyArray_DATA(out)
     cdef float64_t* gamp = NULL
     if gam is not None:
         if gradient:
             raise ValueError("gam (x^T A^-1 x) needs the exact ridge")
-        if gam.shape != (n,) or gam.dtype != np.float64 or not gam.flags.c_contiguous:
-            raise ValueError(f"gam must be C-contiguous float64 of shape {(n,)}")
+        if not isinstance(gam, np.ndarray) or gam.shape != (n,) or gam.dtype != np.float64 \
+                or not gam.flags.c_contiguous or not gam.flags.writeable or not gam.flags.aligned:
+            raise ValueError(f"gam must be writeable, aligned, C-contiguous float64 of shape "
+                             f"{(n,)}")
         if n:
             gamp = <float64_t*> cnp.PyArray_DATA(gam)
     Wp = <float64_t*> cnp.PyArray_DATA(W)

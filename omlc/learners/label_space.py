@@ -768,6 +768,18 @@ class _OnlineLSR(BaseLearner):
 
 # ----------------------------------------------------------------------------- DPP / CS-DPP
 
+def _check_totals(name, v, n):
+    """A decoding rule's running totals, which the compiled rule updates in
+    place: writeable, aligned, C-contiguous float64 of length n, finite and
+    non-negative."""
+    if not (isinstance(v, np.ndarray) and v.dtype == np.float64 and v.shape == (n,)
+            and v.flags.c_contiguous and v.flags.writeable and v.flags.aligned):
+        raise ValueError(f"{name} must be a writeable, C-contiguous float64 array of shape "
+                         f"({n},); got {type(v).__name__} {getattr(v, 'shape', '')}")
+    if not (np.isfinite(v).all() and (v >= 0).all()):
+        raise ValueError(f"{name} must hold finite non-negative totals")
+
+
 def _check_rule(name, value, cost, number, fixed, ok):
     """A decoding rule's parameter (``threshold`` / ``margin``): "auto",
     "adaptive" (which needs a named cost: it follows the learner's cost) or
@@ -942,9 +954,7 @@ class CSDPP(_OnlineLSR):
             self._resample()
         width = K if self.basis == "pbc" else Mw
         self.reg_ = self._make_regressor(n_features, width)
-        if self.reg_.solver != "ridge" and self._margin_rule() != 0.0:
-            raise ValueError(f"margin={self.margin!r} needs the exact ridge's x^T A^-1 x; the "
-                             f"solver is {self.reg_.solver!r} (solver='ridge', or margin=0.0)")
+        self._margin_rule()             # a margin other than 0 needs the ridge
         # threshold="adaptive": each candidate's cost over the rows learned
         self.thr_cost_ = np.zeros(THRESHOLD_GRID.shape[0])
         # margin="adaptive": likewise
@@ -996,11 +1006,17 @@ class CSDPP(_OnlineLSR):
     def _margin_rule(self):
         """"adaptive" or the fixed kappa (0.0: the paper's decoding)."""
         mg = self.margin
+        solver = getattr(getattr(self, "reg_", None), "solver", None)
         if mg == "auto":
-            solver = getattr(getattr(self, "reg_", None), "solver", None)
             return "adaptive" if (self._cost() == "hamming" and solver == "ridge"
                                   and not self._adaptive()) else 0.0
-        return mg if isinstance(mg, str) else float(mg)
+        rule = mg if isinstance(mg, str) else float(mg)
+        # checked here, not only when the state is made: set_params or a
+        # loaded file may pair a margin with a gradient solver afterwards
+        if rule != 0.0 and solver is not None and solver != "ridge":
+            raise ValueError(f"margin={mg!r} needs the exact ridge's x^T A^-1 x; the solver is "
+                             f"{solver!r} (solver='ridge', or margin=0.0)")
+        return rule
 
     def _kappa(self):
         rule = self._margin_rule()
@@ -1045,6 +1061,12 @@ class CSDPP(_OnlineLSR):
             if out is not None and theta != 0.0:
                 out -= theta
             return
+        # The rules' totals are checked before any row is learned, so a bad
+        # total cannot leave rows learned and their costs uncounted.
+        if self._adaptive():
+            _check_totals("thr_cost_", self.thr_cost_, THRESHOLD_GRID.shape[0])
+        if rule == "adaptive":
+            _check_totals("margin_cost_", self.margin_cost_, MARGIN_GRID.shape[0])
         # The rules need every learned row's decoded values and labels, the
         # margin also its x^T A^-1 x (a fixed margin: only where reported).
         n, K = X.shape[0], self.n_labels_
@@ -1079,7 +1101,7 @@ class CSDPP(_OnlineLSR):
         if rule == "adaptive":
             self._follow_margin(D, Y, rows, g)
         elif rule != 0.0:
-            D -= (rule / math.sqrt(self.n_labels_)) * g[:, None]
+            D -= (rule * g / math.sqrt(self.n_labels_))[:, None]   # margin_follow's rounding
 
     def _follow_margin(self, D, Y, rows, g):
         """margin="adaptive" (see "Decoding margin"): each row lowered by the
@@ -1205,7 +1227,7 @@ class CSDPP(_OnlineLSR):
             D = D - theta
         kappa = self._kappa()
         if kappa != 0.0:
-            D = D - (kappa / math.sqrt(self.n_labels_)) * _ridge_gamma(self.reg_, X)[:, None]
+            D = D - (kappa * _ridge_gamma(self.reg_, X) / math.sqrt(self.n_labels_))[:, None]
         return D
 
 
