@@ -844,6 +844,27 @@ def grid_cells_py(x, grid):
     return out, bool(nb)
 
 
+cdef int _check_label_rows(const label_index_t[::1] indptr, const label_index_t[::1] indices,
+                           const int64_t[::1] rows, int64_t K) except -1:
+    """The label sets a block's rows read (``rows[t]`` of the CSR
+    ``indptr``/``indices``) are in bounds with labels < K, checked before
+    the nogil loops of threshold_follow and margin_follow index them."""
+    cdef int64_t nl = indptr.shape[0] - 1, t, i, p
+    if nl < 0 or indptr[0] != 0:
+        raise ValueError("indptr must start at 0")
+    for t in range(rows.shape[0]):
+        i = rows[t]
+        if not (0 <= i < nl):
+            raise ValueError(f"row index {i} out of range for {nl} label sets")
+        if not (indptr[i] <= indptr[i + 1] <= indices.shape[0]):
+            raise ValueError(f"indptr of label set {i} decreases or points past indices")
+        for p in range(indptr[i], indptr[i + 1]):
+            if not (0 <= indices[p] < K):
+                raise ValueError(f"label index {indices[p]} of row {i} out of range for "
+                                 f"{K} labels")
+    return 0
+
+
 def threshold_follow(float64_t[:, ::1] D, const label_index_t[::1] indptr,
                      const label_index_t[::1] indices, const int64_t[::1] rows,
                      float64_t[::1] thr_cost, const float64_t[::1] grid, int64_t zero, int cost):
@@ -858,7 +879,7 @@ def threshold_follow(float64_t[:, ::1] D, const label_index_t[::1] indptr,
     Its NumPy twin (tests/reference_label_space.py) builds n x J
     arrays: ~20 us a row on rcv1-shaped data, 3x FALT's whole step. Same
     operations in the same order, so the same bits."""
-    cdef int64_t n = D.shape[0], K = D.shape[1], J = grid.shape[0], nl = indptr.shape[0] - 1
+    cdef int64_t n = D.shape[0], K = D.shape[1], J = grid.shape[0]
     cdef int64_t t, i, k, j, p, best, c, ny_i, tp_i, np_i
     cdef float64_t sk, ny, th
     if rows.shape[0] != n or thr_cost.shape[0] != J or not (0 <= zero < J) or J < 1:
@@ -873,18 +894,7 @@ def threshold_follow(float64_t[:, ::1] D, const label_index_t[::1] indptr,
     for j in range(1, J):
         if not (grid[j - 1] < grid[j]):
             raise ValueError("grid must be increasing")
-    if nl < 0 or indptr[0] != 0:
-        raise ValueError("indptr must start at 0")
-    for t in range(n):                  # the label sets read: in bounds, labels < K
-        i = rows[t]
-        if not (0 <= i < nl):
-            raise ValueError(f"row index {i} out of range for {nl} label sets")
-        if not (indptr[i] <= indptr[i + 1] <= indices.shape[0]):
-            raise ValueError(f"indptr of label set {i} decreases or points past indices")
-        for p in range(indptr[i], indptr[i + 1]):
-            if not (0 <= indices[p] < K):
-                raise ValueError(f"label index {indices[p]} of row {i} out of range for "
-                                 f"{K} labels")
+    _check_label_rows(indptr, indices, rows, K)
     if n == 0:
         return
     work = np.zeros(2 * (J + 1) + 2)
@@ -987,7 +997,7 @@ def margin_follow(float64_t[:, ::1] D, const label_index_t[::1] indptr,
     into blocks). A label counts as predicted at j iff its value exceeds
     the margin, so after the row is lowered ``D > 0`` is the leader's set.
     Its NumPy twin: tests/reference_label_space.margin_follow."""
-    cdef int64_t n = D.shape[0], K = D.shape[1], J = grid.shape[0], nl = indptr.shape[0] - 1
+    cdef int64_t n = D.shape[0], K = D.shape[1], J = grid.shape[0]
     cdef int64_t t, i, k, j, p, best, ny_i, cnt
     cdef float64_t sk, x
     if rows.shape[0] != n or gam.shape[0] != n or mar_cost.shape[0] != J or J < 1:
@@ -1005,18 +1015,7 @@ def margin_follow(float64_t[:, ::1] D, const label_index_t[::1] indptr,
     for t in range(n):
         if not isfinite(gam[t]):
             raise ValueError(f"gam must be finite; entry {t} is {gam[t]}")
-    if nl < 0 or indptr[0] != 0:
-        raise ValueError("indptr must start at 0")
-    for t in range(n):                  # the label sets read: in bounds, labels < K
-        i = rows[t]
-        if not (0 <= i < nl):
-            raise ValueError(f"row index {i} out of range for {nl} label sets")
-        if not (indptr[i] <= indptr[i + 1] <= indices.shape[0]):
-            raise ValueError(f"indptr of label set {i} decreases or points past indices")
-        for p in range(indptr[i], indptr[i + 1]):
-            if not (0 <= indices[p] < K):
-                raise ValueError(f"label index {indices[p]} of row {i} out of range for "
-                                 f"{K} labels")
+    _check_label_rows(indptr, indices, rows, K)
     if n == 0:
         return
     work = np.zeros(2 * J)

@@ -767,6 +767,22 @@ class _OnlineLSR(BaseLearner):
 
 
 # ----------------------------------------------------------------------------- DPP / CS-DPP
+
+def _check_rule(name, value, cost, number, fixed, ok):
+    """A decoding rule's parameter (``threshold`` / ``margin``): "auto",
+    "adaptive" (which needs a named cost: it follows the learner's cost) or
+    a number that ``ok`` accepts."""
+    if isinstance(value, str):
+        if value not in ("auto", "adaptive"):
+            raise ValueError(f"{name} must be 'auto', 'adaptive' or {number}, got {value!r}")
+        if value == "adaptive" and callable(cost):
+            raise ValueError(f"{name}='adaptive' needs a named cost (one of {COSTS}); a "
+                             f"callable cost {fixed}")
+    elif isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+            or not ok(value):
+        raise ValueError(f"{name} must be 'auto', 'adaptive' or {number}, got {value!r}")
+
+
 class CSDPP(_OnlineLSR):
     """Cost-sensitive dynamic principal projection (CS-DPP; Chu, Huang & Lin
     2019, "Dynamic principal projection for cost-sensitive online multi-label
@@ -896,29 +912,10 @@ class CSDPP(_OnlineLSR):
             raise ValueError(f"cost must be one of {COSTS} or a callable, got {c!r}")
         _check_dim(self.code_dim)
         positive_float("pca_step", self.pca_step)
-        th = self.threshold
-        if isinstance(th, str):
-            if th not in ("auto", "adaptive"):
-                raise ValueError(f"threshold must be 'auto', 'adaptive' or a finite number, "
-                                 f"got {th!r}")
-            if th == "adaptive" and callable(c):
-                raise ValueError("threshold='adaptive' needs a named cost (one of "
-                                 f"{COSTS}); a callable cost decodes at a fixed threshold")
-        elif isinstance(th, bool) or not isinstance(th, (int, float, np.integer, np.floating)) \
-                or not math.isfinite(th):
-            raise ValueError(f"threshold must be 'auto', 'adaptive' or a finite number, got {th!r}")
-        mg = self.margin
-        if isinstance(mg, str):
-            if mg not in ("auto", "adaptive"):
-                raise ValueError(f"margin must be 'auto', 'adaptive' or a finite number >= 0, "
-                                 f"got {mg!r}")
-            if mg == "adaptive" and callable(c):
-                raise ValueError("margin='adaptive' needs a named cost (one of "
-                                 f"{COSTS}); a callable cost takes a fixed margin")
-        elif isinstance(mg, bool) or not isinstance(mg, (int, float, np.integer, np.floating)) \
-                or not (math.isfinite(mg) and mg >= 0):
-            raise ValueError(f"margin must be 'auto', 'adaptive' or a finite number >= 0, "
-                             f"got {mg!r}")
+        _check_rule("threshold", self.threshold, c, "a finite number",
+                    "decodes at a fixed threshold", math.isfinite)
+        _check_rule("margin", self.margin, c, "a finite number >= 0", "takes a fixed margin",
+                    lambda v: math.isfinite(v) and v >= 0)
         if self.basis not in BASES:
             raise ValueError(f"basis must be one of {BASES}, got {self.basis!r}")
         self._check_common()
