@@ -657,3 +657,36 @@ def test_float64_loops_add_in_row_order(x_dtype):
         for j, v in zip(cols, vals.astype(np.float64)):
             expect[j] = expect[j] + v * c
         assert np.array_equal(W, expect)
+
+
+@pytest.mark.parametrize("w_dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("x_dtype", [np.float64, np.float32])
+def test_sparse_update_adds_each_product_once(w_dtype, x_dtype):
+    """The update of a few moving columns (rank_one_into's sparse loop) takes
+    four rows of W a pass over the moving columns (weight_loops.pxd): each
+    weight still gets its one product x_j c_l in W's precision, bit for bit,
+    on rows of 1 to 20 nonzeros (whole groups, tails and both). Three of
+    K = 40 columns move (their targets differ from their scores), so the
+    loop is the sparse one for both precisions."""
+    rng = np.random.default_rng(5)
+    d, K = 40, 40
+    moving = [3, 17, 31]
+    W0 = np.zeros((d, K), w_dtype)
+    W0[:, moving] = rng.normal(size=(d, len(moving)))
+    W0[0] = 0.0
+    for nnz in range(1, 21):
+        # feature 0 first, of value 1: its row of W after a step is the step c
+        cols = np.r_[0, np.sort(rng.choice(np.arange(1, d), nnz - 1, replace=False))]
+        vals = np.r_[1.0, rng.normal(size=nnz - 1)].astype(x_dtype)
+        X = sp.csr_matrix((vals, cols, [0, nnz]), shape=(1, d))
+        y = np.zeros((1, K), int)
+        y[0, moving[1]] = 1
+        W = W0.copy()
+        learn(SGD(W, d, 0.0, 0.3), SquaredLoss(), stream(X, check_Y(y)), 1)
+        c = W[0]
+        # one nonzero: feature 0's row of W0 is zero, so only the relevant column moves
+        assert np.count_nonzero(c) == (1 if nnz == 1 else len(moving))
+        expect = W0.copy()
+        for j, v in zip(cols, vals.astype(w_dtype)):
+            expect[j] = expect[j] + v * c
+        assert np.array_equal(W, expect)

@@ -41,8 +41,12 @@ cdef inline void _axpy(const Row* r, wfloat* W, int64_t K, int64_t ld, const xfl
                        wfloat* Wb) noexcept nogil:
     """W[j, :] += x_j c for every nonzero j of the row (and Wb += b c)."""
     cdef int64_t p, l, a
-    cdef wfloat x
+    cdef wfloat x, x0, x1, x2, x3, cl
     cdef wfloat* w
+    cdef wfloat* w0
+    cdef wfloat* w1
+    cdef wfloat* w2
+    cdef wfloat* w3
     if dense:
         if wfloat is float64_t:
             if xfloat is float64_t:
@@ -58,12 +62,36 @@ cdef inline void _axpy(const Row* r, wfloat* W, int64_t K, int64_t ld, const xfl
             for l in range(K):
                 Wb[l] += b * c[l]
     else:
-        for p in range(r.x_nnz):
+        # Four rows of W a pass over the active columns: act[a] and c[l] are
+        # loaded once per four nonzeros instead of once per nonzero. Each
+        # weight still gets its one product; two nonzeros can only meet on
+        # one weight when they share the feature and the column (l < K <= ld),
+        # and such products are still added in p order: the same bits.
+        p = 0
+        while p + 4 <= r.x_nnz:
+            x0 = <wfloat> xd[p]
+            x1 = <wfloat> xd[p + 1]
+            x2 = <wfloat> xd[p + 2]
+            x3 = <wfloat> xd[p + 3]
+            w0 = W + <int64_t> r.x_indices[p] * ld
+            w1 = W + <int64_t> r.x_indices[p + 1] * ld
+            w2 = W + <int64_t> r.x_indices[p + 2] * ld
+            w3 = W + <int64_t> r.x_indices[p + 3] * ld
+            for a in range(n_act):
+                l = act[a]
+                cl = c[l]
+                w0[l] += x0 * cl
+                w1[l] += x1 * cl
+                w2[l] += x2 * cl
+                w3[l] += x3 * cl
+            p += 4
+        while p < r.x_nnz:
             x = <wfloat> xd[p]
             w = W + <int64_t> r.x_indices[p] * ld
             for a in range(n_act):
                 l = act[a]
                 w[l] += x * c[l]
+            p += 1
         if Wb != NULL:
             for a in range(n_act):
                 l = act[a]
