@@ -844,6 +844,19 @@ def grid_cells_py(x, grid):
     return out, bool(nb)
 
 
+cdef int _check_rule_totals(str name, const float64_t[::1] tot, int cost) except -1:
+    """A decoding rule's cost id and running totals (finite, non-negative:
+    they may come from a file), checked before its nogil loop."""
+    cdef int64_t j
+    if cost < HAMMING or cost > ACCURACY:
+        raise ValueError(f"unknown cost id {cost}")
+    for j in range(tot.shape[0]):
+        if not (isfinite(tot[j]) and tot[j] >= 0.0):
+            raise ValueError(f"{name} must hold finite non-negative totals; entry {j} is "
+                             f"{tot[j]}")
+    return 0
+
+
 cdef int _check_label_rows(const label_index_t[::1] indptr, const label_index_t[::1] indices,
                            const int64_t[::1] rows, int64_t K) except -1:
     """The label sets a block's rows read (``rows[t]`` of the CSR
@@ -886,12 +899,7 @@ def threshold_follow(float64_t[:, ::1] D, const label_index_t[::1] indptr,
     if rows.shape[0] != n or thr_cost.shape[0] != J or not (0 <= zero < J) or J < 1:
         raise ValueError(f"need one row index per row of D ({n}, got {rows.shape[0]}) and "
                          f"thr_cost of the grid's length {J} (got {thr_cost.shape[0]})")
-    if cost < HAMMING or cost > ACCURACY:
-        raise ValueError(f"unknown cost id {cost}")
-    for j in range(J):
-        if not (isfinite(thr_cost[j]) and thr_cost[j] >= 0.0):
-            raise ValueError(f"thr_cost must hold finite non-negative totals; entry {j} is "
-                             f"{thr_cost[j]}")
+    _check_rule_totals("thr_cost", thr_cost, cost)
     for j in range(1, J):
         if not (grid[j - 1] < grid[j]):
             raise ValueError("grid must be increasing")
@@ -1005,12 +1013,8 @@ def margin_follow(float64_t[:, ::1] D, const label_index_t[::1] indptr,
         raise ValueError(f"need one row index and one gam per row of D ({n}, got "
                          f"{rows.shape[0]}, {gam.shape[0]}) and mar_cost of the grid's length "
                          f"{J} (got {mar_cost.shape[0]})")
-    if cost < HAMMING or cost > ACCURACY:
-        raise ValueError(f"unknown cost id {cost}")
+    _check_rule_totals("mar_cost", mar_cost, cost)
     for j in range(J):
-        if not (isfinite(mar_cost[j]) and mar_cost[j] >= 0.0):
-            raise ValueError(f"mar_cost must hold finite non-negative totals; entry {j} is "
-                             f"{mar_cost[j]}")
         if not (isfinite(grid[j]) and grid[j] >= 0.0):
             raise ValueError(f"grid must hold finite non-negative margins; entry {j} is {grid[j]}")
     for t in range(n):

@@ -245,17 +245,21 @@ cdef extern from *:
     }
 
     /* out[i] = omlc_pca_dot(A[i], x) for n rows of length K: four rows a
-       pass share x's loads, and their four sums overlap. */
+       pass share x's loads, and their four sums overlap. The last 1-3 rows
+       take the same pass with the missing rows' pointers on the first row
+       (read only; their sums are not stored), so every row's sum has the
+       same operations in the same order. */
     OMLC_PCA_CLONES static void omlc_pca_dots(const double* OMLC_PCA_RESTRICT A, int64_t n,
                                               int64_t K, const double* OMLC_PCA_RESTRICT x,
                                               double* OMLC_PCA_RESTRICT out) {
         int64_t i = 0;
     #ifdef OMLC_PCA_VEC
-        for (; i + 4 <= n; i += 4) {
+        for (; i < n; i += 4) {
+            const int64_t r = n - i;
             const double* OMLC_PCA_RESTRICT a0 = A + i * K;
-            const double* OMLC_PCA_RESTRICT a1 = a0 + K;
-            const double* OMLC_PCA_RESTRICT a2 = a1 + K;
-            const double* OMLC_PCA_RESTRICT a3 = a2 + K;
+            const double* OMLC_PCA_RESTRICT a1 = r > 1 ? a0 + K : a0;
+            const double* OMLC_PCA_RESTRICT a2 = r > 2 ? a0 + 2 * K : a0;
+            const double* OMLC_PCA_RESTRICT a3 = r > 3 ? a0 + 3 * K : a0;
             omlc_v4d s0 = {0.0, 0.0, 0.0, 0.0}, s1 = s0, s2 = s0, s3 = s0;
             int64_t k = 0;
             for (; k + 4 <= K; k += 4) {
@@ -276,35 +280,9 @@ cdef extern from *:
                 t3 += a3[k] * x[k];
             }
             out[i] = t0;
-            out[i + 1] = t1;
-            out[i + 2] = t2;
-            out[i + 3] = t3;
-        }
-        if (i < n) {                           /* the last 1-3 rows side by side */
-            const int64_t r = n - i;
-            const double* OMLC_PCA_RESTRICT a0 = A + i * K;
-            const double* OMLC_PCA_RESTRICT a1 = r > 1 ? a0 + K : a0;
-            const double* OMLC_PCA_RESTRICT a2 = r > 2 ? a0 + 2 * K : a0;
-            omlc_v4d s0 = {0.0, 0.0, 0.0, 0.0}, s1 = s0, s2 = s0;
-            int64_t k = 0;
-            for (; k + 4 <= K; k += 4) {
-                const omlc_v4d xv = *(const omlc_v4d*)(x + k);
-                s0 += *(const omlc_v4d*)(a0 + k) * xv;
-                s1 += *(const omlc_v4d*)(a1 + k) * xv;
-                s2 += *(const omlc_v4d*)(a2 + k) * xv;
-            }
-            double t0 = (s0[0] + s0[1]) + (s0[2] + s0[3]);
-            double t1 = (s1[0] + s1[1]) + (s1[2] + s1[3]);
-            double t2 = (s2[0] + s2[1]) + (s2[2] + s2[3]);
-            for (; k < K; k++) {
-                t0 += a0[k] * x[k];
-                t1 += a1[k] * x[k];
-                t2 += a2[k] * x[k];
-            }
-            out[i] = t0;
             if (r > 1) out[i + 1] = t1;
             if (r > 2) out[i + 2] = t2;
-            i = n;
+            if (r > 3) out[i + 3] = t3;
         }
     #endif
         for (; i < n; i++)
