@@ -552,6 +552,21 @@ def test_auto_adagrad_file_from_before_the_row_wise_default_loads(tmp_path, kind
         omlc.load_model(bad)
 
 
+def _rule_totals_round_trip(tmp_path, m, X, name, entry):
+    """A decoding rule's totals ``name`` load with the model, which decides
+    as before; a file with a negative total (at ``entry``) is refused."""
+    src = omlc.save(m, tmp_path / "m.omlc")
+    back = omlc.load_model(src)
+    np.testing.assert_array_equal(getattr(back, name), getattr(m, name))
+    np.testing.assert_array_equal(back.decision_function(X), m.decision_function(X))
+    bad = np.array(getattr(m, name))
+    bad[entry] = -1.0
+    with zipfile.ZipFile(src) as zf:
+        member = _member(json.loads(zf.read("model.json")), name)
+    with pytest.raises(ModelFileError, match=name):
+        omlc.load_model(_rewrite(src, tmp_path / "bad.omlc", members={member: _npy(bad)}))
+
+
 @pytest.mark.parametrize("name", ["csdpp", "dpp"])
 def test_dpp_file_from_before_the_decoding_threshold_keeps_round(tmp_path, name):
     """Files written before ``threshold`` (issue 21) have no ``thr_cost_``:
@@ -567,17 +582,7 @@ def test_dpp_file_from_before_the_decoding_threshold_keeps_round(tmp_path, name)
 
     m = omlc.CSDPP(code_dim=3).fit(X, Y)
     assert m.threshold == "auto" and m.thr_cost_.any()
-    src = omlc.save(m, tmp_path / "m.omlc")
-    back = omlc.load_model(src)
-    np.testing.assert_array_equal(back.thr_cost_, m.thr_cost_)
-    np.testing.assert_array_equal(back.decision_function(X), m.decision_function(X))
-
-    bad = np.array(m.thr_cost_)
-    bad[3] = -1.0
-    with zipfile.ZipFile(src) as zf:
-        member = _member(json.loads(zf.read("model.json")), "thr_cost_")
-    with pytest.raises(ModelFileError, match="thr_cost_"):
-        omlc.load_model(_rewrite(src, tmp_path / "bad.omlc", members={member: _npy(bad)}))
+    _rule_totals_round_trip(tmp_path, m, X, "thr_cost_", 3)
 
     state = dict(m.__dict__)
     for k in ("threshold", "thr_cost_"):
@@ -798,17 +803,7 @@ def test_dpp_file_from_before_the_decoding_margin_keeps_its_decoding(tmp_path, n
 
     m = omlc.DPP(code_dim=3).fit(X, Y)
     assert m.margin == "auto" and m.margin_cost_.any()
-    src = omlc.save(m, tmp_path / "m.omlc")
-    back = omlc.load_model(src)
-    np.testing.assert_array_equal(back.margin_cost_, m.margin_cost_)
-    np.testing.assert_array_equal(back.decision_function(X), m.decision_function(X))
-
-    bad = np.array(m.margin_cost_)
-    bad[1] = -1.0
-    with zipfile.ZipFile(src) as zf:
-        member = _member(json.loads(zf.read("model.json")), "margin_cost_")
-    with pytest.raises(ModelFileError, match="margin_cost_"):
-        omlc.load_model(_rewrite(src, tmp_path / "bad.omlc", members={member: _npy(bad)}))
+    _rule_totals_round_trip(tmp_path, m, X, "margin_cost_", 1)
 
     state = dict(m.__dict__)
     for k in ("margin", "margin_cost_"):
